@@ -1,0 +1,54 @@
+# One entry point for every task; each target sets itself up on a fresh machine.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+HOST    ?= 127.0.0.1
+PORT    ?= 8765
+BACKEND ?= reference
+BASE    ?= HEAD
+
+.PHONY: setup generate check-generated test lint serve demo docs bench fuzz spec-diff clean
+
+setup: $(STAMP)
+
+# torch is installed first and pinned so that nothing can pull a CUDA build.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check torch==2.13.0
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[mock,dev]'
+	touch $(STAMP)
+
+generate: setup
+	$(BIN)/python scripts/generate.py
+
+check-generated: setup
+	$(BIN)/python scripts/generate.py --check
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check arctic_rl mock_server tests scripts benchmarks examples
+	$(BIN)/ruff format --check arctic_rl mock_server tests scripts benchmarks examples
+
+serve: setup
+	$(BIN)/python -m mock_server --host $(HOST) --port $(PORT) --backend $(BACKEND) --state-dir .mock-state --no-auth
+
+demo: setup
+	$(BIN)/python examples/grpo_demo.py
+
+docs: setup
+	$(BIN)/python scripts/render_docs.py
+
+bench: setup
+	$(BIN)/python -m benchmarks
+
+fuzz: setup
+	$(BIN)/python scripts/fuzz.py
+
+spec-diff: setup
+	$(BIN)/python scripts/spec_diff.py --base $(BASE)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .schemathesis build *.egg-info

@@ -1,0 +1,1 @@
+"""arctic-rl: contract-first SDK for serverless RL training on Cortex GS."""

@@ -1,0 +1,1 @@
+"""Mock Cortex GS server."""
