@@ -1,1 +1,84 @@
-"""arctic-rl: contract-first SDK for serverless RL training on Cortex GS."""
+"""arctic-rl: contract-first SDK for serverless RL training on Cortex GS.
+
+Public names resolve lazily (PEP 562) so that `import arctic_rl` stays cheap: torch,
+the HTTP stack and the generated client load only when a client is actually used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "ArcticRLClientConfig": "arctic_rl._config",
+    "CortexConfig": "arctic_rl._config",
+    "AsyncArcticRLClient": "arctic_rl._client",
+    "ArcticRLClient": "arctic_rl._client",
+    "create_arctic_rl_client": "arctic_rl._shim",
+    "LegacyCortexClient": "arctic_rl._shim",
+    "Transport": "arctic_rl._transport",
+    "CortexTransport": "arctic_rl._transport",
+    "ArcticRLError": "arctic_rl._errors",
+    "APIConnectionError": "arctic_rl._errors",
+    "AuthenticationError": "arctic_rl._errors",
+    "BackendNotAvailableError": "arctic_rl._errors",
+    "BadRequestError": "arctic_rl._errors",
+    "ChunkGroupError": "arctic_rl._errors",
+    "ConfigError": "arctic_rl._errors",
+    "ConflictError": "arctic_rl._errors",
+    "JobFailedError": "arctic_rl._errors",
+    "JobNotRunningError": "arctic_rl._errors",
+    "NotFoundError": "arctic_rl._errors",
+    "PayloadTooLargeError": "arctic_rl._errors",
+    "RateLimitError": "arctic_rl._errors",
+    "RequestFailedError": "arctic_rl._errors",
+    "RequestTimeoutError": "arctic_rl._errors",
+    "ServerError": "arctic_rl._errors",
+    "ServiceUnavailableError": "arctic_rl._errors",
+    "ValidationError": "arctic_rl._errors",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
+    from arctic_rl._client import ArcticRLClient as ArcticRLClient
+    from arctic_rl._client import AsyncArcticRLClient as AsyncArcticRLClient
+    from arctic_rl._config import ArcticRLClientConfig as ArcticRLClientConfig
+    from arctic_rl._config import CortexConfig as CortexConfig
+    from arctic_rl._errors import APIConnectionError as APIConnectionError
+    from arctic_rl._errors import ArcticRLError as ArcticRLError
+    from arctic_rl._errors import AuthenticationError as AuthenticationError
+    from arctic_rl._errors import BackendNotAvailableError as BackendNotAvailableError
+    from arctic_rl._errors import BadRequestError as BadRequestError
+    from arctic_rl._errors import ChunkGroupError as ChunkGroupError
+    from arctic_rl._errors import ConfigError as ConfigError
+    from arctic_rl._errors import ConflictError as ConflictError
+    from arctic_rl._errors import JobFailedError as JobFailedError
+    from arctic_rl._errors import JobNotRunningError as JobNotRunningError
+    from arctic_rl._errors import NotFoundError as NotFoundError
+    from arctic_rl._errors import PayloadTooLargeError as PayloadTooLargeError
+    from arctic_rl._errors import RateLimitError as RateLimitError
+    from arctic_rl._errors import RequestFailedError as RequestFailedError
+    from arctic_rl._errors import RequestTimeoutError as RequestTimeoutError
+    from arctic_rl._errors import ServerError as ServerError
+    from arctic_rl._errors import ServiceUnavailableError as ServiceUnavailableError
+    from arctic_rl._errors import ValidationError as ValidationError
+    from arctic_rl._shim import LegacyCortexClient as LegacyCortexClient
+    from arctic_rl._shim import create_arctic_rl_client as create_arctic_rl_client
+    from arctic_rl._transport import CortexTransport as CortexTransport
+    from arctic_rl._transport import Transport as Transport
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'arctic_rl' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this hook
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -1,0 +1,330 @@
+"""The legacy surface SkyRL and verl already call, served by the Cortex client.
+
+`create_arctic_rl_client(config, server_state=None)` keeps the old factory's signature.
+For Cortex it returns `LegacyCortexClient`, whose methods and response keys are exactly
+what the two integrations read (see integrations.md), so neither framework changes a line.
+All HTTP runs on the blocking client's private loop; the async methods only await it,
+which keeps them usable from any event loop the caller happens to run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import warnings
+from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+from arctic_rl._client import ArcticRLClient
+from arctic_rl._config import ON_PREM_BACKENDS, ArcticRLClientConfig, effective_backend
+from arctic_rl._errors import BackendNotAvailableError
+
+__all__ = [
+    "LegacyCortexClient",
+    "create_arctic_rl_client",
+    "normalize_forward",
+    "normalize_generate",
+    "normalize_step",
+]
+
+log = logging.getLogger("arctic_rl")
+T = TypeVar("T")
+
+# Where the on-prem backends live; they are not part of this package.
+_ON_PREM_MODULE = "arctic_platform"
+_ON_PREM_HINT = (
+    "backend {backend!r} runs the on-prem Arctic RL servers, which this package does not "
+    "ship: install the arctic-platform package for it, or select Cortex with "
+    "`backend: cortex` and a `cortex:` block in the yaml"
+)
+_PROCESSING_KEYS = frozenset({"post", "loss_fn", "config"})
+
+
+class Done(Generic[T]):
+    """A finished result that may also be awaited: for calls some callers await and some don't."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self.value
+        yield  # pragma: no cover  (makes this a generator)
+
+    def __float__(self) -> float:
+        return float(self.value)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"Done({self.value!r})"
+
+
+def create_arctic_rl_client(
+    config: ArcticRLClientConfig | Mapping[str, Any], server_state: Any = None
+) -> Any:
+    """The legacy factory: a Cortex-backed client, or a clear message for on-prem backends."""
+    if not isinstance(config, ArcticRLClientConfig):
+        config = ArcticRLClientConfig.from_mapping(config, origin="explicit")
+    backend = effective_backend(config)
+    if backend in ON_PREM_BACKENDS:
+        return _on_prem_client(config, server_state, backend)
+    return LegacyCortexClient(config, server_state)
+
+
+def _on_prem_client(config: ArcticRLClientConfig, server_state: Any, backend: str) -> Any:
+    import importlib
+
+    try:
+        platform = importlib.import_module(_ON_PREM_MODULE)
+    except ImportError:
+        raise BackendNotAvailableError(_ON_PREM_HINT.format(backend=backend)) from None
+    factory = getattr(platform, "create_arctic_rl_client", None)
+    if factory is None:
+        raise BackendNotAvailableError(_ON_PREM_HINT.format(backend=backend))
+    return factory(config, server_state)
+
+
+class LegacyCortexClient:
+    """The object both integrations hold: job ids, data-plane calls, no-op colocation."""
+
+    def __init__(
+        self,
+        config: ArcticRLClientConfig,
+        server_state: Any = None,
+        *,
+        client: ArcticRLClient | None = None,
+    ) -> None:
+        self._config = config
+        self._server_state = server_state
+        self._client = client or ArcticRLClient(config)
+        self._warned_grad_norm = False
+
+    def __repr__(self) -> str:
+        return f"LegacyCortexClient(job_id={self._client.job_id!r})"
+
+    # -- identity -----------------------------------------------------------------------
+
+    @property
+    def client(self) -> ArcticRLClient:
+        """The underlying blocking client (its `.aio` is the async one)."""
+        return self._client
+
+    @property
+    def job_id(self) -> str | None:
+        return self._client.job_id
+
+    def _sub_job(self, kind: str) -> str | None:
+        return self._client.sub_jobs.get(kind)
+
+    @property
+    def training_job_id(self) -> str:
+        return _required(self._sub_job("training"), "training")
+
+    @property
+    def sampling_job_id(self) -> str:
+        return _required(self._sub_job("sampling"), "sampling")
+
+    @property
+    def log_prob_job_id(self) -> str | None:
+        return self._sub_job("log_prob")
+
+    def reconnect_config(self) -> ArcticRLClientConfig:
+        """A picklable config that makes another process attach to this job."""
+        job_id = self._client.job_id
+        if job_id is None:
+            raise ValueError("no Cortex job to reconnect to")
+        return self._config.reconnect_copy(job_id, dict(self._client.sub_jobs))
+
+    def get_server_state(self) -> Any:
+        return self._server_state
+
+    # -- data plane ---------------------------------------------------------------------
+
+    async def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return await asyncio.wrap_future(self._client.submit(coro))
+
+    async def fwd_bwd(
+        self, batch: Mapping[str, Any], processing: Mapping[str, Any] | None = None, **legacy: Any
+    ) -> dict[str, Any]:
+        tensors, meta, proc = _fold(batch, processing, legacy)
+        aio = self._client.aio
+        result = await self._run(aio.fwd_bwd(tensors, meta=meta, processing=proc))
+        return normalize_forward(result)
+
+    async def fwd_no_grad(
+        self, batch: Mapping[str, Any], reference_model: bool = False, **legacy: Any
+    ) -> dict[str, Any]:
+        processing = legacy.pop("processing", None)
+        tensors, meta, proc = _fold(batch, processing, legacy)
+        aio = self._client.aio
+        result = await self._run(
+            aio.fwd_no_grad(tensors, reference_model=reference_model, meta=meta, processing=proc)
+        )
+        return normalize_forward(result)
+
+    async def step(self, learning_rate: float | None = None, **_legacy: Any) -> dict[str, Any]:
+        result = await self._run(self._client.aio.step(learning_rate))
+        return normalize_step(result, warn=self._warn_grad_norm_once)
+
+    async def generate(
+        self, prompts: Sequence[Any], sampling_params: Any = None, **legacy: Any
+    ) -> list[dict[str, Any]]:
+        routing = {k: legacy.pop(k) for k in ("routing_key", "strict") if k in legacy}
+        if legacy:  # old callers passed sampling knobs as keywords
+            base = sampling_params if isinstance(sampling_params, Mapping) else {}
+            sampling_params = {**base, **legacy}
+        result = await self._run(self._client.aio.generate(prompts, sampling_params, **routing))
+        return normalize_generate(result)
+
+    async def log_probs(
+        self, prompts: Sequence[Any], completions: Sequence[Any] | None = None, top_k: int = 1
+    ) -> dict[str, Any]:
+        result = await self._run(self._client.aio.log_probs(prompts, completions, top_k))
+        return _tensors_in(result, ("logprobs", "top_k_token_ids"))
+
+    async def sync_weights(
+        self, cuda_ipc: bool | None = None, low_memory: bool | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """cuda_ipc/low_memory tune on-prem transfers; Cortex moves weights itself."""
+        if self._sub_job("sampling") is None:
+            return {}
+        return await self._run(self._client.aio.sync_weights(**kwargs))
+
+    async def save_checkpoint(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return await self._run(self._client.aio.save_checkpoint(*args, **kwargs))
+
+    async def load_checkpoint(self, checkpoint_id: str, **kwargs: Any) -> dict[str, Any]:
+        return await self._run(self._client.aio.load_checkpoint(checkpoint_id, **kwargs))
+
+    # -- colocation: training and sampling never share GPUs on Cortex ---------------------
+
+    def _noop(self, *_args: Any, **_kwargs: Any) -> Done[None]:
+        return Done(None)
+
+    sleep_inference = wake_inference = reset_prefix_cache = _noop
+    sleep_training = wake_training = sleep_log_prob = wake_log_prob = _noop
+    empty_training_cache = _noop
+
+    def weight_norm(self) -> Done[float | None]:
+        """No Cortex route reports it; None (awaitable too) rather than a crash."""
+        return Done(None)
+
+    def shutdown(self) -> Done[None]:
+        """Close (and cancel a job we created); works called plainly and with `await`."""
+        self._client.shutdown()
+        return Done(None)
+
+    def _warn_grad_norm_once(self) -> None:
+        if not self._warned_grad_norm:
+            self._warned_grad_norm = True
+            warnings.warn(
+                "the Cortex step result carries no grad_norm; metrics['grad_norm'] is None",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
+
+def _required(value: str | None, kind: str) -> str:
+    if value is None:
+        raise ValueError(f"no {kind} sub-job on this Cortex job")
+    return value
+
+
+def _fold(
+    batch: Mapping[str, Any], processing: Mapping[str, Any] | None, legacy: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Accept both the `{"batch", "meta", "processing"}` form and bare tensors + old kwargs."""
+    if "batch" in batch and isinstance(batch["batch"], Mapping):
+        tensors = dict(batch["batch"])
+        meta = dict(batch.get("meta") or {})
+        proc = dict(batch.get("processing") or {})
+    else:
+        tensors, meta, proc = dict(batch), {}, {}
+    if processing:
+        proc.update(processing)
+    for key, value in legacy.items():
+        if key == "meta" and isinstance(value, Mapping):
+            meta.update(value)
+        elif key in _PROCESSING_KEYS:
+            proc[key] = value
+        else:
+            meta[key] = value
+    return tensors, meta, proc
+
+
+def _tensor(value: Any) -> Any:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value
+    try:
+        return torch.as_tensor(value)
+    except (TypeError, ValueError, RuntimeError):
+        return value  # ragged lists stay lists rather than failing the call
+
+
+def _tensors_in(result: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    out = dict(result)
+    for key in keys:
+        if out.get(key) is not None:
+            out[key] = _tensor(out[key])
+    return out
+
+
+def normalize_forward(result: Mapping[str, Any]) -> dict[str, Any]:
+    """post_process_outputs / model_outputs -> batch (tensors); loss <-> avg_loss; grad_norm up."""
+    out = dict(result)
+    outputs = out.get("post_process_outputs") or out.get("model_outputs") or out.get("batch") or {}
+    batch = {k: _tensor(v) for k, v in dict(outputs).items() if v is not None}
+    if "logprobs" in batch or "log_probs" in batch:
+        batch.setdefault("logprobs", batch.get("log_probs"))
+        batch.setdefault("log_probs", batch["logprobs"])
+    out["batch"] = batch
+    out.setdefault("post_process_outputs", batch)
+    out.setdefault("model_outputs", batch)
+    metrics = dict(out.get("metrics") or {})
+    loss = out.get("loss", out.get("avg_loss", metrics.get("loss")))
+    if loss is not None:
+        out.setdefault("loss", loss)
+        out.setdefault("avg_loss", loss)
+        metrics.setdefault("loss", loss)
+    if "grad_norm" in metrics:
+        out.setdefault("grad_norm", metrics["grad_norm"])
+    out["metrics"] = metrics
+    return out
+
+
+def normalize_step(
+    result: Mapping[str, Any] | None, warn: Callable[[], None] | None = None
+) -> dict[str, Any]:
+    """Cortex answers {global_steps, last_lr}; callers read result["metrics"] as a dict."""
+    out = dict(result or {})
+    metrics = dict(out.get("metrics") or {})
+    metrics.setdefault("last_lr", out.get("last_lr"))
+    grad_norm = metrics.get("grad_norm", out.get("grad_norm"))
+    if grad_norm is None and warn is not None:
+        warn()
+    metrics["grad_norm"] = grad_norm
+    out["metrics"] = metrics
+    out["grad_norm"] = grad_norm
+    return out
+
+
+def normalize_generate(result: Mapping[str, Any] | Sequence[Any]) -> list[dict[str, Any]]:
+    """GenerateResult -> the list of per-prompt dicts callers iterate over."""
+    items = result.get("results", []) if isinstance(result, Mapping) else result
+    outputs: list[dict[str, Any]] = []
+    for item in items:
+        entry = dict(item)
+        entry.setdefault("text", "")
+        entry["token_ids"] = [int(t) for t in _as_list(entry.get("token_ids"))]
+        entry.setdefault("finish_reason", None)
+        outputs.append(entry)
+    return outputs
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    tolist = getattr(value, "tolist", None)
+    return list(tolist() if callable(tolist) else value)

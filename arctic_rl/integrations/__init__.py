@@ -1,0 +1,1 @@
+"""Adapters that let existing RL frameworks select Cortex from their own yaml."""
