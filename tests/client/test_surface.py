@@ -1,0 +1,133 @@
+"""Package surface: lazy imports, typed errors, response normalisation, on-prem message."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import warnings
+
+import pytest
+import torch
+
+import arctic_rl
+from arctic_rl import (
+    ArcticRLClientConfig,
+    BackendNotAvailableError,
+    ChunkGroupError,
+    JobNotRunningError,
+    RateLimitError,
+    ServiceUnavailableError,
+    create_arctic_rl_client,
+)
+from arctic_rl._errors import ValidationError, error_from_response
+from arctic_rl._shim import Done, normalize_forward, normalize_generate, normalize_step
+from arctic_rl._transport import normalize_state
+
+
+def test_import_is_lazy_in_a_fresh_interpreter():
+    code = (
+        "import sys, arctic_rl\n"
+        "heavy = [m for m in ('torch', 'fastapi', 'uvicorn', 'httpx', 'cortex_gs_client')"
+        " if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "arctic_rl.ArcticRLClientConfig; arctic_rl.create_arctic_rl_client\n"
+        "assert 'torch' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_public_names_resolve():
+    for name in arctic_rl.__all__:
+        assert getattr(arctic_rl, name) is not None
+    with pytest.raises(AttributeError):
+        arctic_rl.no_such_thing  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "cls"),
+    [
+        (409, {"code": "chunk_group_restart_required", "message": "m"}, ChunkGroupError),
+        (409, {"code": "job_not_running", "message": "m"}, JobNotRunningError),
+        (429, {"code": "rate_limited", "message": "m"}, RateLimitError),
+        (503, {"code": "unavailable", "message": "m"}, ServiceUnavailableError),
+        (422, {"detail": [{"loc": ["body", "x"], "msg": "bad", "type": "t"}]}, ValidationError),
+    ],
+)
+def test_errors_are_typed_and_carry_request_id(status, body, cls):
+    err = error_from_response(status, body, {"x-snowflake-request-id": "rid-1", "retry-after": "2"})
+    assert isinstance(err, cls) and err.status == status and err.request_id == "rid-1"
+    assert "rid-1" in str(err)
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is cls and again.request_id == "rid-1"
+    if cls is RateLimitError:
+        assert err.retry_after == 2.0
+
+
+@pytest.mark.parametrize(
+    ("raw", "state"),
+    [
+        ("JOB_STATE_RUNNING", "running"),
+        ("REQUEST_STATE_DONE", "completed"),
+        ("succeeded", "completed"),
+        ("canceled", "cancelled"),
+        ("terminated", "terminated"),
+        (None, "unknown"),
+    ],
+)
+def test_state_names_normalised(raw, state):
+    assert normalize_state(raw) == state
+
+
+def test_forward_normalisation_aliases_and_tensors():
+    out = normalize_forward(
+        {
+            "avg_loss": 0.5,
+            "metrics": {"grad_norm": 1.5},
+            "post_process_outputs": {"logprobs": [[0.1]]},
+        }
+    )
+    assert out["loss"] == out["avg_loss"] == out["metrics"]["loss"] == 0.5
+    assert out["grad_norm"] == 1.5
+    assert isinstance(out["batch"]["logprobs"], torch.Tensor)
+    assert out["batch"]["log_probs"] is out["batch"]["logprobs"]
+    ngrad = normalize_forward(
+        {"model_outputs": {"logprobs": torch.zeros(1, 2), "entropy": [[1.0, 2.0]]}}
+    )
+    assert isinstance(ngrad["batch"]["entropy"], torch.Tensor) and ngrad["metrics"] == {}
+
+
+def test_step_normalisation_warns_once_when_grad_norm_missing():
+    warned = []
+    out = normalize_step({"global_steps": 1, "last_lr": 1e-6}, warn=lambda: warned.append(1))
+    assert out["metrics"] == {"last_lr": 1e-6, "grad_norm": None} and warned == [1]
+    out = normalize_step(
+        {"last_lr": [1e-6], "metrics": {"grad_norm": [1.0, 2.0]}}, warn=warned.clear
+    )
+    assert out["metrics"]["grad_norm"] == [1.0, 2.0] and out["grad_norm"] == [1.0, 2.0]
+
+
+def test_generate_normalisation_returns_a_list():
+    out = normalize_generate(
+        {"results": [{"text": "a", "token_ids": torch.tensor([1, 2]), "finish_reason": "stop"}]}
+    )
+    assert out == [{"text": "a", "token_ids": [1, 2], "finish_reason": "stop"}]
+
+
+async def test_done_is_plain_and_awaitable():
+    assert Done(3).value == 3
+    assert await Done(3) == 3
+
+
+def test_on_prem_backend_says_what_to_install():
+    for backend in ("local", "dss-platform"):
+        with pytest.raises(BackendNotAvailableError, match="install") as info:
+            create_arctic_rl_client(ArcticRLClientConfig(model_name="m", backend=backend), None)
+        assert isinstance(info.value, ImportError)
+        assert info.value.__cause__ is None
+
+
+def test_warning_filter_sanity():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        normalize_step({"last_lr": 1.0, "metrics": {"grad_norm": 0.0}})
