@@ -1,0 +1,39 @@
+"""DSSST1: the binary wire format of Cortex GS (safetensors frames plus a nested-value tree).
+
+Importing this package does not import torch; torch (and numpy) load on first use.
+Every refusal raises :class:`WireError` with a machine-readable ``code``.
+"""
+
+from __future__ import annotations
+
+from ._chunks import (
+    ChunkAssembler,
+    ChunkDescriptor,
+    iter_chunks,
+    join_chunks,
+    read_chunk_descriptor,
+    split_chunks,
+)
+from ._errors import ERROR_CODES, WireError
+from ._frame import dumps, loads, read_metadata
+from ._limits import CHUNK_HEADROOM, CHUNK_KINDS, DEFAULT_LIMITS, MAX_BODY_BYTES, VERSION, Limits
+
+__all__ = [
+    "CHUNK_HEADROOM",
+    "CHUNK_KINDS",
+    "DEFAULT_LIMITS",
+    "ERROR_CODES",
+    "MAX_BODY_BYTES",
+    "VERSION",
+    "ChunkAssembler",
+    "ChunkDescriptor",
+    "Limits",
+    "WireError",
+    "dumps",
+    "iter_chunks",
+    "join_chunks",
+    "loads",
+    "read_chunk_descriptor",
+    "read_metadata",
+    "split_chunks",
+]
