@@ -1,0 +1,262 @@
+# generated from openapi/cortex_gs.yaml by make generate; do not edit
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.accepted_request import AcceptedRequest
+from ...models.error import Error
+from ...models.sync_weights_request import SyncWeightsRequest
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    job_id: str,
+    *,
+    body: SyncWeightsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/{job_id}/sync-weights".format(
+            job_id=quote(str(job_id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> AcceptedRequest | Error | None:
+    if response.status_code == 202:
+        response_202 = AcceptedRequest.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Error.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Error.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Error.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[AcceptedRequest | Error]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    job_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SyncWeightsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[AcceptedRequest | Error]:
+    """Push training weights to sampling sub-jobs
+
+     Copies the training sub-job's current weights to the sampling (and log-probability)
+    sub-jobs. Every field defaults sensibly: the job's training sub-job, all its sampling
+    sub-jobs, `vllm` format. The polled result is a JSON `SyncWeightsResult`.
+
+    Args:
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
+            separator).
+        idempotency_key (str | Unset):
+        body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
+            sync` operation); `{}` uses the defaults.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[AcceptedRequest | Error]
+    """
+
+    kwargs = _get_kwargs(
+        job_id=job_id,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    job_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SyncWeightsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> AcceptedRequest | Error | None:
+    """Push training weights to sampling sub-jobs
+
+     Copies the training sub-job's current weights to the sampling (and log-probability)
+    sub-jobs. Every field defaults sensibly: the job's training sub-job, all its sampling
+    sub-jobs, `vllm` format. The polled result is a JSON `SyncWeightsResult`.
+
+    Args:
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
+            separator).
+        idempotency_key (str | Unset):
+        body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
+            sync` operation); `{}` uses the defaults.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        AcceptedRequest | Error
+    """
+
+    return sync_detailed(
+        job_id=job_id,
+        client=client,
+        body=body,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    job_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SyncWeightsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[AcceptedRequest | Error]:
+    """Push training weights to sampling sub-jobs
+
+     Copies the training sub-job's current weights to the sampling (and log-probability)
+    sub-jobs. Every field defaults sensibly: the job's training sub-job, all its sampling
+    sub-jobs, `vllm` format. The polled result is a JSON `SyncWeightsResult`.
+
+    Args:
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
+            separator).
+        idempotency_key (str | Unset):
+        body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
+            sync` operation); `{}` uses the defaults.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[AcceptedRequest | Error]
+    """
+
+    kwargs = _get_kwargs(
+        job_id=job_id,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    job_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SyncWeightsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> AcceptedRequest | Error | None:
+    """Push training weights to sampling sub-jobs
+
+     Copies the training sub-job's current weights to the sampling (and log-probability)
+    sub-jobs. Every field defaults sensibly: the job's training sub-job, all its sampling
+    sub-jobs, `vllm` format. The polled result is a JSON `SyncWeightsResult`.
+
+    Args:
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
+            separator).
+        idempotency_key (str | Unset):
+        body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
+            sync` operation); `{}` uses the defaults.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        AcceptedRequest | Error
+    """
+
+    return (
+        await asyncio_detailed(
+            job_id=job_id,
+            client=client,
+            body=body,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed

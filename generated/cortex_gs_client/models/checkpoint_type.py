@@ -1,0 +1,10 @@
+# generated from openapi/cortex_gs.yaml by make generate; do not edit
+from enum import StrEnum
+
+
+class CheckpointType(StrEnum):
+    RESUMABLE = "resumable"
+    WEIGHTS_ONLY = "weights-only"
+
+    def __str__(self) -> str:
+        return str(self.value)

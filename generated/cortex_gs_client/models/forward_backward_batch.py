@@ -1,0 +1,113 @@
+# generated from openapi/cortex_gs.yaml by make generate; do not edit
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.forward_backward_batch_meta import ForwardBackwardBatchMeta
+    from ..models.processing import Processing
+    from ..models.train_batch import TrainBatch
+
+
+T = TypeVar("T", bound="ForwardBackwardBatch")
+
+
+@_attrs_define
+class ForwardBackwardBatch:
+    """The value inside a forward-backward frame.
+
+    Attributes:
+        kwargs (TrainBatch): The pre-tokenised batch (the `kwargs` of a forward-backward frame). B is the batch size,
+            P the prompt length and R the response length; `[B, P+R]` tensors cover the whole
+            sequence. Extra keys pass through and must round-trip unchanged.
+        processing (Processing): What the trainer does with the batch.
+        args (list[Any] | Unset): Positional arguments; normally empty.
+        meta (ForwardBackwardBatchMeta | Unset): Batch metadata (`global_batch_size`, `batch_num_tokens`, actor and
+            policy-loss config).
+    """
+
+    kwargs: TrainBatch
+    processing: Processing
+    args: list[Any] | Unset = UNSET
+    meta: ForwardBackwardBatchMeta | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        kwargs = self.kwargs.to_dict()
+
+        processing = self.processing.to_dict()
+
+        args: list[Any] | Unset = UNSET
+        if not isinstance(self.args, Unset):
+            args = self.args
+
+        meta: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.meta, Unset):
+            meta = self.meta.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "kwargs": kwargs,
+                "processing": processing,
+            }
+        )
+        if args is not UNSET:
+            field_dict["args"] = args
+        if meta is not UNSET:
+            field_dict["meta"] = meta
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.forward_backward_batch_meta import ForwardBackwardBatchMeta  # noqa: PLC0415
+        from ..models.processing import Processing  # noqa: PLC0415
+        from ..models.train_batch import TrainBatch  # noqa: PLC0415
+
+        d = dict(src_dict)
+        kwargs = TrainBatch.from_dict(d.pop("kwargs"))
+
+        processing = Processing.from_dict(d.pop("processing"))
+
+        args = cast(list[Any], d.pop("args", UNSET))
+
+        _meta = d.pop("meta", UNSET)
+        meta: ForwardBackwardBatchMeta | Unset
+        if isinstance(_meta, Unset):
+            meta = UNSET
+        else:
+            meta = ForwardBackwardBatchMeta.from_dict(_meta)
+
+        forward_backward_batch = cls(
+            kwargs=kwargs,
+            processing=processing,
+            args=args,
+            meta=meta,
+        )
+
+        forward_backward_batch.additional_properties = d
+        return forward_backward_batch
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,98 @@
+# generated from openapi/cortex_gs.yaml by make generate; do not edit
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.processing_config import ProcessingConfig
+
+
+T = TypeVar("T", bound="Processing")
+
+
+@_attrs_define
+class Processing:
+    """What the trainer does with the batch.
+
+    Attributes:
+        loss_fn (str): Loss function name (for example `verl_grpo`, `ppo`).
+        post (list[str] | Unset): Per-token outputs to return (`logprobs`, `entropy`).
+        config (ProcessingConfig | Unset): Loss settings (clip ratios, KL coefficient, ...).
+    """
+
+    loss_fn: str
+    post: list[str] | Unset = UNSET
+    config: ProcessingConfig | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        loss_fn = self.loss_fn
+
+        post: list[str] | Unset = UNSET
+        if not isinstance(self.post, Unset):
+            post = self.post
+
+        config: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.config, Unset):
+            config = self.config.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "loss_fn": loss_fn,
+            }
+        )
+        if post is not UNSET:
+            field_dict["post"] = post
+        if config is not UNSET:
+            field_dict["config"] = config
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.processing_config import ProcessingConfig  # noqa: PLC0415
+
+        d = dict(src_dict)
+        loss_fn = d.pop("loss_fn")
+
+        post = cast(list[str], d.pop("post", UNSET))
+
+        _config = d.pop("config", UNSET)
+        config: ProcessingConfig | Unset
+        if isinstance(_config, Unset):
+            config = UNSET
+        else:
+            config = ProcessingConfig.from_dict(_config)
+
+        processing = cls(
+            loss_fn=loss_fn,
+            post=post,
+            config=config,
+        )
+
+        processing.additional_properties = d
+        return processing
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

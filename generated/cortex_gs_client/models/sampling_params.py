@@ -1,0 +1,128 @@
+# generated from openapi/cortex_gs.yaml by make generate; do not edit
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="SamplingParams")
+
+
+@_attrs_define
+class SamplingParams:
+    """vLLM-style sampling settings; keys not listed pass through to the engine.
+
+    Attributes:
+        max_tokens (int | Unset): Most tokens to generate.
+        temperature (float | Unset): Sampling temperature; 0 is greedy.
+        top_p (float | Unset): Nucleus sampling mass.
+        top_k (int | Unset): Sample from the k most likely tokens; -1 for all.
+        n (int | Unset): Completions per prompt.
+        stop (list[str] | Unset): Stop strings.
+        seed (int | Unset): Per-request seed.
+        logprobs (int | Unset): Also return this many log-probabilities per generated token.
+    """
+
+    max_tokens: int | Unset = UNSET
+    temperature: float | Unset = UNSET
+    top_p: float | Unset = UNSET
+    top_k: int | Unset = UNSET
+    n: int | Unset = UNSET
+    stop: list[str] | Unset = UNSET
+    seed: int | Unset = UNSET
+    logprobs: int | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        max_tokens = self.max_tokens
+
+        temperature = self.temperature
+
+        top_p = self.top_p
+
+        top_k = self.top_k
+
+        n = self.n
+
+        stop: list[str] | Unset = UNSET
+        if not isinstance(self.stop, Unset):
+            stop = self.stop
+
+        seed = self.seed
+
+        logprobs = self.logprobs
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({})
+        if max_tokens is not UNSET:
+            field_dict["max_tokens"] = max_tokens
+        if temperature is not UNSET:
+            field_dict["temperature"] = temperature
+        if top_p is not UNSET:
+            field_dict["top_p"] = top_p
+        if top_k is not UNSET:
+            field_dict["top_k"] = top_k
+        if n is not UNSET:
+            field_dict["n"] = n
+        if stop is not UNSET:
+            field_dict["stop"] = stop
+        if seed is not UNSET:
+            field_dict["seed"] = seed
+        if logprobs is not UNSET:
+            field_dict["logprobs"] = logprobs
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        max_tokens = d.pop("max_tokens", UNSET)
+
+        temperature = d.pop("temperature", UNSET)
+
+        top_p = d.pop("top_p", UNSET)
+
+        top_k = d.pop("top_k", UNSET)
+
+        n = d.pop("n", UNSET)
+
+        stop = cast(list[str], d.pop("stop", UNSET))
+
+        seed = d.pop("seed", UNSET)
+
+        logprobs = d.pop("logprobs", UNSET)
+
+        sampling_params = cls(
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_p=top_p,
+            top_k=top_k,
+            n=n,
+            stop=stop,
+            seed=seed,
+            logprobs=logprobs,
+        )
+
+        sampling_params.additional_properties = d
+        return sampling_params
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
