@@ -28,7 +28,7 @@ T = TypeVar("T")
 
 # Sub-job kinds as they appear in sub-job ids, keyed by the job_type the service reports.
 _KIND_BY_JOB_TYPE = {"training": "training", "sampling": "sampling", "log_probability": "log_prob"}
-DEFAULT_OPTIMIZER: dict[str, Any] = {"type": "AdamW", "params": {"lr": 1e-6}}
+DEFAULT_OPTIMIZER: dict[str, Any] = {"type": "AdamW", "lr": 1e-6}
 DEFAULT_MAX_SEQ_LEN = 4096
 
 

@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import quote
 
 import httpx
 import stamina
@@ -192,14 +193,14 @@ class CortexTransport:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _generated(self, tag: str, op: str, **kwargs: Any) -> httpx.Response:
-        """Call a generated operation's `asyncio_detailed`; return the raw httpx response."""
+        """Send a generated operation's request (its own builder) with retries.
+
+        The generated builder fixes method, path, query and JSON body; the response is
+        handled here so that an unexpected body (a proxy's HTML 502) still maps to a typed error.
+        """
         module = importlib.import_module(f"cortex_gs_client.api.{tag}.{op}")
-
-        async def send() -> httpx.Response:
-            detailed = await module.asyncio_detailed(client=self._client, **kwargs)
-            return _as_httpx_response(detailed)
-
-        return await self._retrying(send)
+        request = module._get_kwargs(**kwargs)
+        return await self._retrying(lambda: self._http.request(**request))
 
     @staticmethod
     def _model(name: str, body: Mapping[str, Any]) -> Any:
@@ -321,7 +322,7 @@ class CortexTransport:
     async def _post_bytes(self, job_id: str, route: str, data: bytes, bar: Any) -> dict[str, Any]:
         # No Idempotency-Key: the chunk descriptor (group id + frame hash) is the key.
         headers = {"Content-Type": "application/octet-stream", "Content-Length": str(len(data))}
-        url = f"/{job_id}/{route}"
+        url = f"/{quote(job_id, safe='')}/{route}"
 
         async def body() -> AsyncIterator[bytes]:
             view = memoryview(data)
@@ -338,16 +339,15 @@ class CortexTransport:
     async def _get_request(
         self, job_id: str, request_id: str, cursor: str | None, wait_s: float
     ) -> dict[str, Any]:
-        params: dict[str, Any] = {"max_events": 64}
+        kwargs: dict[str, Any] = {"max_events": 64}
         if cursor:
-            params["cursor"] = cursor
+            kwargs["cursor"] = cursor
         if wait_s > 0:
-            params["wait_s"] = wait_s
-
-        async def send() -> httpx.Response:
-            return await self._http.get(f"/{job_id}/requests/{request_id}", params=params)
-
-        return dict((await self._retrying(send)).json())
+            kwargs["wait_s"] = round(min(wait_s, 20.0), 3)
+        response = await self._generated(
+            "requests", "get_request", job_id=job_id, request_id=request_id, **kwargs
+        )
+        return dict(response.json())
 
     async def wait_request(self, job_id: str, request_id: str, *, desc: str = "request") -> Any:
         """Poll a request to its end, collecting result chunks; return the decoded result."""
@@ -424,14 +424,12 @@ class _ResultChunks:
         if expected and hashlib.sha256(payload).hexdigest() != expected:
             raise ArcticRLError(f"result chunk {idx} failed its sha256 check", code="hash_mismatch")
         if self._assembler is None:
-            self._assembler = wire.ChunkAssembler()
+            self._assembler = wire.ChunkAssembler(kind="result_chunk")
         descriptor = self._assembler.add(payload)
         self._seen.add(int(_get(descriptor, "chunk_idx", idx)))
 
     def value(self) -> Any:
-        from arctic_rl import wire
-
-        return wire.loads(self._assembler.frame())
+        return self._assembler.value()
 
 
 def _get(obj: Any, name: str, default: Any) -> Any:
@@ -478,10 +476,3 @@ def _raise_for_status(response: httpx.Response) -> None:
     raise error_from_response(response.status_code, body, response.headers)
 
 
-def _as_httpx_response(detailed: Any) -> httpx.Response:
-    """The generated `Response` -> an httpx.Response (status, headers, body are all we use)."""
-    return httpx.Response(
-        status_code=int(detailed.status_code),
-        headers=dict(detailed.headers),
-        content=detailed.content,
-    )

@@ -1,0 +1,227 @@
+"""A small in-process Cortex stand-in (httpx.MockTransport) for transport unit tests.
+
+It speaks just enough of the contract to exercise retries, chunk groups, long results in
+result-chunk events and fault injection, without sockets. The real mock server is used
+by the integration tests; this one makes failure paths easy to script.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from arctic_rl import wire
+
+PREFIX = "/api/v2/databases/RL_DB/schemas/PUBLIC/cortex-training"
+BASE_URL = f"http://fake.test{PREFIX}"
+TOKEN = "fake-token-not-for-logs"
+
+
+@dataclass
+class Fault:
+    """Answer `status` (or raise a connection error) on the next request matching `match`."""
+
+    match: str
+    status: int | None = None
+    retry_after: str | None = None
+    code: str = "unavailable"
+    times: int = 1
+
+
+@dataclass
+class FakeCortex:
+    result_chunk_bytes: int = 1 << 30  # > this: answer through result_chunk events
+    faults: list[Fault] = field(default_factory=list)
+    executions: dict[str, int] = field(default_factory=dict)  # route -> times run
+    seen: list[httpx.Request] = field(default_factory=list)
+    keys: dict[str, Any] = field(default_factory=dict)
+    groups: dict[str, wire.ChunkAssembler] = field(default_factory=dict)
+    group_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    polls_before_done: int = 1
+    _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        self.seen.append(request)
+        path = request.url.path.removeprefix(PREFIX)
+        for fault in self.faults:
+            if fault.times and fault.match in f"{request.method} {path}":
+                fault.times -= 1
+                if fault.status is None:
+                    raise httpx.ReadError("connection dropped", request=request)
+                headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
+                return _error(fault.status, fault.code, headers)
+        if request.headers.get("authorization") != f"Bearer {TOKEN}":
+            return _error(401, "unauthorized")
+        parts = [p for p in path.split("/") if p]
+        if request.method == "POST" and not parts:
+            return self._keyed(request, "create_job", lambda: {"job_id": f"job-{next(self._ids)}"})
+        job = parts[0]
+        if request.method == "GET" and len(parts) == 1:
+            return _json(200, _job(job))
+        if request.method == "GET" and parts[1] == "requests":
+            return self._poll(parts[2], request)
+        route = parts[1]
+        if route in ("forward-backward", "forward-no-grad", "generate"):
+            return self._binary(job, route, request.content)
+        return self._keyed(request, route, lambda: self._accept(job, route, {"ok": route}))
+
+    def _keyed(self, request: httpx.Request, route: str, make: Any) -> httpx.Response:
+        key = request.headers.get("idempotency-key")
+        if key and key in self.keys:
+            return _json(200 if route == "create_job" else 202, self.keys[key])
+        body = make()
+        self.executions[route] = self.executions.get(route, 0) + 1
+        if key:
+            self.keys[key] = body
+        return _json(200 if route == "create_job" else 202, body)
+
+    def _binary(self, job: str, route: str, data: bytes) -> httpx.Response:
+        try:
+            desc = wire.read_chunk_descriptor(data)
+        except wire.WireError:
+            return _json(202, self._run(job, route, wire.loads(data)))
+        group = desc["chunk_group_id"]
+        if group in self.group_answers:
+            return _json(202, self.group_answers[group])
+        if group not in self.groups:
+            if desc["chunk_idx"] != 0:
+                return _error(409, "chunk_group_restart_required")
+            self.groups[group] = wire.ChunkAssembler(kind="request_chunk")
+        assembler = self.groups[group]
+        assembler.add(data)
+        if not assembler.complete:
+            return _json(
+                200,
+                {
+                    "job_id": job,
+                    "chunk_group_id": group,
+                    "chunk_idx": desc["chunk_idx"],
+                    "received_chunks": assembler.received,
+                    "total_chunks": desc["total_chunks"],
+                },
+            )
+        answer = self._run(job, route, assembler.value())
+        self.group_answers[group] = answer
+        return _json(202, answer)
+
+    def _run(self, job: str, route: str, value: Any) -> dict[str, Any]:
+        import torch
+
+        self.executions[route] = self.executions.get(route, 0) + 1
+        if route == "generate":
+            result: Any = {
+                "job_id": job,
+                "results": [
+                    {"text": f"echo {p}", "token_ids": [1, 2], "finish_reason": "stop"}
+                    for p in value["prompts"]
+                ],
+            }
+        else:
+            ids = value["kwargs"]["input_ids"]
+            out = {"logprobs": torch.full(ids.shape, -0.5)}
+            result = {
+                "job_id": job,
+                "avg_loss": 0.25,
+                "loss": 0.25,
+                "metrics": {"grad_norm": 1.0},
+                "post_process_outputs": out,
+                "echo_meta": value.get("meta"),
+            }
+            if route == "forward-no-grad":
+                result = {
+                    "model_outputs": out,
+                    "metrics": {},
+                    "reference": value["reference_model"],
+                }
+        return self._accept(job, route, result, binary=True)
+
+    def _accept(self, job: str, route: str, result: Any, binary: bool = False) -> dict[str, Any]:
+        rid = f"req-{next(self._ids)}"
+        events: list[dict[str, Any]] = []
+        if binary:
+            frame = wire.dumps(result)
+            if len(frame) > self.result_chunk_bytes:
+                chunks = wire.split_chunks(
+                    frame, kind="result_chunk", max_bytes=self.result_chunk_bytes
+                )
+                events = [
+                    {
+                        "type": "result_chunk",
+                        "chunk_idx": i,
+                        "total_chunks": len(chunks),
+                        "payload_b64": base64.b64encode(c).decode(),
+                        "payload_sha256": hashlib.sha256(c).hexdigest(),
+                    }
+                    for i, c in enumerate(chunks)
+                ]
+                result = None
+            else:
+                result = {
+                    "content_type": "application/octet-stream",
+                    "encoding": "base64",
+                    "wire_format": "DSSST1",
+                    "payload_b64": base64.b64encode(frame).decode(),
+                }
+        elif route == "step":
+            result = {"global_steps": 1, "last_lr": 1e-6}
+        self.requests[rid] = {"job": job, "result": result, "events": events, "polls": 0}
+        return {"request_id": rid, "job_id": job}
+
+    def _poll(self, rid: str, request: httpx.Request) -> httpx.Response:
+        req = self.requests[rid]
+        req["polls"] += 1
+        done = req["polls"] > self.polls_before_done
+        start = int(request.url.params.get("cursor") or 0)
+        page = req["events"][start : start + 2] if done else []
+        end = start + len(page)
+        return _json(
+            200,
+            {
+                "request_id": rid,
+                "job_id": req["job"],
+                "status": "completed" if done else "running",
+                "created_at": "2026-11-29T17:00:00Z",
+                "updated_at": "2026-11-29T17:00:01Z",
+                "result": req["result"] if done else None,
+                "error": None,
+                "events": page,
+                "next_cursor": str(end) if end < len(req["events"]) or page else None,
+            },
+        )
+
+
+def _job(job: str) -> dict[str, Any]:
+    subs = [
+        {"sub_job_id": f"{job}:{kind}:0", "job_type": jt, "status": "running", "model_name": "m"}
+        for kind, jt in (("training", "training"), ("sampling", "sampling"))
+    ]
+    return {
+        "job_id": job,
+        "status": "JOB_STATE_RUNNING",
+        "sub_jobs": subs,
+        "created_at": "2026-11-29T17:00:00Z",
+        "updated_at": "2026-11-29T17:00:00Z",
+    }
+
+
+def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> httpx.Response:
+    headers = {"x-snowflake-request-id": "fake-rid", **(headers or {})}
+    return httpx.Response(
+        status,
+        content=json.dumps(body).encode(),
+        headers={"content-type": "application/json", **headers},
+    )
+
+
+def _error(status: int, code: str, headers: dict[str, str] | None = None) -> httpx.Response:
+    return _json(status, {"message": f"fake {code}", "code": code}, headers)

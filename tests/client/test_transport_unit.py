@@ -1,0 +1,161 @@
+"""CortexTransport and AsyncArcticRLClient against the in-process fake: failure paths."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+import stamina
+import torch
+
+from arctic_rl import (
+    APIConnectionError,
+    ArcticRLClientConfig,
+    AsyncArcticRLClient,
+    AuthenticationError,
+    ServiceUnavailableError,
+    wire,
+)
+from arctic_rl._transport import CortexTransport
+
+from .fake_service import BASE_URL, TOKEN, FakeCortex, Fault
+
+
+def _batch(rows: int = 2, cols: int = 8) -> dict[str, torch.Tensor]:
+    ids = torch.arange(rows * cols).reshape(rows, cols)
+    return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+
+
+def _transport(fake: FakeCortex, **kwargs: object) -> CortexTransport:
+    kwargs.setdefault("long_poll_s", 0.0)
+    return CortexTransport(BASE_URL, TOKEN, httpx_transport=fake.transport(), **kwargs)
+
+
+async def _client(fake: FakeCortex, **transport_kwargs: object) -> AsyncArcticRLClient:
+    cfg = ArcticRLClientConfig(
+        model_name="m", backend="cortex", sampling_gpus=1, cortex={"base_url": BASE_URL}
+    )
+    return await AsyncArcticRLClient.connect(
+        cfg, transport=_transport(fake, **transport_kwargs), environ={}
+    )
+
+
+@pytest.fixture
+def retry_waits():
+    """The waits stamina chose, so tests can check Retry-After without timing anything."""
+    waits: list[float] = []
+    stamina.instrumentation.set_on_retry_hooks([lambda details: waits.append(details.wait_for)])
+    yield waits
+    stamina.instrumentation.set_on_retry_hooks(None)
+
+
+async def test_headers_auth_and_idempotency_keys():
+    fake = FakeCortex()
+    client = await _client(fake)
+    await client.step()
+    create, step = fake.seen[0], next(r for r in fake.seen if r.url.path.endswith("/step"))
+    for request in (create, step):
+        assert request.headers["authorization"] == f"Bearer {TOKEN}"
+        assert (
+            request.headers["x-snowflake-authorization-token-type"] == "PROGRAMMATIC_ACCESS_TOKEN"
+        )
+        assert request.headers["idempotency-key"]
+    assert client.sub_jobs == {"training": "job-1:training:0", "sampling": "job-1:sampling:0"}
+    assert TOKEN not in repr(client)
+    await client.aclose()
+
+
+async def test_retry_after_is_honoured_and_call_runs_once(retry_waits):
+    fake = FakeCortex(faults=[Fault("/step", 429, retry_after="0.2", code="rate_limited")])
+    client = await _client(fake)
+    result = await client.step()
+    assert result == {"global_steps": 1, "last_lr": 1e-6}
+    assert retry_waits == [0.2] and fake.executions["step"] == 1
+    await client.aclose()
+
+
+async def test_dropped_connection_on_create_retries_with_the_same_key(retry_waits):
+    fake = FakeCortex(faults=[Fault("POST /", None)])
+    fake.faults[0].match = "POST "  # only the create call goes to the bare prefix
+    fake.faults[0].times = 1
+    client = await _client(fake)
+    keys = [
+        r.headers.get("idempotency-key") for r in fake.seen if r.url.path.endswith("-training/")
+    ]
+    assert len(keys) == 2 and keys[0] == keys[1]
+    assert fake.executions["create_job"] == 1 and len(retry_waits) == 1
+    await client.aclose()
+
+
+async def test_chunked_upload_small_chunks_and_result_chunk_events():
+    fake = FakeCortex(result_chunk_bytes=70 * 1024)
+    client = await _client(fake, chunk_bytes=80 * 1024)
+    batch = _batch(64, 256)  # ~256 KiB of int64 per tensor -> several request chunks
+    result = await client.fwd_bwd(batch, meta={"step": 1}, processing={"loss_fn": "verl_grpo"})
+    uploads = [r for r in fake.seen if r.url.path.endswith("/forward-backward")]
+    assert len(uploads) > 3
+    assert torch.equal(result["post_process_outputs"]["logprobs"], torch.full((64, 256), -0.5))
+    assert result["echo_meta"] == {"step": 1} and fake.executions["forward-backward"] == 1
+    await client.aclose()
+
+
+async def test_chunk_cut_mid_group_is_resent_and_runs_once(retry_waits):
+    fake = FakeCortex(faults=[Fault("/forward-no-grad", None, times=1)])
+    client = await _client(fake, chunk_bytes=80 * 1024)
+    result = await client.fwd_no_grad(_batch(64, 256), reference_model=True)
+    assert result["reference"] is True and fake.executions["forward-no-grad"] == 1
+    assert len(retry_waits) == 1
+    await client.aclose()
+
+
+async def test_restart_required_replays_the_group_once():
+    fake = FakeCortex()
+    client = await _client(fake, chunk_bytes=80 * 1024)
+    real = fake._binary
+    dropped = {"done": False}
+
+    def lose_group_after_first_chunk(job, route, data):
+        answer = real(job, route, data)
+        if not dropped["done"] and fake.groups:
+            dropped["done"] = True
+            fake.groups.clear()  # the server "forgets" the group, as after a restart
+        return answer
+
+    fake._binary = lose_group_after_first_chunk
+    result = await client.fwd_bwd(_batch(64, 256), processing={"loss_fn": "x"})
+    assert result["avg_loss"] == 0.25 and fake.executions["forward-backward"] == 1
+    sent = [r for r in fake.seen if r.url.path.endswith("/forward-backward")]
+    total = wire.read_chunk_descriptor(sent[0].content)["total_chunks"]
+    assert total > 2 and len(sent) == 2 + total  # chunk 0, refused chunk 1, whole group again
+    await client.aclose()
+
+
+async def test_generate_bare_frame_and_poll_cut(retry_waits):
+    fake = FakeCortex(faults=[Fault("GET /job-1/requests", None, times=1)], polls_before_done=2)
+    client = await _client(fake)
+    result = await client.generate(["a", [1, 2]], {"max_tokens": 4})
+    assert [r["text"] for r in result["results"]] == ["echo a", "echo [1, 2]"]
+    assert fake.executions["generate"] == 1 and len(retry_waits) == 1
+    await client.aclose()
+
+
+async def test_errors_are_typed_and_never_hold_the_token():
+    fake = FakeCortex(faults=[Fault("/step", 503, code="unavailable", times=99)])
+    client = await _client(fake, max_retries=2)
+    with pytest.raises(ServiceUnavailableError) as info:
+        await client.step()
+    assert info.value.request_id == "fake-rid" and TOKEN not in str(info.value)
+    await client.aclose()
+
+    bad = CortexTransport(BASE_URL, "wrong", httpx_transport=fake.transport())
+    with pytest.raises(AuthenticationError):
+        await bad.get_job("job-1")
+    await bad.aclose()
+
+
+async def test_connection_failure_after_retries_is_api_connection_error():
+    fake = FakeCortex(faults=[Fault("GET", None, times=99)])
+    transport = _transport(fake, max_retries=2)
+    with pytest.raises(APIConnectionError) as info:
+        await transport.get_job("job-1")
+    assert isinstance(info.value.__cause__, httpx.TransportError)
+    await transport.aclose()
