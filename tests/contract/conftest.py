@@ -1,0 +1,56 @@
+"""Shared fixtures for the contract tests: the parsed spec and one fresh generation."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"
+HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+
+
+def load_generate_script() -> ModuleType:
+    """Import scripts/generate.py as a module (scripts/ is not a package)."""
+    name = "_cortex_gs_generate"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def spec() -> dict[str, Any]:
+    """The contract as plain data."""
+    return yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def operations(spec: dict[str, Any]) -> dict[str, tuple[str, str, dict[str, Any]]]:
+    """operationId -> (METHOD, path, operation object)."""
+    found: dict[str, tuple[str, str, dict[str, Any]]] = {}
+    for path, item in spec["paths"].items():
+        for method in HTTP_METHODS:
+            if method in item:
+                operation = item[method]
+                found[operation["operationId"]] = (method.upper(), path, operation)
+    return found
+
+
+@pytest.fixture(scope="session")
+def fresh_generation(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Run the real generation pipeline (strict: --fail-on-warning) once into a temp dir."""
+    out = tmp_path_factory.mktemp("generated")
+    load_generate_script().generate_into(out)
+    yield out

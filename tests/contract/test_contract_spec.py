@@ -1,0 +1,244 @@
+"""The contract itself: valid, complete, and written as a review document."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from openapi_spec_validator import validate
+
+from .conftest import SPEC_PATH
+
+# Every route of the service description (cortex-api.md), plus the proposed ones, with the
+# operationId and tag that the generated client exposes them under.
+ROUTES = {
+    # control plane
+    "create_job": ("POST", "/", "jobs"),
+    "list_jobs": ("GET", "/", "jobs"),
+    "get_capacity": ("GET", "/capacity", "jobs"),
+    "get_job": ("GET", "/{job_id}", "jobs"),
+    "cancel_job": ("POST", "/{job_id}:cancel", "jobs"),
+    "list_checkpoints": ("GET", "/{job_id}/checkpoints", "checkpoints"),
+    "delete_checkpoint": ("DELETE", "/{job_id}/checkpoints/{checkpoint_id}", "checkpoints"),
+    # data plane
+    "forward_backward": ("POST", "/{job_id}/forward-backward", "training"),
+    "forward_no_grad": ("POST", "/{job_id}/forward-no-grad", "training"),
+    "step": ("POST", "/{job_id}/step", "training"),
+    "save_checkpoint": ("POST", "/{job_id}/save", "checkpoints"),
+    "load_checkpoint": ("POST", "/{job_id}/load", "checkpoints"),
+    "generate": ("POST", "/{job_id}/generate", "sampling"),
+    "log_probs": ("POST", "/{job_id}/log-probs", "sampling"),
+    "sync_weights": ("POST", "/{job_id}/sync-weights", "sampling"),
+    "run_operation": ("POST", "/{job_id}/operation", "operations"),
+    # polling
+    "get_request": ("GET", "/{job_id}/requests/{request_id}", "requests"),
+}
+PROPOSED_OPERATIONS = {"forward_no_grad", "log_probs", "sync_weights"}
+IDEMPOTENT_WITH_KEY = {
+    "create_job",
+    "step",
+    "save_checkpoint",
+    "load_checkpoint",
+    "sync_weights",
+    "run_operation",
+}
+BINARY_BODIES = {
+    "forward_backward": "ForwardBackwardBatch",
+    "forward_no_grad": "ForwardNoGradBatch",
+    "generate": "GenerateRequest",
+}
+ERROR_CODES = [
+    "chunk_group_restart_required",
+    "chunk_group_conflict",
+    "chunk_group_missing_chunks",
+    "pickle_refused",
+    "bad_header",
+    "bad_structure",
+    "bad_version",
+    "size_mismatch",
+    "hash_mismatch",
+    "missing_chunks",
+    "duplicate_chunk",
+    "chunk_mismatch",
+    "too_large",
+    "too_deep",
+    "too_many_tensors",
+    "bad_dtype",
+    "bad_value",
+    "truncated",
+    "job_not_running",
+    "job_not_found",
+    "request_not_found",
+    "checkpoint_not_found",
+    "unauthorized",
+    "payload_too_large",
+    "validation_error",
+    "idempotency_key_conflict",
+    "rate_limited",
+    "unavailable",
+    "invalid_state",
+    "internal_error",
+]
+
+
+def resolve(spec: dict[str, Any], node: Any) -> Any:
+    """Follow one local $ref (components only), or return the node itself."""
+    if isinstance(node, dict) and "$ref" in node:
+        return resolve_pointer(spec, node["$ref"])
+    return node
+
+
+def resolve_pointer(spec: dict[str, Any], ref: str) -> Any:
+    """Resolve a `#/a/b` pointer, failing the test when it dangles."""
+    assert ref.startswith("#/"), ref
+    node: Any = spec
+    for part in ref[2:].split("/"):
+        assert isinstance(node, dict) and part in node, f"dangling reference {ref}"
+        node = node[part]
+    return node
+
+
+def test_spec_is_valid_openapi_3_1(spec: dict[str, Any]) -> None:
+    assert spec["openapi"].startswith("3.1")
+    validate(spec, base_uri=SPEC_PATH.as_uri())
+
+
+def test_strict_generator_run_succeeds(fresh_generation) -> None:
+    # generate_into runs openapi-python-client with --fail-on-warning and fails on any skip.
+    assert (fresh_generation / "cortex_gs_client" / "client.py").is_file()
+    assert (fresh_generation / "cortex_gs_models" / "__init__.py").is_file()
+
+
+def test_every_route_is_in_the_contract(operations) -> None:
+    actual = {
+        op_id: (method, path, op["tags"][0]) for op_id, (method, path, op) in operations.items()
+    }
+    assert actual == ROUTES
+
+
+def test_servers_and_security(spec: dict[str, Any]) -> None:
+    server = spec["servers"][0]
+    assert server["url"] == (
+        "{scheme}://{account_host}/api/v2/databases/{database}/schemas/{schema}/{endpoint}"
+    )
+    assert set(server["variables"]) == {"scheme", "account_host", "database", "schema", "endpoint"}
+    assert server["variables"]["endpoint"]["default"] == "cortex-training"
+    schemes = spec["components"]["securitySchemes"]
+    assert schemes["patBearer"] == {**schemes["patBearer"], "type": "http", "scheme": "bearer"}
+    assert schemes["patTokenType"]["in"] == "header"
+    assert schemes["patTokenType"]["name"] == "X-Snowflake-Authorization-Token-Type"
+    # One requirement object holding both: the two are needed together, not either.
+    assert spec["security"] == [{"patBearer": [], "patTokenType": []}]
+
+
+@pytest.mark.parametrize("op_id", sorted(ROUTES))
+def test_operation_is_documented(spec, operations, op_id: str) -> None:
+    _, _, operation = operations[op_id]
+    assert operation.get("summary") and operation.get("description")
+    assert (operation.get("x-status") == "proposed") == (op_id in PROPOSED_OPERATIONS)
+    if op_id in PROPOSED_OPERATIONS:
+        assert operation.get("x-rationale")
+    body = resolve(spec, operation.get("requestBody"))
+    if body:
+        for media in body["content"].values():
+            assert "example" in media or "examples" in media or "x-dssst1-schema" in media
+
+
+@pytest.mark.parametrize("op_id", sorted(ROUTES))
+def test_every_response_has_request_id_and_error_model(spec, operations, op_id: str) -> None:
+    _, _, operation = operations[op_id]
+    for status, response in operation["responses"].items():
+        response = resolve(spec, response)
+        headers = {
+            name.lower(): resolve(spec, h) for name, h in response.get("headers", {}).items()
+        }
+        assert "x-snowflake-request-id" in headers, (op_id, status)
+        if status in {"429", "503"}:
+            assert "retry-after" in headers, (op_id, status)
+            assert headers["retry-after"]["schema"]["type"] == "integer"
+        if status.startswith(("4", "5")):
+            media = response["content"]["application/json"]
+            assert media["schema"] == {"$ref": "#/components/schemas/Error"}, (op_id, status)
+    statuses = set(operation["responses"])
+    assert {"401", "429", "500", "503"} <= statuses, op_id
+    if "job_id" in ROUTES[op_id][1]:
+        assert "404" in statuses, op_id
+    if "requestBody" in operation:
+        assert {"400", "413", "422"} <= statuses, op_id
+
+
+def test_payload_too_large_states_the_limit(spec) -> None:
+    description = spec["components"]["responses"]["PayloadTooLarge"]["description"]
+    assert "60 MiB" in description and "62914560" in description
+
+
+@pytest.mark.parametrize("op_id", sorted(BINARY_BODIES))
+def test_binary_bodies_name_what_travels_inside(spec, operations, op_id: str) -> None:
+    _, _, operation = operations[op_id]
+    body = resolve(spec, operation["requestBody"])
+    assert body["required"] is True
+    assert list(body["content"]) == ["application/octet-stream"]
+    media = body["content"]["application/octet-stream"]
+    assert media["schema"] == {"type": "string", "format": "binary"}
+    assert media["x-dssst1-schema"] == f"#/components/schemas/{BINARY_BODIES[op_id]}"
+    resolve_pointer(spec, media["x-dssst1-schema"])
+    resolve_pointer(spec, media["x-dssst1-envelope"])
+
+
+def test_data_plane_results_name_their_schema(spec, operations) -> None:
+    for op_id, (_, _, operation) in operations.items():
+        if "202" not in operation["responses"] or op_id == "run_operation":
+            continue
+        result = operation["x-result"]
+        assert result["format"] in {"json", "dssst1"}, op_id
+        resolve_pointer(spec, result["schema"])
+
+
+@pytest.mark.parametrize("op_id", sorted(ROUTES))
+def test_idempotency_key_header(spec, operations, op_id: str) -> None:
+    _, _, operation = operations[op_id]
+    names = {resolve(spec, p)["name"] for p in operation.get("parameters", [])}
+    assert ("Idempotency-Key" in names) == (op_id in IDEMPOTENT_WITH_KEY)
+
+
+def test_promises_and_codes_are_written_out(spec) -> None:
+    description = spec["info"]["description"]
+    text = " ".join(description.split())
+    assert (
+        "the same key with the same body within 24 hours returns the first response again" in text
+    )
+    assert "never executes a second time" in text
+    assert "different body answers `409 idempotency_key_conflict`" in text
+    for rule in ("must start at chunk 0", "never runs twice", "`409 chunk_group_missing_chunks`"):
+        assert rule in text
+    for code in ERROR_CODES:
+        assert f"`{code}`" in description, code
+    assert "**Integers**" in description
+
+
+def test_every_schema_is_documented_with_an_example(spec) -> None:
+    undocumented = []
+    for name, schema in spec["components"]["schemas"].items():
+        if not schema.get("description") or not schema.get("examples"):
+            undocumented.append(name)
+        if schema.get("x-status") == "proposed" and not schema.get("x-rationale"):
+            undocumented.append(f"{name} (rationale)")
+        for prop_name, prop in schema.get("properties", {}).items():
+            if "$ref" not in prop and not prop.get("description"):
+                undocumented.append(f"{name}.{prop_name}")
+            if prop.get("x-status") == "proposed" and not prop.get("x-rationale"):
+                undocumented.append(f"{name}.{prop_name} (rationale)")
+    assert undocumented == []
+
+
+def test_ids_and_format_like_strings_have_patterns(spec) -> None:
+    schemas = spec["components"]["schemas"]
+    for name in ("JobId", "SubJobId", "RequestId", "CheckpointId", "ChunkGroupId", "Cursor",
+                 "Sha256Hex", "Base64"):  # fmt: skip
+        pattern = re.compile(schemas[name]["pattern"])
+        for example in schemas[name]["examples"]:
+            assert pattern.search(example), (name, example)
+    sub_job = re.compile(schemas["SubJobId"]["pattern"])
+    assert sub_job.search("job-1:log_prob:0") and not sub_job.search("job-1:log_probability:0")
+    assert not re.search(schemas["JobId"]["pattern"], "job:1")
