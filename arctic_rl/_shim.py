@@ -16,7 +16,12 @@ from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from arctic_rl._client import ArcticRLClient
-from arctic_rl._config import ON_PREM_BACKENDS, ArcticRLClientConfig, effective_backend
+from arctic_rl._config import (
+    ON_PREM_BACKENDS,
+    ArcticRLClientConfig,
+    CortexConfig,
+    effective_backend,
+)
 from arctic_rl._errors import BackendNotAvailableError
 
 __all__ = [
@@ -25,6 +30,7 @@ __all__ = [
     "normalize_forward",
     "normalize_generate",
     "normalize_step",
+    "route_on_prem_to_cortex",
 ]
 
 log = logging.getLogger("arctic_rl")
@@ -59,12 +65,36 @@ class Done(Generic[T]):
         return f"Done({self.value!r})"
 
 
+# Set by an integration (e.g. the SkyRL entrypoint) whose framework hardcodes
+# backend="local": the factory then serves such configs from Cortex instead.
+_route_to_cortex: CortexConfig | bool = False
+
+
+def route_on_prem_to_cortex(cortex: CortexConfig | bool = True) -> None:
+    """Serve `backend="local"` configs from Cortex (True: with the config's own cortex block;
+    a CortexConfig: with these settings when the config carries none; False: stop routing)."""
+    global _route_to_cortex
+    _route_to_cortex = cortex
+
+
+def _routed(config: ArcticRLClientConfig) -> ArcticRLClientConfig:
+    if _route_to_cortex is False or config.is_cortex:
+        return config
+    update: dict[str, Any] = {"backend": "cortex"}
+    if isinstance(_route_to_cortex, CortexConfig) and "cortex" not in config.model_fields_set:
+        update["cortex"] = _route_to_cortex
+    routed = config.model_copy(update=update)
+    routed._origin = config._origin
+    return routed
+
+
 def create_arctic_rl_client(
     config: ArcticRLClientConfig | Mapping[str, Any], server_state: Any = None
 ) -> Any:
     """The legacy factory: a Cortex-backed client, or a clear message for on-prem backends."""
     if not isinstance(config, ArcticRLClientConfig):
         config = ArcticRLClientConfig.from_mapping(config, origin="explicit")
+    config = _routed(config)
     backend = effective_backend(config)
     if backend in ON_PREM_BACKENDS:
         return _on_prem_client(config, server_state, backend)

@@ -66,6 +66,9 @@ class FakeCortex:
         if request.method == "POST" and not parts:
             return self._keyed(request, "create_job", lambda: {"job_id": f"job-{next(self._ids)}"})
         job = parts[0]
+        if request.method == "POST" and job.endswith(":cancel"):
+            self.executions["cancel"] = self.executions.get("cancel", 0) + 1
+            return _json(200, {**_job(job.removesuffix(":cancel")), "status": "cancelled"})
         if request.method == "GET" and len(parts) == 1:
             return _json(200, _job(job))
         if request.method == "GET" and parts[1] == "requests":
