@@ -240,42 +240,10 @@ class ValidationIssue(BaseModel):
     type: Annotated[StrictStr, Field(description="A machine-readable problem type.")]
 
 
-class TrainingConfig(BaseModel):
-    """
-    Training settings; keys not listed here pass through to the trainer unchanged.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    optimizer: Annotated[
-        dict[str, Any],
-        Field(
-            description="Optimizer settings (`type`, `lr`, betas, ...); not empty.",
-            min_length=1,
-        ),
-    ]
-    max_seq_len: Annotated[
-        StrictInt,
-        Field(description="Longest sequence (prompt plus response) in tokens.", ge=1),
-        IntegralFloatAsInt,
-    ]
-    train_batch_size: Annotated[
-        StrictInt,
-        Field(description="Sequences per forward-backward call.", ge=1),
-        IntegralFloatAsInt,
-    ]
-    n_gpus: Annotated[
-        StrictInt, Field(description="GPUs for this sub-job.", ge=1), IntegralFloatAsInt
-    ]
-    gradient_clipping: Annotated[
-        StrictFloat | MISSING,
-        Field(description="Global gradient-norm clip; absent means no clipping.", ge=0.0),
-    ] = MISSING
-    load_optimizer_states: Annotated[
-        StrictBool | MISSING,
-        Field(description="Whether loading a checkpoint restores optimizer state too."),
-    ] = MISSING
+OptimizerConfig = TypeAliasType("OptimizerConfig", Annotated[dict[str, Any], Field(min_length=1)])
+"""
+Optimizer settings passed to the trainer as given (`type`, `lr`, betas, ...); not empty.
+"""
 
 
 class InferenceConfig(BaseModel):
@@ -340,19 +308,6 @@ class JobList(BaseModel):
     """
 
     jobs: Annotated[list[JobSummary], Field(description="Newest first.")]
-
-
-class SubJob(BaseModel):
-    """
-    One sub-job of a job, with the configuration it was created with.
-    """
-
-    sub_job_id: SubJobId
-    job_type: JobType
-    status: JobState
-    model_name: Annotated[StrictStr, Field(description="The model this sub-job runs.")]
-    training_config: TrainingConfig | MISSING = MISSING
-    inference_config: InferenceConfig | MISSING = MISSING
 
 
 class Capacity(BaseModel):
@@ -509,24 +464,24 @@ class SyncWeightsRequest(BaseModel):
     weight_format: WeightFormat | MISSING = MISSING
 
 
-class OperationRequest(BaseModel):
+class OperationPayload(BaseModel):
     """
-    The body of `run_operation`.
+    An operation's arguments, specific to its `operation_type`; `{}` when it takes none.
     """
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
     )
-    operation_type: Annotated[
-        StrictStr,
-        Field(
-            description="The operation. Asynchronous: `weight-sync` (payload a `SyncWeightsRequest`), `forward`.\nInline: `reset-prefix-cache`, `cancel-request` (payload `{request_id}`), `tail-logs`\n(payload `{sub_job_id?, lines?}`), `sleep`, `wake-up`.\n",
-            pattern="^[a-z][a-z0-9-]{0,63}$",
-        ),
-    ]
-    sub_job_id: SubJobId | MISSING = MISSING
-    sub_job_type: JobType | MISSING = MISSING
-    payload: Annotated[dict[str, Any], Field(description="Operation-specific arguments.")] = {}
+
+
+class OperationOutput(BaseModel):
+    """
+    An inline operation's output, specific to its `operation_type` (`{}` for no-ops).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
 
 
 class OperationResult(BaseModel):
@@ -536,10 +491,7 @@ class OperationResult(BaseModel):
 
     job_id: JobId
     operation_type: Annotated[StrictStr, Field(description="The operation that ran.")]
-    result: Annotated[
-        dict[str, Any],
-        Field(description="Operation-specific output (`{}` for no-ops)."),
-    ]
+    result: OperationOutput
 
 
 class JsonResult(BaseModel):
@@ -699,6 +651,16 @@ class ForwardInputs(BaseModel):
     response_mask: TensorRef | MISSING = MISSING
 
 
+class LossConfig(BaseModel):
+    """
+    Loss settings passed to the loss function as given (clip ratios, KL coefficient, ...).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+
+
 PostItem = TypeAliasType("PostItem", Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")])
 
 
@@ -718,10 +680,20 @@ class Processing(BaseModel):
             pattern="^[A-Za-z][A-Za-z0-9_.-]{0,63}$",
         ),
     ]
-    config: Annotated[
-        dict[str, Any] | MISSING,
-        Field(description="Loss settings (clip ratios, KL coefficient, ...)."),
-    ] = MISSING
+    config: LossConfig | MISSING = MISSING
+
+
+class BatchMeta(BaseModel):
+    """
+    Batch metadata carried next to the tensors and passed through to the trainer (verl puts
+    `global_batch_size`, `batch_num_tokens` as a 0-d tensor, `actor_config` and
+    `policy_loss_config` here).
+
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
 
 
 class ForwardBackwardBatch(BaseModel):
@@ -733,12 +705,7 @@ class ForwardBackwardBatch(BaseModel):
         list[Any] | MISSING, Field(description="Positional arguments; normally empty.")
     ] = MISSING
     kwargs: TrainBatch
-    meta: Annotated[
-        dict[str, Any] | MISSING,
-        Field(
-            description="Batch metadata (`global_batch_size`, `batch_num_tokens`, actor and policy-loss config)."
-        ),
-    ] = MISSING
+    meta: BatchMeta | MISSING = MISSING
     processing: Processing
 
 
@@ -801,6 +768,29 @@ class ForwardBackwardResult(BaseModel):
     post_process_outputs: PostProcessOutputs | MISSING = MISSING
 
 
+class NoGradProcessing(BaseModel):
+    """
+    Which per-token outputs a forward-no-grad computes; extra keys pass through.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    post: Annotated[
+        list[PostItem] | MISSING,
+        Field(
+            description="Per-token outputs to return (`logprobs`, `entropy`); default `[logprobs]`."
+        ),
+    ] = MISSING
+    temperature: Annotated[
+        StrictFloat | MISSING,
+        Field(
+            description="Divide logits by this before the log-softmax (match the sampler's temperature).",
+            gt=0.0,
+        ),
+    ] = MISSING
+
+
 class ForwardNoGradBatch(BaseModel):
     """
     The value inside a forward-no-grad frame.
@@ -810,11 +800,8 @@ class ForwardNoGradBatch(BaseModel):
         list[Any] | MISSING, Field(description="Positional arguments; normally empty.")
     ] = MISSING
     kwargs: ForwardInputs
-    meta: Annotated[dict[str, Any] | MISSING, Field(description="Batch metadata.")] = MISSING
-    processing: Annotated[
-        dict[str, Any] | MISSING,
-        Field(description="Which per-token outputs to compute (`post`) and their settings."),
-    ] = MISSING
+    meta: BatchMeta | MISSING = MISSING
+    processing: NoGradProcessing | MISSING = MISSING
     reference_model: Annotated[
         StrictBool,
         Field(description="Run the frozen reference model instead of the policy."),
@@ -833,15 +820,23 @@ class ModelOutputs(BaseModel):
     entropy: TensorRef | MISSING = MISSING
 
 
+class ForwardNoGradMetrics(BaseModel):
+    """
+    Timing and diagnostic metrics of a forward-no-grad; servers choose the keys.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+
+
 class ForwardNoGradResult(BaseModel):
     """
     The value inside a forward-no-grad result frame.
     """
 
     model_outputs: ModelOutputs
-    metrics: Annotated[
-        dict[str, Any] | MISSING, Field(description="Timing and diagnostic metrics.")
-    ] = MISSING
+    metrics: ForwardNoGradMetrics | MISSING = MISSING
 
 
 class SamplingParams(BaseModel):
@@ -1047,6 +1042,137 @@ class Error(BaseModel):
     ] = MISSING
 
 
+class TrainingConfig(BaseModel):
+    """
+    Training settings; keys not listed here pass through to the trainer unchanged.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    optimizer: OptimizerConfig
+    max_seq_len: Annotated[
+        StrictInt,
+        Field(description="Longest sequence (prompt plus response) in tokens.", ge=1),
+        IntegralFloatAsInt,
+    ]
+    train_batch_size: Annotated[
+        StrictInt,
+        Field(description="Sequences per forward-backward call.", ge=1),
+        IntegralFloatAsInt,
+    ]
+    n_gpus: Annotated[
+        StrictInt, Field(description="GPUs for this sub-job.", ge=1), IntegralFloatAsInt
+    ]
+    gradient_clipping: Annotated[
+        StrictFloat | MISSING,
+        Field(description="Global gradient-norm clip; absent means no clipping.", ge=0.0),
+    ] = MISSING
+    load_optimizer_states: Annotated[
+        StrictBool | MISSING,
+        Field(description="Whether loading a checkpoint restores optimizer state too."),
+    ] = MISSING
+
+
+class SubJob(BaseModel):
+    """
+    One sub-job of a job, with the configuration it was created with.
+    """
+
+    sub_job_id: SubJobId
+    job_type: JobType
+    status: JobState
+    model_name: Annotated[StrictStr, Field(description="The model this sub-job runs.")]
+    training_config: TrainingConfig | MISSING = MISSING
+    inference_config: InferenceConfig | MISSING = MISSING
+
+
+class LogProbsRequest(BaseModel):
+    """
+    The body of `log_probs`.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    prompts: Annotated[
+        list[Prompt], Field(description="Prompts as text or token ids.", min_length=1)
+    ]
+    completions: Annotated[
+        list[Prompt] | MISSING,
+        Field(
+            description="One completion per prompt, scored after it; absent scores the prompts alone."
+        ),
+    ] = MISSING
+    top_k: Annotated[
+        StrictInt,
+        Field(
+            description="Also answer the top-k candidate tokens per position; 0 for none.",
+            ge=0,
+            le=64,
+        ),
+        IntegralFloatAsInt,
+    ] = 0
+
+
+class OperationRequest(BaseModel):
+    """
+    The body of `run_operation`.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    operation_type: Annotated[
+        StrictStr,
+        Field(
+            description="The operation. Asynchronous: `weight-sync` (payload a `SyncWeightsRequest`), `forward`.\nInline: `reset-prefix-cache`, `cancel-request` (payload `{request_id}`), `tail-logs`\n(payload `{sub_job_id?, lines?}`), `sleep`, `wake-up`.\n",
+            pattern="^[a-z][a-z0-9-]{0,63}$",
+        ),
+    ]
+    sub_job_id: SubJobId | MISSING = MISSING
+    sub_job_type: JobType | MISSING = MISSING
+    payload: Annotated[OperationPayload, Field(validate_default=True)] = {}
+
+
+class RequestStatus(BaseModel):
+    """
+    One poll of a data-plane request. `result` is set once `status` is `completed`: a JSON
+    object for JSON results, an `InlineBinaryResult` for small DSSST1 results, and null for
+    large DSSST1 results, which arrive as `result_chunk` events instead. `error` is set once
+    `status` is `failed`.
+
+    """
+
+    request_id: RequestId
+    job_id: JobId
+    status: RequestState
+    created_at: Annotated[AwareDatetime, Field(description="When the request was accepted.")]
+    updated_at: Annotated[AwareDatetime, Field(description="When it last changed.")]
+    result: Annotated[
+        InlineBinaryResult | JsonResult | None,
+        Field(description="The result, when done (see above)."),
+    ]
+    error: Annotated[Error | None, Field(description="Why the request failed.")]
+    events: Annotated[list[RequestEvent], Field(description="One page of events, oldest first.")]
+    next_cursor: Annotated[
+        Cursor | None,
+        Field(
+            description="Cursor of the next page; null when the request is terminal and every event was read."
+        ),
+    ]
+
+
+class ChunkFrame(BaseModel):
+    """
+    The value of a chunk frame: one byte range of the original frame. Its `op` metadata holds
+    a `ChunkDescriptor` under `request_chunk` or `result_chunk`.
+
+    """
+
+    payload: TensorRef
+
+
 class SubJobConfig(BaseModel):
     """
     One sub-job. Exactly one of `training_config` (for `training`) or `inference_config`
@@ -1113,72 +1239,6 @@ class Job(BaseModel):
         list[SubJob],
         Field(description="One entry per sub-job config, in creation order."),
     ]
-
-
-class LogProbsRequest(BaseModel):
-    """
-    The body of `log_probs`.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    prompts: Annotated[
-        list[Prompt], Field(description="Prompts as text or token ids.", min_length=1)
-    ]
-    completions: Annotated[
-        list[Prompt] | MISSING,
-        Field(
-            description="One completion per prompt, scored after it; absent scores the prompts alone."
-        ),
-    ] = MISSING
-    top_k: Annotated[
-        StrictInt,
-        Field(
-            description="Also answer the top-k candidate tokens per position; 0 for none.",
-            ge=0,
-            le=64,
-        ),
-        IntegralFloatAsInt,
-    ] = 0
-
-
-class RequestStatus(BaseModel):
-    """
-    One poll of a data-plane request. `result` is set once `status` is `completed`: a JSON
-    object for JSON results, an `InlineBinaryResult` for small DSSST1 results, and null for
-    large DSSST1 results, which arrive as `result_chunk` events instead. `error` is set once
-    `status` is `failed`.
-
-    """
-
-    request_id: RequestId
-    job_id: JobId
-    status: RequestState
-    created_at: Annotated[AwareDatetime, Field(description="When the request was accepted.")]
-    updated_at: Annotated[AwareDatetime, Field(description="When it last changed.")]
-    result: Annotated[
-        InlineBinaryResult | JsonResult | None,
-        Field(description="The result, when done (see above)."),
-    ]
-    error: Annotated[Error | None, Field(description="Why the request failed.")]
-    events: Annotated[list[RequestEvent], Field(description="One page of events, oldest first.")]
-    next_cursor: Annotated[
-        Cursor | None,
-        Field(
-            description="Cursor of the next page; null when the request is terminal and every event was read."
-        ),
-    ]
-
-
-class ChunkFrame(BaseModel):
-    """
-    The value of a chunk frame: one byte range of the original frame. Its `op` metadata holds
-    a `ChunkDescriptor` under `request_chunk` or `result_chunk`.
-
-    """
-
-    payload: TensorRef
 
 
 class CreateJobRequest(BaseModel):

@@ -2,6 +2,7 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .accepted_request import AcceptedRequest
+from .batch_meta import BatchMeta
 from .capacity import Capacity
 from .checkpoint import Checkpoint
 from .checkpoint_list import CheckpointList
@@ -13,14 +14,11 @@ from .create_job_request import CreateJobRequest
 from .create_job_response import CreateJobResponse
 from .error import Error
 from .forward_backward_batch import ForwardBackwardBatch
-from .forward_backward_batch_meta import ForwardBackwardBatchMeta
 from .forward_backward_result import ForwardBackwardResult
 from .forward_inputs import ForwardInputs
 from .forward_no_grad_batch import ForwardNoGradBatch
-from .forward_no_grad_batch_meta import ForwardNoGradBatchMeta
-from .forward_no_grad_batch_processing import ForwardNoGradBatchProcessing
+from .forward_no_grad_metrics import ForwardNoGradMetrics
 from .forward_no_grad_result import ForwardNoGradResult
-from .forward_no_grad_result_metrics import ForwardNoGradResultMetrics
 from .generate_request import GenerateRequest
 from .generate_result import GenerateResult
 from .generation_output import GenerationOutput
@@ -36,14 +34,16 @@ from .load_request import LoadRequest
 from .load_result import LoadResult
 from .log_probs_request import LogProbsRequest
 from .log_probs_result import LogProbsResult
+from .loss_config import LossConfig
 from .model_outputs import ModelOutputs
+from .no_grad_processing import NoGradProcessing
+from .operation_output import OperationOutput
+from .operation_payload import OperationPayload
 from .operation_request import OperationRequest
-from .operation_request_payload import OperationRequestPayload
 from .operation_result import OperationResult
-from .operation_result_result import OperationResultResult
+from .optimizer_config import OptimizerConfig
 from .post_process_outputs import PostProcessOutputs
 from .processing import Processing
-from .processing_config import ProcessingConfig
 from .request_event import RequestEvent
 from .request_state import RequestState
 from .request_status import RequestStatus
@@ -62,12 +62,12 @@ from .tensor_ref_dtype import TensorRefDtype
 from .train_batch import TrainBatch
 from .train_metrics import TrainMetrics
 from .training_config import TrainingConfig
-from .training_config_optimizer import TrainingConfigOptimizer
 from .validation_issue import ValidationIssue
 from .weight_format import WeightFormat
 
 __all__ = (
     "AcceptedRequest",
+    "BatchMeta",
     "Capacity",
     "Checkpoint",
     "CheckpointList",
@@ -79,14 +79,11 @@ __all__ = (
     "CreateJobResponse",
     "Error",
     "ForwardBackwardBatch",
-    "ForwardBackwardBatchMeta",
     "ForwardBackwardResult",
     "ForwardInputs",
     "ForwardNoGradBatch",
-    "ForwardNoGradBatchMeta",
-    "ForwardNoGradBatchProcessing",
+    "ForwardNoGradMetrics",
     "ForwardNoGradResult",
-    "ForwardNoGradResultMetrics",
     "GenerateRequest",
     "GenerateResult",
     "GenerationOutput",
@@ -102,14 +99,16 @@ __all__ = (
     "LoadResult",
     "LogProbsRequest",
     "LogProbsResult",
+    "LossConfig",
     "ModelOutputs",
+    "NoGradProcessing",
+    "OperationOutput",
+    "OperationPayload",
     "OperationRequest",
-    "OperationRequestPayload",
     "OperationResult",
-    "OperationResultResult",
+    "OptimizerConfig",
     "PostProcessOutputs",
     "Processing",
-    "ProcessingConfig",
     "RequestEvent",
     "RequestState",
     "RequestStatus",
@@ -127,7 +126,6 @@ __all__ = (
     "TensorRefDtype",
     "TrainBatch",
     "TrainingConfig",
-    "TrainingConfigOptimizer",
     "TrainMetrics",
     "ValidationIssue",
     "WeightFormat",

@@ -10,7 +10,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.forward_backward_batch_meta import ForwardBackwardBatchMeta
+    from ..models.batch_meta import BatchMeta
     from ..models.processing import Processing
     from ..models.train_batch import TrainBatch
 
@@ -28,14 +28,16 @@ class ForwardBackwardBatch:
             sequence. Extra keys pass through and must round-trip unchanged.
         processing (Processing): What the trainer does with the batch.
         args (list[Any] | Unset): Positional arguments; normally empty.
-        meta (ForwardBackwardBatchMeta | Unset): Batch metadata (`global_batch_size`, `batch_num_tokens`, actor and
-            policy-loss config).
+        meta (BatchMeta | Unset): Batch metadata carried next to the tensors and passed through to the trainer (verl
+            puts
+            `global_batch_size`, `batch_num_tokens` as a 0-d tensor, `actor_config` and
+            `policy_loss_config` here).
     """
 
     kwargs: TrainBatch
     processing: Processing
     args: list[Any] | Unset = UNSET
-    meta: ForwardBackwardBatchMeta | Unset = UNSET
+    meta: BatchMeta | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,7 +70,7 @@ class ForwardBackwardBatch:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.forward_backward_batch_meta import ForwardBackwardBatchMeta  # noqa: PLC0415
+        from ..models.batch_meta import BatchMeta  # noqa: PLC0415
         from ..models.processing import Processing  # noqa: PLC0415
         from ..models.train_batch import TrainBatch  # noqa: PLC0415
 
@@ -80,11 +82,11 @@ class ForwardBackwardBatch:
         args = cast(list[Any], d.pop("args", UNSET))
 
         _meta = d.pop("meta", UNSET)
-        meta: ForwardBackwardBatchMeta | Unset
+        meta: BatchMeta | Unset
         if isinstance(_meta, Unset):
             meta = UNSET
         else:
-            meta = ForwardBackwardBatchMeta.from_dict(_meta)
+            meta = BatchMeta.from_dict(_meta)
 
         forward_backward_batch = cls(
             kwargs=kwargs,

@@ -10,9 +10,9 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.batch_meta import BatchMeta
     from ..models.forward_inputs import ForwardInputs
-    from ..models.forward_no_grad_batch_meta import ForwardNoGradBatchMeta
-    from ..models.forward_no_grad_batch_processing import ForwardNoGradBatchProcessing
+    from ..models.no_grad_processing import NoGradProcessing
 
 
 T = TypeVar("T", bound="ForwardNoGradBatch")
@@ -25,16 +25,19 @@ class ForwardNoGradBatch:
     Attributes:
         kwargs (ForwardInputs): The model inputs of a forward-no-grad frame; extra keys pass through.
         args (list[Any] | Unset): Positional arguments; normally empty.
-        meta (ForwardNoGradBatchMeta | Unset): Batch metadata.
-        processing (ForwardNoGradBatchProcessing | Unset): Which per-token outputs to compute (`post`) and their
-            settings.
+        meta (BatchMeta | Unset): Batch metadata carried next to the tensors and passed through to the trainer (verl
+            puts
+            `global_batch_size`, `batch_num_tokens` as a 0-d tensor, `actor_config` and
+            `policy_loss_config` here).
+        processing (NoGradProcessing | Unset): Which per-token outputs a forward-no-grad computes; extra keys pass
+            through.
         reference_model (bool | Unset): Run the frozen reference model instead of the policy. Default: False.
     """
 
     kwargs: ForwardInputs
     args: list[Any] | Unset = UNSET
-    meta: ForwardNoGradBatchMeta | Unset = UNSET
-    processing: ForwardNoGradBatchProcessing | Unset = UNSET
+    meta: BatchMeta | Unset = UNSET
+    processing: NoGradProcessing | Unset = UNSET
     reference_model: bool | Unset = False
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -75,9 +78,9 @@ class ForwardNoGradBatch:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.batch_meta import BatchMeta  # noqa: PLC0415
         from ..models.forward_inputs import ForwardInputs  # noqa: PLC0415
-        from ..models.forward_no_grad_batch_meta import ForwardNoGradBatchMeta  # noqa: PLC0415
-        from ..models.forward_no_grad_batch_processing import ForwardNoGradBatchProcessing  # noqa: PLC0415
+        from ..models.no_grad_processing import NoGradProcessing  # noqa: PLC0415
 
         d = dict(src_dict)
         kwargs = ForwardInputs.from_dict(d.pop("kwargs"))
@@ -85,18 +88,18 @@ class ForwardNoGradBatch:
         args = cast(list[Any], d.pop("args", UNSET))
 
         _meta = d.pop("meta", UNSET)
-        meta: ForwardNoGradBatchMeta | Unset
+        meta: BatchMeta | Unset
         if isinstance(_meta, Unset):
             meta = UNSET
         else:
-            meta = ForwardNoGradBatchMeta.from_dict(_meta)
+            meta = BatchMeta.from_dict(_meta)
 
         _processing = d.pop("processing", UNSET)
-        processing: ForwardNoGradBatchProcessing | Unset
+        processing: NoGradProcessing | Unset
         if isinstance(_processing, Unset):
             processing = UNSET
         else:
-            processing = ForwardNoGradBatchProcessing.from_dict(_processing)
+            processing = NoGradProcessing.from_dict(_processing)
 
         reference_model = d.pop("reference_model", UNSET)
 

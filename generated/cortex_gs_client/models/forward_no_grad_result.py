@@ -10,7 +10,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.forward_no_grad_result_metrics import ForwardNoGradResultMetrics
+    from ..models.forward_no_grad_metrics import ForwardNoGradMetrics
     from ..models.model_outputs import ModelOutputs
 
 
@@ -24,11 +24,12 @@ class ForwardNoGradResult:
     Attributes:
         model_outputs (ModelOutputs): Per-token outputs of a forward-no-grad, shape `[B, R]` (or `[B, P+R-1]` without
             responses).
-        metrics (ForwardNoGradResultMetrics | Unset): Timing and diagnostic metrics.
+        metrics (ForwardNoGradMetrics | Unset): Timing and diagnostic metrics of a forward-no-grad; servers choose the
+            keys.
     """
 
     model_outputs: ModelOutputs
-    metrics: ForwardNoGradResultMetrics | Unset = UNSET
+    metrics: ForwardNoGradMetrics | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -52,18 +53,18 @@ class ForwardNoGradResult:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.forward_no_grad_result_metrics import ForwardNoGradResultMetrics  # noqa: PLC0415
+        from ..models.forward_no_grad_metrics import ForwardNoGradMetrics  # noqa: PLC0415
         from ..models.model_outputs import ModelOutputs  # noqa: PLC0415
 
         d = dict(src_dict)
         model_outputs = ModelOutputs.from_dict(d.pop("model_outputs"))
 
         _metrics = d.pop("metrics", UNSET)
-        metrics: ForwardNoGradResultMetrics | Unset
+        metrics: ForwardNoGradMetrics | Unset
         if isinstance(_metrics, Unset):
             metrics = UNSET
         else:
-            metrics = ForwardNoGradResultMetrics.from_dict(_metrics)
+            metrics = ForwardNoGradMetrics.from_dict(_metrics)
 
         forward_no_grad_result = cls(
             model_outputs=model_outputs,

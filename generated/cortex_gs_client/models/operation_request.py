@@ -10,7 +10,7 @@ from ..models.job_type import JobType
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.operation_request_payload import OperationRequestPayload
+    from ..models.operation_payload import OperationPayload
 
 
 T = TypeVar("T", bound="OperationRequest")
@@ -27,13 +27,14 @@ class OperationRequest:
         sub_job_id (str | Unset): `{job_id}:{training|sampling|log_prob}:{index}`. Note `log_prob` here but
             `log_probability` as a job type.
         sub_job_type (JobType | Unset): What a sub-job does.
-        payload (OperationRequestPayload | Unset): Operation-specific arguments.
+        payload (OperationPayload | Unset): An operation's arguments, specific to its `operation_type`; `{}` when it
+            takes none.
     """
 
     operation_type: str
     sub_job_id: str | Unset = UNSET
     sub_job_type: JobType | Unset = UNSET
-    payload: OperationRequestPayload | Unset = UNSET
+    payload: OperationPayload | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         operation_type = self.operation_type
@@ -66,7 +67,7 @@ class OperationRequest:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.operation_request_payload import OperationRequestPayload  # noqa: PLC0415
+        from ..models.operation_payload import OperationPayload  # noqa: PLC0415
 
         d = dict(src_dict)
         operation_type = d.pop("operation_type")
@@ -81,11 +82,11 @@ class OperationRequest:
             sub_job_type = JobType(_sub_job_type)
 
         _payload = d.pop("payload", UNSET)
-        payload: OperationRequestPayload | Unset
+        payload: OperationPayload | Unset
         if isinstance(_payload, Unset):
             payload = UNSET
         else:
-            payload = OperationRequestPayload.from_dict(_payload)
+            payload = OperationPayload.from_dict(_payload)
 
         operation_request = cls(
             operation_type=operation_type,

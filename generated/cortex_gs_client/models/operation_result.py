@@ -8,7 +8,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
-    from ..models.operation_result_result import OperationResultResult
+    from ..models.operation_output import OperationOutput
 
 
 T = TypeVar("T", bound="OperationResult")
@@ -21,12 +21,12 @@ class OperationResult:
     Attributes:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
         operation_type (str): The operation that ran.
-        result (OperationResultResult): Operation-specific output (`{}` for no-ops).
+        result (OperationOutput): An inline operation's output, specific to its `operation_type` (`{}` for no-ops).
     """
 
     job_id: str
     operation_type: str
-    result: OperationResultResult
+    result: OperationOutput
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -50,14 +50,14 @@ class OperationResult:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.operation_result_result import OperationResultResult  # noqa: PLC0415
+        from ..models.operation_output import OperationOutput  # noqa: PLC0415
 
         d = dict(src_dict)
         job_id = d.pop("job_id")
 
         operation_type = d.pop("operation_type")
 
-        result = OperationResultResult.from_dict(d.pop("result"))
+        result = OperationOutput.from_dict(d.pop("result"))
 
         operation_result = cls(
             job_id=job_id,

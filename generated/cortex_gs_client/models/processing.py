@@ -10,7 +10,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.processing_config import ProcessingConfig
+    from ..models.loss_config import LossConfig
 
 
 T = TypeVar("T", bound="Processing")
@@ -23,12 +23,13 @@ class Processing:
     Attributes:
         loss_fn (str): Loss function name (for example `verl_grpo`, `ppo`).
         post (list[str] | Unset): Per-token outputs to return (`logprobs`, `entropy`).
-        config (ProcessingConfig | Unset): Loss settings (clip ratios, KL coefficient, ...).
+        config (LossConfig | Unset): Loss settings passed to the loss function as given (clip ratios, KL coefficient,
+            ...).
     """
 
     loss_fn: str
     post: list[str] | Unset = UNSET
-    config: ProcessingConfig | Unset = UNSET
+    config: LossConfig | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -58,7 +59,7 @@ class Processing:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.processing_config import ProcessingConfig  # noqa: PLC0415
+        from ..models.loss_config import LossConfig  # noqa: PLC0415
 
         d = dict(src_dict)
         loss_fn = d.pop("loss_fn")
@@ -66,11 +67,11 @@ class Processing:
         post = cast(list[str], d.pop("post", UNSET))
 
         _config = d.pop("config", UNSET)
-        config: ProcessingConfig | Unset
+        config: LossConfig | Unset
         if isinstance(_config, Unset):
             config = UNSET
         else:
-            config = ProcessingConfig.from_dict(_config)
+            config = LossConfig.from_dict(_config)
 
         processing = cls(
             loss_fn=loss_fn,

@@ -10,7 +10,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.training_config_optimizer import TrainingConfigOptimizer
+    from ..models.optimizer_config import OptimizerConfig
 
 
 T = TypeVar("T", bound="TrainingConfig")
@@ -21,7 +21,8 @@ class TrainingConfig:
     """Training settings; keys not listed here pass through to the trainer unchanged.
 
     Attributes:
-        optimizer (TrainingConfigOptimizer): Optimizer settings (`type`, `lr`, betas, ...); not empty.
+        optimizer (OptimizerConfig): Optimizer settings passed to the trainer as given (`type`, `lr`, betas, ...); not
+            empty.
         max_seq_len (int): Longest sequence (prompt plus response) in tokens.
         train_batch_size (int): Sequences per forward-backward call.
         n_gpus (int): GPUs for this sub-job.
@@ -29,7 +30,7 @@ class TrainingConfig:
         load_optimizer_states (bool | Unset): Whether loading a checkpoint restores optimizer state too.
     """
 
-    optimizer: TrainingConfigOptimizer
+    optimizer: OptimizerConfig
     max_seq_len: int
     train_batch_size: int
     n_gpus: int
@@ -69,10 +70,10 @@ class TrainingConfig:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.training_config_optimizer import TrainingConfigOptimizer  # noqa: PLC0415
+        from ..models.optimizer_config import OptimizerConfig  # noqa: PLC0415
 
         d = dict(src_dict)
-        optimizer = TrainingConfigOptimizer.from_dict(d.pop("optimizer"))
+        optimizer = OptimizerConfig.from_dict(d.pop("optimizer"))
 
         max_seq_len = d.pop("max_seq_len")
 

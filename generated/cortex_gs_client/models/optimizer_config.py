@@ -7,12 +7,12 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="OperationRequestPayload")
+T = TypeVar("T", bound="OptimizerConfig")
 
 
 @_attrs_define
-class OperationRequestPayload:
-    """Operation-specific arguments."""
+class OptimizerConfig:
+    """Optimizer settings passed to the trainer as given (`type`, `lr`, betas, ...); not empty."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -26,10 +26,10 @@ class OperationRequestPayload:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        operation_request_payload = cls()
+        optimizer_config = cls()
 
-        operation_request_payload.additional_properties = d
-        return operation_request_payload
+        optimizer_config.additional_properties = d
+        return optimizer_config
 
     @property
     def additional_keys(self) -> list[str]:

@@ -7,12 +7,12 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="OperationResultResult")
+T = TypeVar("T", bound="OperationPayload")
 
 
 @_attrs_define
-class OperationResultResult:
-    """Operation-specific output (`{}` for no-ops)."""
+class OperationPayload:
+    """An operation's arguments, specific to its `operation_type`; `{}` when it takes none."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -26,10 +26,10 @@ class OperationResultResult:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        operation_result_result = cls()
+        operation_payload = cls()
 
-        operation_result_result.additional_properties = d
-        return operation_result_result
+        operation_payload.additional_properties = d
+        return operation_payload
 
     @property
     def additional_keys(self) -> list[str]:

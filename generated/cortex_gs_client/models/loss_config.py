@@ -7,12 +7,12 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ForwardNoGradResultMetrics")
+T = TypeVar("T", bound="LossConfig")
 
 
 @_attrs_define
-class ForwardNoGradResultMetrics:
-    """Timing and diagnostic metrics."""
+class LossConfig:
+    """Loss settings passed to the loss function as given (clip ratios, KL coefficient, ...)."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -26,10 +26,10 @@ class ForwardNoGradResultMetrics:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        forward_no_grad_result_metrics = cls()
+        loss_config = cls()
 
-        forward_no_grad_result_metrics.additional_properties = d
-        return forward_no_grad_result_metrics
+        loss_config.additional_properties = d
+        return loss_config
 
     @property
     def additional_keys(self) -> list[str]:

@@ -7,12 +7,12 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ForwardBackwardBatchMeta")
+T = TypeVar("T", bound="OperationOutput")
 
 
 @_attrs_define
-class ForwardBackwardBatchMeta:
-    """Batch metadata (`global_batch_size`, `batch_num_tokens`, actor and policy-loss config)."""
+class OperationOutput:
+    """An inline operation's output, specific to its `operation_type` (`{}` for no-ops)."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -26,10 +26,10 @@ class ForwardBackwardBatchMeta:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        forward_backward_batch_meta = cls()
+        operation_output = cls()
 
-        forward_backward_batch_meta.additional_properties = d
-        return forward_backward_batch_meta
+        operation_output.additional_properties = d
+        return operation_output
 
     @property
     def additional_keys(self) -> list[str]:

@@ -7,12 +7,12 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ForwardNoGradBatchMeta")
+T = TypeVar("T", bound="ForwardNoGradMetrics")
 
 
 @_attrs_define
-class ForwardNoGradBatchMeta:
-    """Batch metadata."""
+class ForwardNoGradMetrics:
+    """Timing and diagnostic metrics of a forward-no-grad; servers choose the keys."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -26,10 +26,10 @@ class ForwardNoGradBatchMeta:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        forward_no_grad_batch_meta = cls()
+        forward_no_grad_metrics = cls()
 
-        forward_no_grad_batch_meta.additional_properties = d
-        return forward_no_grad_batch_meta
+        forward_no_grad_metrics.additional_properties = d
+        return forward_no_grad_metrics
 
     @property
     def additional_keys(self) -> list[str]:

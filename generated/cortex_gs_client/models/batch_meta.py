@@ -7,12 +7,16 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="ProcessingConfig")
+T = TypeVar("T", bound="BatchMeta")
 
 
 @_attrs_define
-class ProcessingConfig:
-    """Loss settings (clip ratios, KL coefficient, ...)."""
+class BatchMeta:
+    """Batch metadata carried next to the tensors and passed through to the trainer (verl puts
+    `global_batch_size`, `batch_num_tokens` as a 0-d tensor, `actor_config` and
+    `policy_loss_config` here).
+
+    """
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -26,10 +30,10 @@ class ProcessingConfig:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        processing_config = cls()
+        batch_meta = cls()
 
-        processing_config.additional_properties = d
-        return processing_config
+        batch_meta.additional_properties = d
+        return batch_meta
 
     @property
     def additional_keys(self) -> list[str]:
