@@ -1,17 +1,14 @@
-"""Fixtures for client tests: a Cortex endpoint (the live mock over HTTP when available)."""
+"""Fixtures for client tests: a Cortex endpoint (the live mock over HTTP)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from arctic_rl import _client, _shim
-
-from .fake_service import BASE_URL, TOKEN, FakeCortex
+from arctic_rl import _shim
 
 PAT_ENV = "ARCTIC_RL_TEST_PAT"
 
@@ -21,7 +18,6 @@ class Endpoint:
     base_url: str
     token: str
     live: Any = None
-    fake: FakeCortex | None = None
 
     def cortex_block(self, **extra: Any) -> dict[str, Any]:
         return {"base_url": self.base_url, "pat_env": PAT_ENV, "long_poll_s": 2, **extra}
@@ -35,15 +31,7 @@ def _no_routing() -> Iterator[None]:
 
 
 @pytest.fixture
-def endpoint(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Endpoint:
-    """The mock server over real HTTP when its fixture exists, else the in-process fake."""
-    try:
-        live = request.getfixturevalue("live_mock")
-    except pytest.FixtureLookupError:
-        fake = FakeCortex()
-        patched = functools.partial(_client.CortexTransport, httpx_transport=fake.transport())
-        monkeypatch.setattr(_client, "CortexTransport", patched)
-        monkeypatch.setenv(PAT_ENV, TOKEN)
-        return Endpoint(BASE_URL, TOKEN, fake=fake)
-    monkeypatch.setenv(PAT_ENV, live.token)
-    return Endpoint(live.base_url, live.token, live=live)
+def endpoint(live_mock: Any, monkeypatch: pytest.MonkeyPatch) -> Endpoint:
+    """The mock server over real HTTP (canned backend), its token in the named env var."""
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    return Endpoint(live_mock.base_url, live_mock.token, live=live_mock)

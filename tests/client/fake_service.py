@@ -45,6 +45,8 @@ class FakeCortex:
     group_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     polls_before_done: int = 1
+    job_types: dict[str, list[str]] = field(default_factory=dict)
+    checkpoints: list[dict[str, Any]] = field(default_factory=list)
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def transport(self) -> httpx.MockTransport:
@@ -64,19 +66,30 @@ class FakeCortex:
             return _error(401, "unauthorized")
         parts = [p for p in path.split("/") if p]
         if request.method == "POST" and not parts:
-            return self._keyed(request, "create_job", lambda: {"job_id": f"job-{next(self._ids)}"})
+            return self._keyed(request, "create_job", lambda: self._create(request))
         job = parts[0]
         if request.method == "POST" and job.endswith(":cancel"):
             self.executions["cancel"] = self.executions.get("cancel", 0) + 1
             return _json(200, {**_job(job.removesuffix(":cancel")), "status": "cancelled"})
         if request.method == "GET" and len(parts) == 1:
-            return _json(200, _job(job))
+            return _json(200, _job(job, self.job_types.get(job)))
+        if parts[1:] == ["checkpoints"]:
+            return _json(200, {"checkpoints": self.checkpoints})
+        if request.method == "DELETE":
+            self.checkpoints = [c for c in self.checkpoints if c["checkpoint_id"] != parts[2]]
+            return httpx.Response(204, headers={"x-snowflake-request-id": "fake-rid"})
         if request.method == "GET" and parts[1] == "requests":
             return self._poll(parts[2], request)
         route = parts[1]
         if route in ("forward-backward", "forward-no-grad", "generate"):
             return self._binary(job, route, request.content)
         return self._keyed(request, route, lambda: self._accept(job, route, {"ok": route}))
+
+    def _create(self, request: httpx.Request) -> dict[str, Any]:
+        job = f"job-{next(self._ids)}"
+        configs = json.loads(request.content)["sub_job_configs"]
+        self.job_types[job] = [c["job_type"] for c in configs]
+        return {"job_id": job}
 
     def _keyed(self, request: httpx.Request, route: str, make: Any) -> httpx.Response:
         key = request.headers.get("idempotency-key")
@@ -177,6 +190,21 @@ class FakeCortex:
                 }
         elif route == "step":
             result = {"global_steps": 1, "last_lr": 1e-6}
+        elif route == "save":
+            ckpt = f"global_step_{len(self.checkpoints) + 1}"
+            self.checkpoints.append(
+                {
+                    "checkpoint_id": ckpt,
+                    "global_steps": 1,
+                    "created_at": "2026-11-29T17:00:00Z",
+                    "checkpoint_type": "resumable",
+                }
+            )
+            result = {
+                "checkpoint_id": ckpt,
+                "checkpoint_path": f"/ckpt/{ckpt}",
+                "checkpoint_tag": ckpt,
+            }
         self.requests[rid] = {"job": job, "result": result, "events": events, "polls": 0}
         return {"request_id": rid, "job_id": job}
 
@@ -203,10 +231,16 @@ class FakeCortex:
         )
 
 
-def _job(job: str) -> dict[str, Any]:
+def _job(job: str, types: list[str] | None = None) -> dict[str, Any]:
+    kinds = {"training": "training", "sampling": "sampling", "log_probability": "log_prob"}
     subs = [
-        {"sub_job_id": f"{job}:{kind}:0", "job_type": jt, "status": "running", "model_name": "m"}
-        for kind, jt in (("training", "training"), ("sampling", "sampling"))
+        {
+            "sub_job_id": f"{job}:{kinds[jt]}:0",
+            "job_type": jt,
+            "status": "running",
+            "model_name": "m",
+        }
+        for jt in types or ["training", "sampling"]
     ]
     return {
         "job_id": job,

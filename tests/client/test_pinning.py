@@ -1,0 +1,174 @@
+"""Pinning tests: every method, property and response key of integrations.md, over the wire."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+import warnings
+
+import pytest
+import torch
+
+from arctic_rl import ArcticRLClient, ArcticRLClientConfig, create_arctic_rl_client
+
+from .conftest import Endpoint
+from .standins.batches import PROMPTS, train_tensors
+
+PROCESSING = {"post": ["logprobs", "entropy"], "loss_fn": "verl_grpo", "config": {}}
+COLOCATION = {
+    "sleep_inference": {"level": 1},
+    "wake_inference": {"tags": None},
+    "reset_prefix_cache": {},
+    "sleep_training": {"mode": "all"},
+    "wake_training": {},
+    "sleep_log_prob": {},
+    "wake_log_prob": {},
+    "empty_training_cache": {},
+}
+ASYNC_METHODS = (
+    "fwd_bwd",
+    "fwd_no_grad",
+    "step",
+    "generate",
+    "sync_weights",
+    "save_checkpoint",
+    "log_probs",
+)
+
+
+def _config(endpoint: Endpoint, **fields: object) -> ArcticRLClientConfig:
+    fields = {"training_gpus": 1, "sampling_gpus": 1, **fields}
+    return ArcticRLClientConfig(
+        backend="cortex", model_name="tiny-byte-lm", cortex=endpoint.cortex_block(), **fields
+    )
+
+
+@pytest.fixture
+def legacy(endpoint: Endpoint):
+    client = create_arctic_rl_client(_config(endpoint), None)
+    yield client
+    client.shutdown()
+
+
+def test_factory_signature_is_legacy():
+    params = list(inspect.signature(create_arctic_rl_client).parameters.values())
+    assert [p.name for p in params] == ["config", "server_state"]
+    assert params[1].default is None and params[1].kind is params[1].POSITIONAL_OR_KEYWORD
+
+
+async def test_identity_surface(legacy, endpoint: Endpoint):
+    job = legacy.job_id
+    assert legacy.training_job_id == f"{job}:training:0"
+    assert legacy.sampling_job_id == f"{job}:sampling:0"
+    assert legacy.log_prob_job_id is None
+    assert legacy.get_server_state() is None
+    again = pickle.loads(pickle.dumps(legacy.reconnect_config()))
+    assert again.cortex.job_id == job and again.training_job_id == legacy.training_job_id
+    for name in ASYNC_METHODS:
+        assert inspect.iscoroutinefunction(getattr(legacy, name)), name
+    assert endpoint.token not in repr(legacy) + repr(legacy.reconnect_config())
+
+
+def test_unset_sub_jobs_raise_value_error(endpoint: Endpoint):
+    legacy = create_arctic_rl_client(_config(endpoint, sampling_gpus=0), None)
+    try:
+        assert legacy.training_job_id.endswith(":training:0")
+        with pytest.raises(ValueError):
+            legacy.sampling_job_id  # noqa: B018
+    finally:
+        legacy.shutdown()
+
+
+async def test_colocation_calls_are_noops_plain_and_awaited(legacy):
+    for name, kwargs in COLOCATION.items():
+        getattr(legacy, name)(**kwargs)
+        assert await getattr(legacy, name)(**kwargs) is None
+    await legacy.weight_norm()
+    legacy.weight_norm()
+
+
+async def test_fwd_bwd_keys_and_legacy_kwargs(legacy):
+    result = await legacy.fwd_bwd({"batch": train_tensors(), "meta": {}, "processing": PROCESSING})
+    assert isinstance(result["metrics"], dict)
+    assert result["loss"] == result["avg_loss"] == result["metrics"]["loss"]
+    assert isinstance(result["batch"], dict)  # callers read metrics; outputs when asked for
+    for value in result["batch"].values():
+        assert isinstance(value, torch.Tensor) and value.shape == (2, 16)
+    assert result.get("grad_norm") == result["metrics"].get("grad_norm")
+    # Old callers: bare tensors, processing positional, meta and loss_fn as keywords.
+    folded = await legacy.fwd_bwd(
+        train_tensors(), PROCESSING, meta={"global_batch_size": 2}, loss_fn="verl_grpo"
+    )
+    assert "loss" in folded["metrics"]
+
+
+async def test_fwd_no_grad_keys(legacy):
+    data = {"batch": train_tensors(), "meta": {}, "processing": PROCESSING}
+    for reference in (False, True):
+        result = await legacy.fwd_no_grad(data, reference_model=reference)
+        assert isinstance(result["batch"]["logprobs"], torch.Tensor)
+        assert torch.equal(result["batch"]["log_probs"], result["batch"]["logprobs"])
+        assert result["batch"].get("entropy") is None or isinstance(
+            result["batch"]["entropy"], torch.Tensor
+        )
+        assert result.get("metrics") is not None
+    legacy_kw = await legacy.fwd_no_grad(
+        train_tensors(), reference_model=False, meta={}, processing=PROCESSING
+    )
+    assert legacy_kw["batch"]["logprobs"].shape == (2, 16)
+
+
+async def test_step_metrics_dict_and_one_warning(legacy):
+    await legacy.fwd_bwd({"batch": train_tensors(), "meta": {}, "processing": PROCESSING})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = await legacy.step()
+        second = await legacy.step()
+    for result in (first, second):
+        assert {"last_lr", "grad_norm"} <= set(result["metrics"])
+        assert result["metrics"]["last_lr"] is not None
+    missing = first["metrics"]["grad_norm"] is None
+    assert len([w for w in caught if "grad_norm" in str(w.message)]) == (1 if missing else 0)
+    await legacy.step(learning_rate=1e-5)
+
+
+async def test_generate_returns_list_of_dicts(legacy):
+    outputs = await legacy.generate(PROMPTS, {"max_tokens": 3, "temperature": 0.0})
+    assert isinstance(outputs, list) and len(outputs) == len(PROMPTS)
+    for out in outputs:
+        assert {"text", "token_ids", "finish_reason"} <= set(out)
+        assert isinstance(out["text"], str) and all(isinstance(t, int) for t in out["token_ids"])
+    assert len(await legacy.generate(PROMPTS)) == len(PROMPTS)
+
+
+async def test_sync_weights_save_and_log_probs(legacy):
+    await legacy.sync_weights()
+    await legacy.sync_weights(cuda_ipc=True, low_memory=True)
+    saved = await legacy.save_checkpoint()
+    assert isinstance(saved, dict) and saved.get("checkpoint_id")
+    scored = await legacy.log_probs(PROMPTS, [" 4", " blue"], top_k=1)
+    assert "logprobs" in scored
+
+
+async def test_shutdown_plain_and_awaited(endpoint: Endpoint):
+    first = create_arctic_rl_client(_config(endpoint), None)
+    first.shutdown()
+    second = create_arctic_rl_client(_config(endpoint), None)
+    await second.shutdown()
+
+
+def test_blocking_client_full_surface(endpoint: Endpoint):
+    with ArcticRLClient(_config(endpoint)) as client:
+        assert client.get_job()["job_id"] == client.job_id
+        client.fwd_bwd(train_tensors(), processing=PROCESSING)
+        client.fwd_no_grad(train_tensors(), reference_model=True, processing=PROCESSING)
+        assert "last_lr" in client.step()
+        assert client.generate(PROMPTS, {"max_tokens": 2})["results"]
+        client.sync_weights()
+        saved = client.save_checkpoint()
+        ids = [c["checkpoint_id"] for c in client.list_checkpoints()]
+        assert saved["checkpoint_id"] in ids
+        client.load_checkpoint(saved["checkpoint_id"])
+        client.delete_checkpoint(saved["checkpoint_id"])
+        assert saved["checkpoint_id"] not in [c["checkpoint_id"] for c in client.list_checkpoints()]
+        assert client.cancel()["status"] in ("cancelled", "terminated")
