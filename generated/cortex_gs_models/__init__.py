@@ -38,7 +38,7 @@ JobId = TypeAliasType(
     Annotated[
         StrictStr,
         Field(
-            description="A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).",
+            description="A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never `capacity` (that route wins).",
             examples=["job-7f3a9c2e"],
             pattern="^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$",
         ),

@@ -17,17 +17,22 @@ SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 
 
-def load_generate_script() -> ModuleType:
-    """Import scripts/generate.py as a module (scripts/ is not a package)."""
-    name = "_cortex_gs_generate"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "generate.py")
+def load_script(name: str) -> ModuleType:
+    """Import scripts/<name>.py as a module (scripts/ is not a package)."""
+    module_name = f"_arctic_scripts_{name}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def load_generate_script() -> ModuleType:
+    """scripts/generate.py, whose functions the drift tests reuse."""
+    return load_script("generate")
 
 
 @pytest.fixture(scope="session")

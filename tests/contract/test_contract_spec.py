@@ -242,3 +242,42 @@ def test_ids_and_format_like_strings_have_patterns(spec) -> None:
     sub_job = re.compile(schemas["SubJobId"]["pattern"])
     assert sub_job.search("job-1:log_prob:0") and not sub_job.search("job-1:log_probability:0")
     assert not re.search(schemas["JobId"]["pattern"], "job:1")
+
+
+def _links(spec: dict[str, Any], operations) -> list[tuple[str, str, dict[str, Any]]]:
+    """(source operationId, link name, link) for every response link in the contract."""
+    found = []
+    for op_id, (_, _, operation) in operations.items():
+        for response in operation["responses"].values():
+            for name, link in resolve(spec, response).get("links", {}).items():
+                found.append((op_id, name, link))
+    return found
+
+
+def test_links_carry_ids_into_later_calls(spec, operations) -> None:
+    # Stateful fuzzing follows these: a created job's id into every job route, an accepted
+    # request into its poll.
+    links = _links(spec, operations)
+    for source, name, link in links:
+        target = operations[link["operationId"]][2]
+        params = {p["name"] for p in (resolve(spec, p) for p in target.get("parameters", []))}
+        path_item = spec["paths"][operations[link["operationId"]][1]]
+        params |= {resolve(spec, p)["name"] for p in path_item.get("parameters", [])}
+        assert set(link["parameters"]) <= params, (source, name)
+    from_create = {link["operationId"] for source, _, link in links if source == "create_job"}
+    job_routes = {op for op, (_, path, _) in ROUTES.items() if path.startswith("/{job_id}")}
+    assert job_routes - from_create == {"delete_checkpoint", "get_request"}
+    polled = {source for source, _, link in links if link["operationId"] == "get_request"}
+    accepted = {op for op, (_, _, o) in operations.items() if "202" in o["responses"]}
+    assert polled == accepted
+
+
+def test_redocly_lint_and_render(tmp_path) -> None:
+    # Runs only where `make docs` installed the pinned Redocly CLI (it needs no network then).
+    from .conftest import load_script
+
+    render_docs = load_script("render_docs")
+    if not render_docs.REDOCLY.exists():
+        pytest.skip("Redocly CLI not installed (run `make docs` once)")
+    page = render_docs.render(tmp_path / "cortex_gs.html")
+    assert page.stat().st_size > 100_000

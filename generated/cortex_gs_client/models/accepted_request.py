@@ -16,7 +16,8 @@ class AcceptedRequest:
 
     Attributes:
         request_id (str): A data-plane request's id.
-        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
+            `capacity` (that route wins).
     """
 
     request_id: str

@@ -15,7 +15,8 @@ class CreateJobResponse:
     """The new job's id.
 
     Attributes:
-        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
+            `capacity` (that route wins).
     """
 
     job_id: str

@@ -22,7 +22,8 @@ class ForwardBackwardResult:
     """The value inside a forward-backward result frame.
 
     Attributes:
-        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
+            `capacity` (that route wins).
         avg_loss (float): Mean loss over the batch.
         metrics (TrainMetrics): Training metrics reduced over the batch; servers may add more keys.
         loss (float | Unset): Same as `avg_loss`; both are sent so either key works.

@@ -19,7 +19,8 @@ class GenerateResult:
     """The value inside a generate result frame; `results` follows the order of `prompts`.
 
     Attributes:
-        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
+            `capacity` (that route wins).
         results (list[GenerationOutput]): One entry per prompt (times `n`).
     """
 

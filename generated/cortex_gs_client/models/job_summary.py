@@ -19,7 +19,8 @@ class JobSummary:
     """One job in a listing.
 
     Attributes:
-        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
+            `capacity` (that route wins).
         status (JobState): A job's lifecycle state. `cancelled`, `terminated` and `failed` are terminal. Older servers
             send `JOB_STATE_RUNNING`-style names, `done` or `unknown`; the SDK normalises them.
         created_at (datetime.datetime): When the job was created.

@@ -17,7 +17,8 @@ class LoadRequest:
 
     Attributes:
         checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global step.
-        source_job_id (str | Unset): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+        source_job_id (str | Unset): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator)
+            and is never `capacity` (that route wins).
         target_sub_job_id (str | Unset): `{job_id}:{training|sampling|log_prob}:{index}`. Note `log_prob` here but
             `log_probability` as a job type.
     """

@@ -18,7 +18,8 @@ class LoadResult:
 
     Attributes:
         checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global step.
-        source_job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+        source_job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is
+            never `capacity` (that route wins).
         global_steps (int | Unset): The step count restored with it.
     """
 

@@ -19,7 +19,8 @@ class OperationResult:
     """An inline operation's answer.
 
     Attributes:
-        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
+            `capacity` (that route wins).
         operation_type (str): The operation that ran.
         result (OperationOutput): An inline operation's output, specific to its `operation_type` (`{}` for no-ops).
     """

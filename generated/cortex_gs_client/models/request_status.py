@@ -29,7 +29,8 @@ class RequestStatus:
 
         Attributes:
             request_id (str): A data-plane request's id.
-            job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+            job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
+                `capacity` (that route wins).
             status (RequestState): A data-plane request's state. `completed`, `failed` and `cancelled` are terminal. Older
                 servers send `done`/`succeeded`, `canceled` or `REQUEST_STATE_`-prefixed names; the SDK
                 normalises them.

@@ -17,7 +17,8 @@ class SourceCheckpointInfo:
 
     Attributes:
         checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global step.
-        source_job_id (str | Unset): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator).
+        source_job_id (str | Unset): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator)
+            and is never `capacity` (that route wins).
     """
 
     checkpoint_id: str

@@ -93,7 +93,7 @@ def sync_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global
             step.
 
@@ -129,7 +129,7 @@ def sync(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global
             step.
 
@@ -160,7 +160,7 @@ async def asyncio_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global
             step.
 
@@ -194,7 +194,7 @@ async def asyncio(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global
             step.
 

@@ -122,7 +122,7 @@ def sync_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (SaveRequest): The body of `save_checkpoint`; `{}` saves a resumable checkpoint named
             after the step.
@@ -162,7 +162,7 @@ def sync(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (SaveRequest): The body of `save_checkpoint`; `{}` saves a resumable checkpoint named
             after the step.
@@ -197,7 +197,7 @@ async def asyncio_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (SaveRequest): The body of `save_checkpoint`; `{}` saves a resumable checkpoint named
             after the step.
@@ -235,7 +235,7 @@ async def asyncio(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (SaveRequest): The body of `save_checkpoint`; `{}` saves a resumable checkpoint named
             after the step.

@@ -131,7 +131,7 @@ def sync_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (OperationRequest): The body of `run_operation`.
 
@@ -173,7 +173,7 @@ def sync(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (OperationRequest): The body of `run_operation`.
 
@@ -210,7 +210,7 @@ async def asyncio_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (OperationRequest): The body of `run_operation`.
 
@@ -250,7 +250,7 @@ async def asyncio(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (OperationRequest): The body of `run_operation`.
 

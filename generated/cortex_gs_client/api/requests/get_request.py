@@ -118,7 +118,7 @@ def sync_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         request_id (str): A data-plane request's id.
         cursor (str | Unset): An opaque event cursor.
         max_events (int | Unset):  Default: 16.
@@ -167,7 +167,7 @@ def sync(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         request_id (str): A data-plane request's id.
         cursor (str | Unset): An opaque event cursor.
         max_events (int | Unset):  Default: 16.
@@ -211,7 +211,7 @@ async def asyncio_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         request_id (str): A data-plane request's id.
         cursor (str | Unset): An opaque event cursor.
         max_events (int | Unset):  Default: 16.
@@ -258,7 +258,7 @@ async def asyncio(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         request_id (str): A data-plane request's id.
         cursor (str | Unset): An opaque event cursor.
         max_events (int | Unset):  Default: 16.

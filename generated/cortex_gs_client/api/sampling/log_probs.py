@@ -119,7 +119,7 @@ def sync_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         body (LogProbsRequest): The body of `log_probs`.
 
     Raises:
@@ -156,7 +156,7 @@ def sync(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         body (LogProbsRequest): The body of `log_probs`.
 
     Raises:
@@ -188,7 +188,7 @@ async def asyncio_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         body (LogProbsRequest): The body of `log_probs`.
 
     Raises:
@@ -223,7 +223,7 @@ async def asyncio(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         body (LogProbsRequest): The body of `log_probs`.
 
     Raises:

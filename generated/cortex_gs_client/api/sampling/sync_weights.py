@@ -123,7 +123,7 @@ def sync_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
             sync` operation); `{}` uses the defaults.
@@ -164,7 +164,7 @@ def sync(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
             sync` operation); `{}` uses the defaults.
@@ -200,7 +200,7 @@ async def asyncio_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
             sync` operation); `{}` uses the defaults.
@@ -239,7 +239,7 @@ async def asyncio(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
             sync` operation); `{}` uses the defaults.

@@ -122,7 +122,7 @@ def sync_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate.
 
@@ -161,7 +161,7 @@ def sync(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate.
 
@@ -195,7 +195,7 @@ async def asyncio_detailed(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate.
 
@@ -232,7 +232,7 @@ async def asyncio(
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
-            separator).
+            separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
         body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate.
 
