@@ -10,12 +10,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import mmap
 import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from . import _fastcopy
 from ._dtypes import BY_CODE
 from ._errors import WireError
 from ._frame import (
@@ -103,7 +106,7 @@ def _chunk_frame(
     )
     if len(prefix) + length > max_bytes:
         raise WireError("too_large", "chunk header does not fit in the chunk headroom")
-    return b"".join([prefix, *parts])
+    return _fastcopy.gather([prefix, *parts], len(prefix) + length)
 
 
 def _plan(
@@ -262,16 +265,25 @@ def read_chunk_descriptor(chunk: Buffer) -> dict[str, Any]:
     return {"kind": desc.kind, **desc.as_dict()}
 
 
+_THREAD_MIN = 32 * 1024 * 1024
+"""Frames at least this large are copied and hashed on a helper thread."""
+
+
 class ChunkAssembler:
     """Incremental decoder: feed chunks as they arrive, in any order.
 
     Each chunk is verified on arrival (frame consistency, index range, duplicates,
-    payload length) and written straight into one preallocated buffer at its final
-    position; the frame's SHA-256 advances whenever the next in-order chunk is present,
-    so the hash is finished the moment the last gap fills. The buffer is allocated only
-    after the first chunk's declared size passes ``limits.max_frame_bytes`` and agrees
-    with its chunk count and payload length. A failing ``add`` leaves the assembler as
-    it was, except a hash mismatch, which poisons it.
+    payload length) and its payload written straight to its final place in one
+    preallocated buffer; the frame's SHA-256 advances whenever the next in-order chunk
+    is in, so the hash is finished the moment the last gap fills. The buffer is
+    allocated only after the first chunk's declared size passes
+    ``limits.max_frame_bytes`` and agrees with its chunk count and payload length.
+
+    For large frames the copy and hash of read-only (``bytes``) chunks run on one
+    helper thread, GIL-free, while the caller fetches the next chunk; at most one chunk
+    is in flight. The last ``add`` waits for it and checks the hash, so callers see the
+    same semantics either way. A failing ``add`` leaves the assembler as it was,
+    except a hash mismatch, which poisons it.
     """
 
     def __init__(self, *, kind: str | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
@@ -280,15 +292,20 @@ class ChunkAssembler:
         self.kind = kind
         self.limits = limits
         self.descriptor: ChunkDescriptor | None = None
+        self._into_bytes = False
         self._payload = 0
-        self._buf: bytearray | None = None
-        self._view: memoryview | None = None
+        self._buf: mmap.mmap | bytearray | bytes | None = None
+        self._addr = 0
         self._have: list[bool] = []
+        self._copied: list[bool] = []
         self._received = 0
         self._hashed = 0
         self._hash = hashlib.sha256()
         self._done = False
         self._failed: WireError | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._alloc_future: Future[None] | None = None
+        self._future: Future[None] | None = None
 
     @property
     def complete(self) -> bool:
@@ -317,7 +334,7 @@ class ChunkAssembler:
         return d.frame_size_bytes - self._payload * (d.total_chunks - 1)
 
     def _start(self, desc: ChunkDescriptor, length: int) -> None:
-        """Derive the chunk payload size from the first chunk and allocate the buffer."""
+        """Derive the chunk payload size from the first chunk, then allocate."""
         size, total, idx = desc.frame_size_bytes, desc.total_chunks, desc.chunk_idx
         if size > self.limits.max_frame_bytes:
             raise WireError(
@@ -338,9 +355,21 @@ class ChunkAssembler:
             )
         self.descriptor = desc
         self._payload = payload
-        self._buf = bytearray(size)
-        self._view = memoryview(self._buf)
         self._have = [False] * total
+        self._copied = [False] * total
+        if size >= _THREAD_MIN:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="dssst1-assembler")
+            self._alloc_future = self._pool.submit(self._allocate, size)
+        else:
+            self._allocate(size)
+
+    def _allocate(self, size: int) -> None:
+        fast = _fastcopy.empty_bytes(size) if self._into_bytes else None
+        if fast is not None:
+            self._buf, self._addr = fast
+        else:
+            self._buf = _fastcopy.writable_buffer(size)
+            self._addr = _fastcopy.address(self._buf) if size >= _fastcopy.FAST_MIN else 0
 
     def add(self, chunk: Buffer) -> ChunkDescriptor:
         """Verify one chunk frame and place its payload; returns its descriptor."""
@@ -360,38 +389,69 @@ class ChunkAssembler:
             raise WireError("duplicate_chunk", f"chunk {desc.chunk_idx} already received")
         if length != self._expected_len(desc.chunk_idx):
             raise WireError("size_mismatch", f"chunk {desc.chunk_idx} has the wrong length")
-        assert self._view is not None
-        offset = desc.chunk_idx * self._payload
-        self._view[offset : offset + length] = payload
         self._have[desc.chunk_idx] = True
         self._received += 1
-        self._advance_hash()
+        self._wait()
+        if self._pool is not None and payload.readonly:
+            self._future = self._pool.submit(self._ingest, desc.chunk_idx, payload)
+        else:
+            # A writable chunk buffer may be reused by the caller once add() returns.
+            self._wait_alloc()
+            self._ingest(desc.chunk_idx, payload)
+        if self._received == self.descriptor.total_chunks:
+            self._finish()
         return desc
 
-    def _advance_hash(self) -> None:
-        assert self.descriptor is not None and self._view is not None
-        d = self.descriptor
-        while self._hashed < d.total_chunks and self._have[self._hashed]:
+    def _wait_alloc(self) -> None:
+        if self._alloc_future is not None:
+            self._alloc_future.result()
+            self._alloc_future = None
+
+    def _wait(self) -> None:
+        if self._future is not None:
+            future, self._future = self._future, None
+            future.result()
+
+    def _ingest(self, idx: int, payload: memoryview) -> None:
+        """Copy one payload into place and advance the in-order hash (helper thread)."""
+        offset = idx * self._payload
+        n = len(payload)
+        if self._addr and n >= _fastcopy.FAST_MIN:
+            _fastcopy.memmove(self._addr + offset, _fastcopy.address(payload), n)
+        else:
+            assert isinstance(self._buf, bytearray | mmap.mmap)
+            self._buf[offset : offset + n] = payload
+        self._copied[idx] = True
+        total = len(self._copied)
+        view = memoryview(self._buf)  # type: ignore[arg-type]
+        while self._hashed < total and self._copied[self._hashed]:
             start = self._hashed * self._payload
-            self._hash.update(self._view[start : start + self._expected_len(self._hashed)])
+            self._hash.update(view[start : start + self._expected_len(self._hashed)])
             self._hashed += 1
-        if self._hashed == d.total_chunks and not self._done:
-            if self._hash.hexdigest() != d.frame_sha256:
-                self._failed = WireError("hash_mismatch", "reassembled frame fails its SHA-256")
-                self._view.release()
-                self._buf = None
-                self._view = None
-                raise self._failed
-            self._done = True
+        view.release()
+
+    def _finish(self) -> None:
+        """All chunks in: wait for the helper, then check the frame's SHA-256."""
+        assert self.descriptor is not None
+        self._wait()
+        self._wait_alloc()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        if self._hash.hexdigest() != self.descriptor.frame_sha256:
+            self._failed = WireError("hash_mismatch", "reassembled frame fails its SHA-256")
+            self._buf = None
+            raise self._failed
+        self._done = True
 
     def _require_complete(self) -> memoryview:
         if self._failed is not None:
             raise self._failed
-        if not self._done or self._view is None:
+        if not self._done or self._buf is None:
             missing = self.missing() if self.descriptor else []
             shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
             raise WireError("missing_chunks", f"frame incomplete; missing chunks: [{shown}]")
-        return self._view
+        return memoryview(self._buf)
 
     @property
     def buffer(self) -> memoryview:
@@ -399,8 +459,11 @@ class ChunkAssembler:
         return self._require_complete()
 
     def frame(self) -> bytes:
-        """The reassembled, verified frame (a copy; ``value()`` avoids it)."""
-        return bytes(self._require_complete())
+        """The reassembled, verified frame (a copy unless assembled straight into bytes)."""
+        view = self._require_complete()
+        if isinstance(self._buf, bytes):
+            return self._buf
+        return _fastcopy.gather([view], len(view))
 
     def value(self) -> Any:
         """Decode the reassembled frame; tensors view the assembler's buffer (no copy)."""
@@ -419,6 +482,7 @@ def join_chunks(
         if desc is None:
             return bytes(mv)
     asm = ChunkAssembler(kind=kind, limits=limits)
+    asm._into_bytes = True  # the caller wants bytes: assemble straight into them
     for item in items:
         asm.add(item)
     return asm.frame()

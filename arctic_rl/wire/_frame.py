@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import _fastcopy
 from ._dtypes import BY_CODE, BY_NUMPY_STR, BY_TORCH_NAME, DType
 from ._errors import WireError
 from ._limits import DEFAULT_LIMITS, EMPTY_TENSOR_NAME, ROOT_TENSOR_NAME, VERSION, Limits
@@ -74,7 +75,7 @@ class EncodedFrame:
 
     def join(self) -> bytes:
         """The frame as one bytes object (a single copy of the tensor bytes)."""
-        return b"".join(self.parts())
+        return _fastcopy.gather(self.parts(), self.size)
 
 
 def _json_str(s: str) -> str:
@@ -434,7 +435,7 @@ class _TensorMaker:
         section = mv[header.data_start : header.data_start + header.data_len]
         self.base: torch.Tensor | None = None
         if header.data_len:
-            buf: bytearray | memoryview = bytearray(section) if section.readonly else section
+            buf = _fastcopy.writable_copy(section) if section.readonly else section
             self.base = torch.frombuffer(buf, dtype=torch.uint8)
 
     def get(self, name: str) -> torch.Tensor:

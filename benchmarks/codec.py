@@ -1,0 +1,153 @@
+"""DSSST1 codec at scale: 1 GiB of bf16 tensors through 60 MiB chunk envelopes.
+
+Each phase runs in a fresh child process so its RSS high-water mark (VmHWM) is its
+own; "peak extra" is that mark minus the RSS once the source tensors exist, minus the
+decoded output itself for the decode phase. torch allocations are invisible to
+tracemalloc, hence RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import time
+from typing import Any
+
+MIB = 1024 * 1024
+TENSORS = 16
+TENSOR_MIB = 64
+
+
+def _status(field: str) -> int:
+    """A /proc/self/status memory field, in bytes."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def _make_value(tensors: int, tensor_mib: int) -> dict[str, Any]:
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+    value: dict[str, Any] = {}
+    for i in range(tensors):
+        t = torch.empty(tensor_mib * MIB // 2, dtype=torch.bfloat16)
+        t.view(torch.int16).random_(generator=gen)  # filled in place: no temporary copy
+        value[f"layer{i:02d}.weight"] = t.view(1024, -1)
+    return value
+
+
+def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[str, Any]:
+    import torch
+
+    from arctic_rl import wire
+
+    value = _make_value(tensors, tensor_mib)
+    data_bytes = tensors * tensor_mib * MIB
+    base = _status("VmRSS")
+    out: dict[str, Any] = {}
+    if phase == "sha256":
+        t0 = time.perf_counter()
+        h = hashlib.sha256()
+        for t in value.values():
+            h.update(memoryview(t.view(-1).view(torch.uint8).numpy()))
+        out["seconds"] = time.perf_counter() - t0
+        out["peak_extra_mib"] = (_status("VmHWM") - base) / MIB
+    elif phase == "encode":
+        t0 = time.perf_counter()
+        n = 0
+        for chunk in wire.iter_chunks(
+            value, kind="request_chunk", max_bytes=max_bytes, chunk_group_id="bench"
+        ):
+            n += len(chunk)
+            del chunk
+        out["seconds"] = time.perf_counter() - t0
+        out["peak_extra_mib"] = (_status("VmHWM") - base) / MIB
+    elif phase == "roundtrip":
+        enc = dec = 0.0
+        asm = wire.ChunkAssembler(kind="request_chunk")
+        it = wire.iter_chunks(
+            value, kind="request_chunk", max_bytes=max_bytes, chunk_group_id="bench", force=True
+        )
+        while True:
+            t0 = time.perf_counter()
+            chunk = next(it, None)
+            t1 = time.perf_counter()
+            enc += t1 - t0
+            if chunk is None:
+                break
+            asm.add(chunk)
+            del chunk
+            dec += time.perf_counter() - t1
+        t0 = time.perf_counter()
+        decoded = asm.value()
+        dec += time.perf_counter() - t0
+        frame_size = asm.descriptor.frame_size_bytes if asm.descriptor else 0
+        out["encode_s"] = enc
+        out["decode_s"] = dec
+        out["seconds"] = enc + dec
+        out["peak_extra_mib"] = (_status("VmHWM") - base - frame_size) / MIB
+        for k, v in value.items():  # compare bits: random bf16 patterns include NaNs
+            assert torch.equal(decoded[k].view(torch.int16), v.view(torch.int16)), k
+        out["chunks"] = asm.received
+    out["data_mib"] = data_bytes / MIB
+    return out
+
+
+def _spawn(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "benchmarks.codec", "--child", phase]
+    cmd += ["--tensors", str(tensors), "--tensor-mib", str(tensor_mib)]
+    cmd += ["--max-bytes", str(max_bytes)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run(tensors: int = TENSORS, tensor_mib: int = TENSOR_MIB) -> list[dict[str, Any]]:
+    """Rows: sha256 floor, streaming encode, and the interleaved encode/decode round trip."""
+    from arctic_rl.wire import MAX_BODY_BYTES
+
+    chunk_mib = MAX_BODY_BYTES / MIB
+    rows: list[dict[str, Any]] = []
+    for phase, label in (
+        ("sha256", "sha256 floor (1 pass)"),
+        ("encode", "encode+chunk (iter_chunks)"),
+        ("roundtrip", "round trip (iter_chunks -> ChunkAssembler)"),
+    ):
+        r = _spawn(phase, tensors, tensor_mib, MAX_BODY_BYTES)
+        gib = r["data_mib"] / 1024
+        row: dict[str, Any] = {
+            "case": label,
+            "data_GiB": gib,
+            "seconds": r["seconds"],
+            "GiB/s": gib / r["seconds"] if r["seconds"] else 0.0,
+            "peak_extra_MiB": r["peak_extra_mib"],
+            "peak_extra_chunks": r["peak_extra_mib"] / chunk_mib,
+        }
+        if phase == "roundtrip":
+            row["encode_s"] = r["encode_s"]
+            row["decode_s"] = r["decode_s"]
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--child", choices=("sha256", "encode", "roundtrip"))
+    parser.add_argument("--tensors", type=int, default=TENSORS)
+    parser.add_argument("--tensor-mib", type=int, default=TENSOR_MIB)
+    parser.add_argument("--max-bytes", type=int, default=60 * MIB)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(_child(args.child, args.tensors, args.tensor_mib, args.max_bytes)))
+    else:
+        for row in run(args.tensors, args.tensor_mib):
+            print(row)
+
+
+if __name__ == "__main__":
+    main()
