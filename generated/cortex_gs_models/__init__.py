@@ -666,7 +666,7 @@ PostItem = TypeAliasType("PostItem", Annotated[StrictStr, Field(pattern="^[a-z][
 
 class Processing(BaseModel):
     """
-    What the trainer does with the batch.
+    What the trainer does with the batch; absent keys take the job's configured defaults.
     """
 
     post: Annotated[
@@ -674,12 +674,12 @@ class Processing(BaseModel):
         Field(description="Per-token outputs to return (`logprobs`, `entropy`)."),
     ] = MISSING
     loss_fn: Annotated[
-        StrictStr,
+        StrictStr | MISSING,
         Field(
-            description="Loss function name (for example `verl_grpo`, `ppo`).",
+            description="Loss function name (for example `verl_grpo`, `ppo`); absent means the job's configured loss.",
             pattern="^[A-Za-z][A-Za-z0-9_.-]{0,63}$",
         ),
-    ]
+    ] = MISSING
     config: LossConfig | MISSING = MISSING
 
 
@@ -706,7 +706,7 @@ class ForwardBackwardBatch(BaseModel):
     ] = MISSING
     kwargs: TrainBatch
     meta: BatchMeta | MISSING = MISSING
-    processing: Processing
+    processing: Processing | MISSING = MISSING
 
 
 class TrainMetrics(BaseModel):

@@ -26,24 +26,23 @@ class ForwardBackwardBatch:
         kwargs (TrainBatch): The pre-tokenised batch (the `kwargs` of a forward-backward frame). B is the batch size,
             P the prompt length and R the response length; `[B, P+R]` tensors cover the whole
             sequence. Extra keys pass through and must round-trip unchanged.
-        processing (Processing): What the trainer does with the batch.
         args (list[Any] | Unset): Positional arguments; normally empty.
         meta (BatchMeta | Unset): Batch metadata carried next to the tensors and passed through to the trainer (verl
             puts
             `global_batch_size`, `batch_num_tokens` as a 0-d tensor, `actor_config` and
             `policy_loss_config` here).
+        processing (Processing | Unset): What the trainer does with the batch; absent keys take the job's configured
+            defaults.
     """
 
     kwargs: TrainBatch
-    processing: Processing
     args: list[Any] | Unset = UNSET
     meta: BatchMeta | Unset = UNSET
+    processing: Processing | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         kwargs = self.kwargs.to_dict()
-
-        processing = self.processing.to_dict()
 
         args: list[Any] | Unset = UNSET
         if not isinstance(self.args, Unset):
@@ -53,18 +52,23 @@ class ForwardBackwardBatch:
         if not isinstance(self.meta, Unset):
             meta = self.meta.to_dict()
 
+        processing: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.processing, Unset):
+            processing = self.processing.to_dict()
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "kwargs": kwargs,
-                "processing": processing,
             }
         )
         if args is not UNSET:
             field_dict["args"] = args
         if meta is not UNSET:
             field_dict["meta"] = meta
+        if processing is not UNSET:
+            field_dict["processing"] = processing
 
         return field_dict
 
@@ -77,8 +81,6 @@ class ForwardBackwardBatch:
         d = dict(src_dict)
         kwargs = TrainBatch.from_dict(d.pop("kwargs"))
 
-        processing = Processing.from_dict(d.pop("processing"))
-
         args = cast(list[Any], d.pop("args", UNSET))
 
         _meta = d.pop("meta", UNSET)
@@ -88,11 +90,18 @@ class ForwardBackwardBatch:
         else:
             meta = BatchMeta.from_dict(_meta)
 
+        _processing = d.pop("processing", UNSET)
+        processing: Processing | Unset
+        if isinstance(_processing, Unset):
+            processing = UNSET
+        else:
+            processing = Processing.from_dict(_processing)
+
         forward_backward_batch = cls(
             kwargs=kwargs,
-            processing=processing,
             args=args,
             meta=meta,
+            processing=processing,
         )
 
         forward_backward_batch.additional_properties = d

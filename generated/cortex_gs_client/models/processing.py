@@ -18,26 +18,27 @@ T = TypeVar("T", bound="Processing")
 
 @_attrs_define
 class Processing:
-    """What the trainer does with the batch.
+    """What the trainer does with the batch; absent keys take the job's configured defaults.
 
     Attributes:
-        loss_fn (str): Loss function name (for example `verl_grpo`, `ppo`).
         post (list[str] | Unset): Per-token outputs to return (`logprobs`, `entropy`).
+        loss_fn (str | Unset): Loss function name (for example `verl_grpo`, `ppo`); absent means the job's configured
+            loss.
         config (LossConfig | Unset): Loss settings passed to the loss function as given (clip ratios, KL coefficient,
             ...).
     """
 
-    loss_fn: str
     post: list[str] | Unset = UNSET
+    loss_fn: str | Unset = UNSET
     config: LossConfig | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        loss_fn = self.loss_fn
-
         post: list[str] | Unset = UNSET
         if not isinstance(self.post, Unset):
             post = self.post
+
+        loss_fn = self.loss_fn
 
         config: dict[str, Any] | Unset = UNSET
         if not isinstance(self.config, Unset):
@@ -45,13 +46,11 @@ class Processing:
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update(
-            {
-                "loss_fn": loss_fn,
-            }
-        )
+        field_dict.update({})
         if post is not UNSET:
             field_dict["post"] = post
+        if loss_fn is not UNSET:
+            field_dict["loss_fn"] = loss_fn
         if config is not UNSET:
             field_dict["config"] = config
 
@@ -62,9 +61,9 @@ class Processing:
         from ..models.loss_config import LossConfig  # noqa: PLC0415
 
         d = dict(src_dict)
-        loss_fn = d.pop("loss_fn")
-
         post = cast(list[str], d.pop("post", UNSET))
+
+        loss_fn = d.pop("loss_fn", UNSET)
 
         _config = d.pop("config", UNSET)
         config: LossConfig | Unset
@@ -74,8 +73,8 @@ class Processing:
             config = LossConfig.from_dict(_config)
 
         processing = cls(
-            loss_fn=loss_fn,
             post=post,
+            loss_fn=loss_fn,
             config=config,
         )
 
