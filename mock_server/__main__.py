@@ -1,0 +1,80 @@
+"""``python -m mock_server``: run the mock Cortex GS with uvicorn.
+
+The token can also come from ``$CORTEX_GS_MOCK_TOKEN`` so it need not appear in the
+process list; it is never logged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from mock_server.backends import BACKEND_NAMES
+from mock_server.settings import Settings
+
+TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"
+log = logging.getLogger("mock_server")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The CLI the Makefile's ``serve`` target and the README use."""
+    parser = argparse.ArgumentParser(prog="python -m mock_server", description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--token", default=None, help=f"PAT clients must send (or ${TOKEN_ENV})")
+    parser.add_argument("--no-auth", action="store_true", help="accept requests without a token")
+    parser.add_argument("--backend", choices=BACKEND_NAMES, default="canned")
+    parser.add_argument("--state-dir", type=Path, default=Path(".mock-state"))
+    parser.add_argument("--database", default="RL_DB")
+    parser.add_argument("--schema", default="PUBLIC")
+    parser.add_argument("--endpoint", default="cortex-training")
+    parser.add_argument(
+        "--transition-delay",
+        type=float,
+        default=0.0,
+        help="seconds between job states pending/placing/initializing/running",
+    )
+    parser.add_argument("--device", default=None, help="torch device for the reference backend")
+    parser.add_argument("--log-level", default="info")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Validate the auth setup, log where we listen, serve until interrupted."""
+    args = parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    token = args.token or os.environ.get(TOKEN_ENV)
+    if not args.no_auth and not token:
+        print(f"error: pass --token (or set ${TOKEN_ENV}), or --no-auth", file=sys.stderr)
+        return 2
+    settings = Settings(
+        state_dir=args.state_dir,
+        token=token,
+        auth=not args.no_auth,
+        backend=args.backend,
+        database=args.database,
+        schema=args.schema,
+        endpoint=args.endpoint,
+        transition_delay_s=args.transition_delay,
+        device=args.device,
+    )
+    import uvicorn
+
+    from mock_server.app import create_app
+
+    app = create_app(settings)
+    if args.no_auth:
+        log.warning("=" * 72)
+        log.warning("AUTHENTICATION DISABLED (--no-auth): any client may use this mock")
+        log.warning("=" * 72)
+    base = f"http://{args.host}:{args.port}{settings.prefix}"
+    log.info("mock Cortex GS (%s backend, state in %s) at %s", args.backend, args.state_dir, base)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level.lower())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

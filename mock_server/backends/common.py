@@ -1,0 +1,284 @@
+"""Batch and config conventions shared by the canned and reference backends.
+
+Kept in one place so both backends accept exactly the same inputs: a batch that the
+canned backend answers is one the reference backend can train on.
+
+Conventions (also documented in the contract's TrainBatch description):
+- Token space: ids 0..255 are bytes (text prompts are UTF-8 encoded), 256 is end of
+  sequence, 257..VOCAB_SIZE-1 are reserved ids that decode to nothing.
+- Logprobs are *shifted*: ``logprobs[:, i]`` is log p(input_ids[:, i + 1]), so a full
+  forward yields [B, T-1]. As the contract says, outputs are [B, R] (the response
+  tokens, the last R of each row) when the batch has ``responses`` or
+  ``response_mask``, else [B, T-1].
+- Per-token inputs (advantages, old_log_probs, ref_log_prob, loss/response masks,
+  rollout_is_weights) are right-aligned with input_ids: column j of a width-w tensor
+  refers to token input_ids[:, T - w + j]. So [B, R] response tensors, [B, T-1]
+  shifted tensors and [B, T] whole-sequence tensors (first column unused: token 0 has
+  no log-probability) all work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from mock_server.backends import BackendError, sub_job_ids
+
+VOCAB_SIZE = 1024
+EOS_ID = 256
+BYTE_TOKENS = 256
+DEFAULT_LR = 1e-5
+DEFAULT_MAX_TOKENS = 16
+DEFAULT_KL_COEF = 1e-3
+
+_SECTIONS = ("kwargs", "context")
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """What a backend needs from ``sub_job_configs`` (training sub-job first)."""
+
+    seed: int = 0
+    lr: float = DEFAULT_LR
+    betas: tuple[float, float] = (0.9, 0.999)
+    weight_decay: float = 0.01
+    eps: float = 1e-8
+    gradient_clipping: float | None = 1.0
+    max_seq_len: int = 512
+    model_name: str = "tiny-byte-lm"
+    sub_job_ids: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def sync_targets(self) -> list[str]:
+        """Default sync-weights targets: every sampling and log-probability sub-job."""
+        return self.sub_job_ids.get("sampling", []) + self.sub_job_ids.get("log_probability", [])
+
+    @classmethod
+    def from_sub_jobs(cls, job_id: str, sub_jobs: Sequence[Mapping[str, Any]]) -> JobSettings:
+        """Read seed, optimizer and clipping; tolerate absent optional fields."""
+        if not sub_jobs:
+            return cls()
+        training = next((s for s in sub_jobs if s.get("job_type") == "training"), sub_jobs[0])
+        tcfg = training.get("training_config") or training.get("inference_config") or {}
+        opt = tcfg.get("optimizer") or {}
+        lr = opt.get("lr", opt.get("learning_rate", DEFAULT_LR))
+        betas = opt.get("betas") or (0.9, 0.999)
+        clip = tcfg.get("gradient_clipping", 1.0)
+        return cls(
+            seed=int(training.get("seed") or 0),
+            lr=float(lr),
+            betas=(float(betas[0]), float(betas[1])),
+            weight_decay=float(opt.get("weight_decay", 0.01)),
+            eps=float(opt.get("eps", 1e-8)),
+            gradient_clipping=float(clip) if clip else None,
+            max_seq_len=int(tcfg.get("max_seq_len") or 512),
+            model_name=str(training.get("model_name") or "tiny-byte-lm"),
+            sub_job_ids=_ids_by_type(job_id, sub_jobs),
+        )
+
+
+def _ids_by_type(job_id: str, sub_jobs: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Sub-job ids grouped by job type (sync-weights targets the sampling ones)."""
+    out: dict[str, list[str]] = {}
+    for sub, sub_id in zip(sub_jobs, sub_job_ids(job_id, sub_jobs), strict=True):
+        out.setdefault(str(sub.get("job_type")), []).append(sub_id)
+    return out
+
+
+def encode_prompt(prompt: Any) -> list[int]:
+    """Text -> UTF-8 byte ids; token lists pass through after a range check."""
+    if isinstance(prompt, str):
+        return list(prompt.encode("utf-8"))
+    if isinstance(prompt, torch.Tensor):
+        prompt = prompt.reshape(-1).tolist()
+    if isinstance(prompt, Sequence) and all(isinstance(t, int) for t in prompt):
+        ids = [int(t) for t in prompt]
+        if any(t < 0 or t >= VOCAB_SIZE for t in ids):
+            raise BackendError("bad_value", f"token ids must lie in [0, {VOCAB_SIZE})")
+        return ids
+    raise BackendError("bad_value", "each prompt must be a string or a list of token ids")
+
+
+def decode_tokens(ids: Sequence[int]) -> str:
+    """Byte ids -> text; EOS and reserved ids decode to nothing."""
+    return bytes(t for t in ids if t < BYTE_TOKENS).decode("utf-8", errors="replace")
+
+
+def sampling_params_for(request: Mapping[str, Any], index: int) -> dict[str, Any]:
+    """The sampling params of prompt ``index`` (one dict for all, or one per prompt)."""
+    params = request.get("sampling_params") or {}
+    if isinstance(params, Sequence) and not isinstance(params, str | bytes):
+        if len(params) != len(request.get("prompts") or []):
+            raise BackendError("bad_value", "sampling_params list must match prompts")
+        params = params[index]
+    if not isinstance(params, Mapping):
+        raise BackendError("bad_value", "sampling_params must be an object or a list of them")
+    return dict(params)
+
+
+def max_tokens_of(params: Mapping[str, Any]) -> int:
+    """``max_tokens`` (vLLM) or ``max_new_tokens`` (HF), bounded to keep the mock fast."""
+    value = params.get("max_tokens", params.get("max_new_tokens", DEFAULT_MAX_TOKENS))
+    value = int(value if value is not None else DEFAULT_MAX_TOKENS)
+    if value < 0 or value > 4096:
+        raise BackendError("bad_value", "max_tokens must lie in [0, 4096]")
+    return value
+
+
+def lookup(batch: Mapping[str, Any], name: str) -> Any:
+    """Find a batch field in ``kwargs``, then ``context``, then the top level."""
+    for section in _SECTIONS:
+        part = batch.get(section)
+        if isinstance(part, Mapping) and name in part:
+            return part[name]
+    return batch.get(name)
+
+
+def processing_of(batch: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``processing`` block (``post``, ``loss_fn``, ``config``), always a dict."""
+    proc = batch.get("processing")
+    return dict(proc) if isinstance(proc, Mapping) else {}
+
+
+def wants(batch: Mapping[str, Any], what: str) -> bool:
+    """Whether ``processing.post`` asks for ``what`` (or ``compute_<what>``); all if absent."""
+    post = processing_of(batch).get("post")
+    if post is None:
+        return True
+    names = [post] if isinstance(post, str) else list(post)
+    return what in names or f"compute_{what}" in names
+
+
+def wants_reference(batch: Mapping[str, Any]) -> bool:
+    """ForwardNoGradBatch's ``reference_model`` flag (top level, meta or processing)."""
+    for part in (batch, batch.get("meta"), batch.get("processing")):
+        if isinstance(part, Mapping) and part.get("reference_model"):
+            return True
+    return False
+
+
+def as_scalar(value: Any, default: float) -> float:
+    """A config number that may arrive as a JSON number or a 0-d tensor."""
+    if value is None:
+        return default
+    if isinstance(value, torch.Tensor):
+        return float(value.reshape(-1)[0].item())
+    return float(value)
+
+
+def input_ids_of(batch: Mapping[str, Any]) -> torch.Tensor:
+    """The 2-D int64 ``input_ids`` every model batch must carry."""
+    ids = lookup(batch, "input_ids")
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
+        raise BackendError("bad_value", "batch needs a 2-D input_ids tensor")
+    if ids.dtype.is_floating_point or ids.dtype == torch.bool:
+        raise BackendError("bad_value", "input_ids must be an integer tensor")
+    ids = ids.to(torch.int64)
+    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= VOCAB_SIZE):
+        raise BackendError("bad_value", f"input_ids must lie in [0, {VOCAB_SIZE})")
+    return ids
+
+
+def to_shifted_frame(value: Any, name: str, batch_size: int, width: int) -> torch.Tensor | None:
+    """Place a right-aligned per-token tensor into the [B, T-1] shifted frame."""
+    if value is None:
+        return None
+    if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != batch_size:
+        raise BackendError("bad_value", f"{name} must be a [batch, tokens] tensor")
+    cols = value.shape[1]
+    if cols > width:
+        raise BackendError("bad_value", f"{name} is wider than input_ids")
+    value = value.to(torch.float32)
+    if cols == width:
+        return value[:, 1:]
+    out = torch.zeros(batch_size, width - 1, dtype=torch.float32)
+    out[:, width - 1 - cols :] = value
+    return out
+
+
+def response_width(batch: Mapping[str, Any]) -> int | None:
+    """R, from ``responses`` or ``response_mask``; None for whole-sequence batches."""
+    for name in ("responses", "response_mask"):
+        value = lookup(batch, name)
+        if isinstance(value, torch.Tensor) and value.dim() == 2:
+            return int(value.shape[1])
+    return None
+
+
+def output_view(frame: torch.Tensor, batch: Mapping[str, Any]) -> torch.Tensor:
+    """A [B, T-1] shifted tensor as the contract returns it: [B, R] or [B, T-1]."""
+    width = response_width(batch)
+    if width is None or width >= frame.shape[1] + 1:
+        return frame
+    return frame[:, frame.shape[1] - width :]
+
+
+@dataclass
+class TrainView:
+    """A training batch with every per-token tensor in the shifted [B, T-1] frame."""
+
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor
+    position_ids: torch.Tensor | None
+    mask: torch.Tensor
+    advantages: torch.Tensor
+    old_log_probs: torch.Tensor | None
+    ref_log_prob: torch.Tensor | None
+    is_weights: torch.Tensor | None
+    loss_fn: str
+    config: dict[str, Any]
+
+    @classmethod
+    def parse(cls, batch: Mapping[str, Any], *, need_advantages: bool = True) -> TrainView:
+        """Validate and align a TrainBatch / ForwardBackwardBatch value."""
+        ids = input_ids_of(batch)
+        bsz, width = ids.shape
+        attn = lookup(batch, "attention_mask")
+        attn = torch.ones_like(ids) if attn is None else attn.to(torch.int64)
+        if attn.shape != ids.shape:
+            raise BackendError("bad_value", "attention_mask must match input_ids")
+        pos = lookup(batch, "position_ids")
+        if pos is not None and (not isinstance(pos, torch.Tensor) or pos.shape != ids.shape):
+            raise BackendError("bad_value", "position_ids must match input_ids")
+        if width < 2:
+            raise BackendError("bad_value", "input_ids need at least two tokens per row")
+        # A shifted column is valid only when its target token is a real token.
+        target_valid = attn[:, 1:].to(torch.float32)
+        mask_src = lookup(batch, "loss_mask")
+        if mask_src is None:
+            mask_src = lookup(batch, "response_mask")
+        mask = to_shifted_frame(mask_src, "loss_mask", bsz, width)
+        mask = target_valid if mask is None else (mask != 0).to(torch.float32) * target_valid
+        advantages = to_shifted_frame(lookup(batch, "advantages"), "advantages", bsz, width)
+        if advantages is None:
+            if need_advantages:
+                raise BackendError("bad_value", "batch needs advantages")
+            advantages = torch.zeros(bsz, width - 1)
+        proc = processing_of(batch)
+        return cls(
+            input_ids=ids,
+            attention_mask=attn,
+            position_ids=None if pos is None else pos.to(torch.int64),
+            mask=mask,
+            advantages=advantages,
+            old_log_probs=to_shifted_frame(
+                lookup(batch, "old_log_probs"), "old_log_probs", bsz, width
+            ),
+            ref_log_prob=to_shifted_frame(
+                lookup(batch, "ref_log_prob"), "ref_log_prob", bsz, width
+            ),
+            is_weights=to_shifted_frame(
+                lookup(batch, "rollout_is_weights"), "rollout_is_weights", bsz, width
+            ),
+            loss_fn=str(proc.get("loss_fn") or "grpo"),
+            config=dict(proc.get("config") or {}),
+        )
+
+
+def uniform_logprob() -> float:
+    """log(1/VOCAB_SIZE): what an untrained model predicts, used by the canned backend."""
+    return -math.log(VOCAB_SIZE)

@@ -1,0 +1,360 @@
+"""Durable mock state: one SQLite file (plus chunk and checkpoint files) under --state-dir.
+
+The real service keeps accepted chunks with the job, not the connection, and promises
+idempotency for 24 hours; the mock can only honour those promises across its own
+restarts if jobs, requests, events, chunk groups and idempotency records are on disk.
+One connection guarded by a lock is plenty for a mock and keeps writes serialised.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+IDEMPOTENCY_TTL_S = 24 * 3600
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    job_id TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT, experiment_name TEXT,
+    created_at REAL NOT NULL, updated_at REAL NOT NULL, sub_jobs TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS requests (
+    request_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, kind TEXT NOT NULL,
+    status TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL,
+    input TEXT, result TEXT, error TEXT
+);
+CREATE TABLE IF NOT EXISTS events (
+    request_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (request_id, seq)
+);
+CREATE TABLE IF NOT EXISTS chunk_groups (
+    job_id TEXT NOT NULL, group_id TEXT NOT NULL, operation TEXT NOT NULL,
+    frame_sha256 TEXT NOT NULL, frame_size INTEGER NOT NULL, total_chunks INTEGER NOT NULL,
+    request_id TEXT, created_at REAL NOT NULL, PRIMARY KEY (job_id, group_id)
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    job_id TEXT NOT NULL, group_id TEXT NOT NULL, chunk_idx INTEGER NOT NULL,
+    chunk_sha256 TEXT NOT NULL, PRIMARY KEY (job_id, group_id, chunk_idx)
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+    scope TEXT NOT NULL, key TEXT NOT NULL, body_hash TEXT NOT NULL, status INTEGER NOT NULL,
+    response TEXT NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (scope, key)
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    job_id TEXT NOT NULL, checkpoint_id TEXT NOT NULL, global_steps INTEGER NOT NULL,
+    avg_loss REAL, created_at REAL NOT NULL, checkpoint_type TEXT NOT NULL,
+    PRIMARY KEY (job_id, checkpoint_id)
+);
+"""
+
+
+def _safe(part: str) -> str:
+    """Ids are pattern-checked before they get here; this is belt and braces for paths."""
+    if not part or "/" in part or part in (".", "..") or "\\" in part:
+        raise ValueError(f"unsafe path component {part!r}")
+    return part
+
+
+class Store:
+    """Thread-safe access to the mock's durable state."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.root = Path(state_dir)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(
+            self.root / "mock.sqlite3", check_same_thread=False, isolation_level=None
+        )
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the database (tests restart the mock on the same directory)."""
+        with self._lock:
+            self._db.close()
+
+    # -- plumbing --------------------------------------------------------------------
+    def _exec(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._db.execute(sql, tuple(args))
+
+    def _one(self, sql: str, args: Iterable[Any] = ()) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute(sql, tuple(args)).fetchone()
+        return dict(row) if row is not None else None
+
+    def _all(self, sql: str, args: Iterable[Any] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(r) for r in self._db.execute(sql, tuple(args)).fetchall()]
+
+    # -- jobs ------------------------------------------------------------------------
+    def create_job(
+        self, job_id: str, sub_jobs: list[dict[str, Any]], experiment_name: str | None
+    ) -> None:
+        """Insert a new job in state ``pending``."""
+        now = time.time()
+        self._exec(
+            "INSERT INTO jobs VALUES (?, 'pending', NULL, ?, ?, ?, ?)",
+            (job_id, experiment_name, now, now, json.dumps(sub_jobs)),
+        )
+
+    def get_job(self, job_id: str) -> dict[str, Any] | None:
+        """A job row with ``sub_jobs`` decoded, or None."""
+        row = self._one("SELECT * FROM jobs WHERE job_id = ?", (job_id,))
+        if row is not None:
+            row["sub_jobs"] = json.loads(row["sub_jobs"])
+        return row
+
+    def list_jobs(self, status: str | None = None) -> list[dict[str, Any]]:
+        """Jobs newest first, optionally filtered by state."""
+        sql = "SELECT * FROM jobs"
+        args: tuple[Any, ...] = ()
+        if status is not None:
+            sql, args = sql + " WHERE status = ?", (status,)
+        rows = self._all(sql + " ORDER BY created_at DESC, rowid DESC", args)
+        for row in rows:
+            row["sub_jobs"] = json.loads(row["sub_jobs"])
+        return rows
+
+    def set_job_status(
+        self, job_id: str, status: str, reason: str | None = None, *, only_from: Iterable[str] = ()
+    ) -> bool:
+        """Move a job to ``status``; with ``only_from``, only from those states."""
+        allowed = list(only_from)
+        sql = "UPDATE jobs SET status = ?, reason = ?, updated_at = ? WHERE job_id = ?"
+        args: list[Any] = [status, reason, time.time(), job_id]
+        if allowed:
+            sql += f" AND status IN ({','.join('?' * len(allowed))})"
+            args += allowed
+        return self._exec(sql, args).rowcount > 0
+
+    # -- requests --------------------------------------------------------------------
+    def create_request(
+        self, request_id: str, job_id: str, kind: str, payload: dict[str, Any]
+    ) -> None:
+        """Insert a ``pending`` request; ``payload`` is whatever the worker needs to run it."""
+        now = time.time()
+        self._exec(
+            "INSERT INTO requests VALUES (?, ?, ?, 'pending', ?, ?, ?, NULL, NULL)",
+            (request_id, job_id, kind, now, now, json.dumps(payload)),
+        )
+
+    def get_request(self, request_id: str) -> dict[str, Any] | None:
+        """A request row with input/result/error decoded, or None."""
+        row = self._one("SELECT * FROM requests WHERE request_id = ?", (request_id,))
+        if row is not None:
+            for key in ("input", "result", "error"):
+                row[key] = json.loads(row[key]) if row[key] is not None else None
+        return row
+
+    def requests_in(self, states: Iterable[str], job_id: str | None = None) -> list[str]:
+        """Ids of requests in the given states, oldest first."""
+        wanted = list(states)
+        sql = f"SELECT request_id FROM requests WHERE status IN ({','.join('?' * len(wanted))})"
+        if job_id is not None:
+            sql += " AND job_id = ?"
+            wanted.append(job_id)
+        return [r["request_id"] for r in self._all(sql + " ORDER BY created_at, rowid", wanted)]
+
+    def finish_request(
+        self,
+        request_id: str,
+        status: str,
+        *,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+        events: list[dict[str, Any]] | None = None,
+        only_from: Iterable[str] = ("pending", "running", "streaming"),
+    ) -> bool:
+        """Set a request's state (and result, error, events) atomically."""
+        allowed = list(only_from)
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                cur = self._db.execute(
+                    "UPDATE requests SET status = ?, updated_at = ?, result = ?, error = ? "
+                    f"WHERE request_id = ? AND status IN ({','.join('?' * len(allowed))})",
+                    (
+                        status,
+                        time.time(),
+                        None if result is None else json.dumps(result),
+                        None if error is None else json.dumps(error),
+                        request_id,
+                        *allowed,
+                    ),
+                )
+                changed = cur.rowcount > 0
+                if changed and events:
+                    start = self._db.execute(
+                        "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
+                    ).fetchone()[0]
+                    self._db.executemany(
+                        "INSERT INTO events VALUES (?, ?, ?)",
+                        [(request_id, start + i, json.dumps(e)) for i, e in enumerate(events)],
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return changed
+
+    def events(self, request_id: str, start: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """One page of events from ``start`` and the total event count."""
+        rows = self._all(
+            "SELECT body FROM events WHERE request_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+            (request_id, start, limit),
+        )
+        total = self._one("SELECT COUNT(*) AS n FROM events WHERE request_id = ?", (request_id,))
+        return [json.loads(r["body"]) for r in rows], int(total["n"] if total else 0)
+
+    # -- chunk groups ----------------------------------------------------------------
+    def chunk_dir(self, job_id: str, group_id: str) -> Path:
+        """Where a group's accepted chunk frames live until the group runs."""
+        return self.root / "chunks" / _safe(job_id) / _safe(group_id)
+
+    def get_group(self, job_id: str, group_id: str) -> dict[str, Any] | None:
+        """A chunk group row plus ``chunks``: {idx: chunk_sha256}."""
+        row = self._one(
+            "SELECT * FROM chunk_groups WHERE job_id = ? AND group_id = ?", (job_id, group_id)
+        )
+        if row is not None:
+            rows = self._all(
+                "SELECT chunk_idx, chunk_sha256 FROM chunks WHERE job_id = ? AND group_id = ?",
+                (job_id, group_id),
+            )
+            row["chunks"] = {r["chunk_idx"]: r["chunk_sha256"] for r in rows}
+        return row
+
+    def add_chunk(
+        self,
+        job_id: str,
+        group_id: str,
+        descriptor: dict[str, Any],
+        operation: str,
+        chunk_sha256: str,
+        chunk: bytes,
+    ) -> None:
+        """Persist one accepted chunk (file first, then its row), creating the group."""
+        directory = self.chunk_dir(job_id, group_id)
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{int(descriptor['chunk_idx'])}.bin"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(chunk)
+        tmp.replace(path)
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO chunk_groups VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
+                (
+                    job_id,
+                    group_id,
+                    operation,
+                    descriptor["frame_sha256"],
+                    descriptor["frame_size_bytes"],
+                    descriptor["total_chunks"],
+                    time.time(),
+                ),
+            )
+            self._db.execute(
+                "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?)",
+                (job_id, group_id, int(descriptor["chunk_idx"]), chunk_sha256),
+            )
+
+    def read_chunks(self, job_id: str, group_id: str) -> list[bytes]:
+        """The group's stored chunk frames, by index."""
+        group = self.get_group(job_id, group_id) or {"chunks": {}}
+        directory = self.chunk_dir(job_id, group_id)
+        return [(directory / f"{idx}.bin").read_bytes() for idx in sorted(group["chunks"])]
+
+    def bind_group(self, job_id: str, group_id: str, request_id: str) -> None:
+        """Record which request a completed group became (at-most-once execution)."""
+        self._exec(
+            "UPDATE chunk_groups SET request_id = ? WHERE job_id = ? AND group_id = ?",
+            (request_id, job_id, group_id),
+        )
+
+    def drop_group(self, job_id: str, group_id: str) -> None:
+        """Forget an unfinished group (its frame failed verification)."""
+        with self._lock:
+            self._db.execute(
+                "DELETE FROM chunks WHERE job_id = ? AND group_id = ?", (job_id, group_id)
+            )
+            self._db.execute(
+                "DELETE FROM chunk_groups WHERE job_id = ? AND group_id = ?", (job_id, group_id)
+            )
+        self.drop_chunk_files(job_id, group_id)
+
+    def drop_chunk_files(self, job_id: str, group_id: str) -> None:
+        """Free a group's chunk bytes once its request no longer needs them."""
+        shutil.rmtree(self.chunk_dir(job_id, group_id), ignore_errors=True)
+
+    # -- idempotency -----------------------------------------------------------------
+    def get_idempotent(self, scope: str, key: str) -> dict[str, Any] | None:
+        """A live (under 24 h old) idempotency record, or None."""
+        self._exec(
+            "DELETE FROM idempotency WHERE created_at < ?", (time.time() - IDEMPOTENCY_TTL_S,)
+        )
+        row = self._one("SELECT * FROM idempotency WHERE scope = ? AND key = ?", (scope, key))
+        if row is not None:
+            row["response"] = json.loads(row["response"])
+        return row
+
+    def put_idempotent(
+        self, scope: str, key: str, body_hash: str, status: int, response: Any
+    ) -> None:
+        """Remember the first response for ``key`` in ``scope``."""
+        self._exec(
+            "INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?, ?)",
+            (scope, key, body_hash, status, json.dumps(response), time.time()),
+        )
+
+    # -- checkpoints -----------------------------------------------------------------
+    def checkpoint_dir(self, job_id: str, checkpoint_id: str) -> Path:
+        """Where a checkpoint's files live."""
+        return self.root / "checkpoints" / _safe(job_id) / _safe(checkpoint_id)
+
+    def add_checkpoint(
+        self,
+        job_id: str,
+        checkpoint_id: str,
+        global_steps: int,
+        avg_loss: float | None,
+        checkpoint_type: str,
+    ) -> None:
+        """Record a saved checkpoint (replacing one with the same id)."""
+        self._exec(
+            "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+            (job_id, checkpoint_id, global_steps, avg_loss, time.time(), checkpoint_type),
+        )
+
+    def list_checkpoints(self, job_id: str) -> list[dict[str, Any]]:
+        """A job's checkpoints, oldest first."""
+        return self._all(
+            "SELECT * FROM checkpoints WHERE job_id = ? ORDER BY created_at, rowid", (job_id,)
+        )
+
+    def get_checkpoint(self, job_id: str, checkpoint_id: str) -> dict[str, Any] | None:
+        """One checkpoint row, or None."""
+        return self._one(
+            "SELECT * FROM checkpoints WHERE job_id = ? AND checkpoint_id = ?",
+            (job_id, checkpoint_id),
+        )
+
+    def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> bool:
+        """Delete a checkpoint's row and files; False when it did not exist."""
+        gone = (
+            self._exec(
+                "DELETE FROM checkpoints WHERE job_id = ? AND checkpoint_id = ?",
+                (job_id, checkpoint_id),
+            ).rowcount
+            > 0
+        )
+        shutil.rmtree(self.checkpoint_dir(job_id, checkpoint_id), ignore_errors=True)
+        return gone
