@@ -111,7 +111,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
 ) -> Response[AcceptedRequest | Error]:
-    """Score prompts and completions
+    """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
     given) on the log-probability or sampling sub-job; `top_k > 0` adds the top-k candidates.
@@ -148,7 +148,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
 ) -> AcceptedRequest | Error | None:
-    """Score prompts and completions
+    """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
     given) on the log-probability or sampling sub-job; `top_k > 0` adds the top-k candidates.
@@ -180,7 +180,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
 ) -> Response[AcceptedRequest | Error]:
-    """Score prompts and completions
+    """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
     given) on the log-probability or sampling sub-job; `top_k > 0` adds the top-k candidates.
@@ -215,7 +215,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
 ) -> AcceptedRequest | Error | None:
-    """Score prompts and completions
+    """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
     given) on the log-probability or sampling sub-job; `top_k > 0` adds the top-k candidates.

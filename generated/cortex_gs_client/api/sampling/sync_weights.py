@@ -115,7 +115,7 @@ def sync_detailed(
     body: SyncWeightsRequest,
     idempotency_key: str | Unset = UNSET,
 ) -> Response[AcceptedRequest | Error]:
-    """Push training weights to sampling sub-jobs
+    """Push training weights to sampling sub-jobs (proposed)
 
      Copies the training sub-job's current weights to the sampling (and log-probability)
     sub-jobs. Every field defaults sensibly: the job's training sub-job, all its sampling
@@ -156,7 +156,7 @@ def sync(
     body: SyncWeightsRequest,
     idempotency_key: str | Unset = UNSET,
 ) -> AcceptedRequest | Error | None:
-    """Push training weights to sampling sub-jobs
+    """Push training weights to sampling sub-jobs (proposed)
 
      Copies the training sub-job's current weights to the sampling (and log-probability)
     sub-jobs. Every field defaults sensibly: the job's training sub-job, all its sampling
@@ -192,7 +192,7 @@ async def asyncio_detailed(
     body: SyncWeightsRequest,
     idempotency_key: str | Unset = UNSET,
 ) -> Response[AcceptedRequest | Error]:
-    """Push training weights to sampling sub-jobs
+    """Push training weights to sampling sub-jobs (proposed)
 
      Copies the training sub-job's current weights to the sampling (and log-probability)
     sub-jobs. Every field defaults sensibly: the job's training sub-job, all its sampling
@@ -231,7 +231,7 @@ async def asyncio(
     body: SyncWeightsRequest,
     idempotency_key: str | Unset = UNSET,
 ) -> AcceptedRequest | Error | None:
-    """Push training weights to sampling sub-jobs
+    """Push training weights to sampling sub-jobs (proposed)
 
      Copies the training sub-job's current weights to the sampling (and log-probability)
     sub-jobs. Every field defaults sensibly: the job's training sub-job, all its sampling

@@ -115,7 +115,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
-    """Forward pass without gradients (one chunk)
+    """Forward pass without gradients (one chunk; proposed)
 
      Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch`; chunk-group rules and
     answers are those of forward-backward. `reference_model: true` runs the frozen reference
@@ -152,7 +152,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
-    """Forward pass without gradients (one chunk)
+    """Forward pass without gradients (one chunk; proposed)
 
      Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch`; chunk-group rules and
     answers are those of forward-backward. `reference_model: true` runs the frozen reference
@@ -184,7 +184,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
-    """Forward pass without gradients (one chunk)
+    """Forward pass without gradients (one chunk; proposed)
 
      Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch`; chunk-group rules and
     answers are those of forward-backward. `reference_model: true` runs the frozen reference
@@ -219,7 +219,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
-    """Forward pass without gradients (one chunk)
+    """Forward pass without gradients (one chunk; proposed)
 
      Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch`; chunk-group rules and
     answers are those of forward-backward. `reference_model: true` runs the frozen reference
