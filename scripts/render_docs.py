@@ -49,10 +49,15 @@ def ensure_redocly() -> None:
     _run([npm, "ci", "--no-audit", "--no-fund"])
 
 
-def render(output: Path = OUTPUT) -> Path:
-    """Lint the contract (errors fail the build), then write and sanity-check the page."""
+def lint() -> None:
+    """Lint the contract with openapi/redocly.yaml; any error fails."""
     ensure_redocly()
     _run([str(REDOCLY), "lint", "--config", str(CONFIG), str(SPEC)])
+
+
+def render(output: Path = OUTPUT) -> Path:
+    """Lint the contract (errors fail the build), then write and sanity-check the page."""
+    lint()
     output.parent.mkdir(parents=True, exist_ok=True)
     _run([
         str(REDOCLY), "build-docs", str(SPEC),
