@@ -140,7 +140,9 @@ def _torch_entry(x: torch.Tensor) -> tuple[DType, tuple[int, ...], memoryview]:
         return dtype, shape, memoryview(b"")
     if not t.is_contiguous():
         t = t.contiguous()
-    raw = t.reshape(-1).view(torch.uint8).numpy()
+    # Contiguous tensors may still carry odd strides on size-1 dims; flatten explicitly.
+    flat = t.as_strided((t.numel(),), (1,))
+    raw = flat.view(torch.uint8).numpy()
     return dtype, shape, memoryview(raw)
 
 

@@ -25,9 +25,10 @@ def golden_bytes(name: str) -> bytes:
 
 def tensor_bytes(t: torch.Tensor) -> bytes:
     """Raw little-endian bytes of a tensor in C order (works for every dtype)."""
-    c = t.detach().contiguous().reshape(-1)
+    c = t.detach().contiguous()
     if c.numel() == 0:
         return b""
+    c = c.as_strided((c.numel(),), (1,))
     return c.view(torch.uint8).numpy().tobytes()
 
 

@@ -1,0 +1,184 @@
+"""Property tests: random nested values round-trip exactly, one-shot and streamed."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import safetensors.torch
+import torch
+from _wire_support import tensor_bytes
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import TORCH_DTYPES, same, tensors, values
+
+from arctic_rl import wire
+from arctic_rl.wire import _chunks, _fastcopy
+
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(values())
+def test_roundtrip_bytes_and_bytearray(value) -> None:
+    frame = wire.dumps(value)
+    assert wire.dumps(value) == frame  # deterministic
+    assert same(wire.loads(frame), value)
+    assert same(wire.loads(bytearray(frame)), value)
+    assert wire.read_metadata(frame) == {}
+
+
+@SETTINGS
+@given(values(), st.dictionaries(st.text(max_size=5), st.integers() | st.text(), max_size=3))
+def test_metadata_roundtrip(value, metadata) -> None:
+    frame = wire.dumps(value, metadata=metadata)
+    assert wire.read_metadata(frame) == metadata
+    assert same(wire.loads(frame), value)
+
+
+@SETTINGS
+@given(st.dictionaries(st.text(max_size=6), tensors(), min_size=1, max_size=6))
+def test_frames_are_plain_safetensors(tensor_dict) -> None:
+    """The safetensors library reads our frames and writes the same bytes for the same input."""
+    frame = wire.dumps(tensor_dict)
+    meta = wire._frame.parse_header(memoryview(frame)).metadata
+    names = {key: node[1] for key, node in json.loads(meta["dss"])["tree"][1]}
+    loaded = safetensors.torch.load(frame)
+    assert set(loaded) == set(names.values())
+    for key, t in tensor_dict.items():
+        assert same(loaded[names[key]].reshape(t.shape), t)
+    flat = {
+        names[k]: (t.reshape(1) if t.dim() == 0 else t).contiguous() for k, t in tensor_dict.items()
+    }
+    assert safetensors.torch.save(flat, metadata=meta) == frame
+
+
+@pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
+def test_every_dtype_scalar_empty_and_views(dtype: torch.dtype) -> None:
+    base = torch.arange(24).reshape(4, 6)
+    t = (base % 2 if dtype == torch.bool else base).to(dtype)
+    shared = t[1:3]
+    value = {
+        "scalar": t[0, 0].clone(),
+        "empty": t[:0],
+        "empty2": torch.empty(3, 0, dtype=dtype),
+        "transposed": t.t(),
+        "strided": t[:, ::2],
+        "shared_a": shared,
+        "shared_b": shared,
+        "whole": t,
+    }
+    frame = wire.dumps(value)
+    out = wire.loads(frame)
+    assert same(out, value)
+    assert out["scalar"].shape == ()
+    assert out["shared_a"].data_ptr() != out["shared_b"].data_ptr()  # separate copies
+    assert out["transposed"].is_contiguous()  # written contiguous
+
+
+def test_numpy_arrays_encode_as_tensors() -> None:
+    np = pytest.importorskip("numpy")
+    arrays = {
+        "f32": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "be": np.arange(4, dtype=">i4"),
+        "b": np.array([True, False]),
+        "u16": np.arange(3, dtype=np.uint16),
+        "c": np.array(1.5, dtype=np.float64),
+        "t": np.arange(6, dtype=np.int64).reshape(2, 3).T,
+    }
+    out = wire.loads(wire.dumps(arrays))
+    for k, a in arrays.items():
+        expected = torch.from_numpy(a.astype(a.dtype.newbyteorder("<"), order="C"))
+        assert same(out[k], expected), k
+    assert wire.dumps({"x": np.float32(1.5)}) == wire.dumps({"x": 1.5})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    values(max_leaves=8),
+    st.integers(wire.CHUNK_HEADROOM + 1, wire.CHUNK_HEADROOM + 700),
+    st.booleans(),
+    st.sampled_from(wire.CHUNK_KINDS),
+    st.randoms(use_true_random=False),
+)
+def test_streaming_matches_one_shot(value, max_bytes, force, kind, rnd) -> None:
+    common = {"kind": kind, "max_bytes": max_bytes, "force": force, "chunk_group_id": "g1"}
+    frame = wire.dumps(value, metadata={"k": 1})
+    one_shot = wire.split_chunks(frame, **common)
+    streamed = list(wire.iter_chunks(value, metadata={"k": 1}, **common))
+    assert streamed == one_shot
+    assert all(len(c) <= max_bytes for c in streamed)
+    assert wire.join_chunks(streamed) == frame
+    if len(streamed) > 1 or force:
+        shuffled = list(streamed)
+        rnd.shuffle(shuffled)
+        asm = wire.ChunkAssembler(kind=kind)
+        for c in shuffled:
+            asm.add(c)
+        assert asm.complete and asm.frame() == frame
+        assert same(asm.value(), value)
+
+
+def test_fast_paths_on_small_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exercise the pre-faulted/memmove/threaded paths without gigabytes of data."""
+    monkeypatch.setattr(_fastcopy, "FAST_MIN", 1)
+    monkeypatch.setattr(_chunks, "_THREAD_MIN", 1)
+    gen = torch.Generator().manual_seed(1)
+    value = {f"w{i}": torch.randn(1000 + i, generator=gen).to(torch.bfloat16) for i in range(8)}
+    frame = wire.dumps(value, metadata={"m": True})
+    assert same(wire.loads(frame), value)
+    chunks = list(
+        wire.iter_chunks(value, kind="result_chunk", max_bytes=9000, metadata={"m": True})
+    )
+    assert chunks == wire.split_chunks(frame, kind="result_chunk", max_bytes=9000)
+    order = list(range(len(chunks)))
+    random.Random(3).shuffle(order)
+    asm = wire.ChunkAssembler()
+    for i in order:
+        # mix read-only (threaded) and writable (synchronous) chunk buffers
+        asm.add(chunks[i] if i % 2 else bytearray(chunks[i]))
+    assert asm.frame() == frame
+    out = asm.value()
+    assert same(out, value)
+    assert wire.join_chunks(reversed(chunks)) == frame
+
+
+def test_decoded_tensors_view_writable_buffers() -> None:
+    value = {"a": torch.arange(16, dtype=torch.int64), "b": torch.ones(3, dtype=torch.float32)}
+    buf = bytearray(wire.dumps(value))
+    out = wire.loads(buf)
+    lo, hi = _fastcopy.address(buf), _fastcopy.address(buf) + len(buf)
+    assert lo <= out["a"].data_ptr() < hi
+    out["a"][0] = 99  # writes through to the caller's buffer
+    assert wire.loads(bytes(buf))["a"][0] == 99
+    frozen = wire.dumps(value)
+    copy = wire.loads(frozen)
+    copy["a"][0] = 7  # read-only input was copied: the bytes object stays intact
+    assert wire.loads(frozen)["a"][0] == 0
+
+
+def test_assembler_value_views_its_buffer() -> None:
+    value = {"x": torch.arange(5000, dtype=torch.float32)}
+    chunks = wire.split_chunks(wire.dumps(value), kind="request_chunk", max_bytes=9000)
+    asm = wire.ChunkAssembler(kind="request_chunk")
+    for c in chunks:
+        asm.add(c)
+    out = asm.value()
+    buf = asm.buffer
+    lo = _fastcopy.address(buf)
+    assert lo <= out["x"].data_ptr() < lo + len(buf)
+    assert tensor_bytes(out["x"]) == tensor_bytes(value["x"])
+
+
+def test_name_collisions_are_disambiguated() -> None:
+    value = {"a.b": torch.ones(1), "a": {"b": torch.zeros(1)}, "__metadata__": torch.ones(2)}
+    out = wire.loads(wire.dumps(value))
+    assert same(out, value)
+
+
+def test_json_only_value_and_tuple_tags() -> None:
+    value = {"t": (1, [2, (3,)]), "l": [1, 2], "d": {}, "e": []}
+    assert same(wire.loads(wire.dumps(value)), value)
+    assert same(wire.loads(wire.dumps(())), ())
+    assert same(wire.loads(wire.dumps(None)), None)
