@@ -7,6 +7,8 @@ but in a background thread so startup takes a few hundred milliseconds and resta
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import socket
 import threading
 import time
@@ -16,8 +18,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 
+from arctic_rl import wire
 from mock_server.app import create_app
 from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER, Settings
 
@@ -118,3 +122,124 @@ def running_mock(state_dir: Path, **settings: Any) -> Iterator[LiveMock]:
         yield mock
     finally:
         mock.stop()
+
+
+TERMINAL = ("completed", "failed", "cancelled")
+
+
+class MockApi:
+    """Raw-HTTP helpers for tests: plain httpx plus the codec, no SDK.
+
+    Deliberately thin, so tests exercising the mock check the wire protocol itself;
+    every method returns or asserts on ``httpx.Response`` objects.
+    """
+
+    def __init__(self, mock: LiveMock, timeout: float = 60.0) -> None:
+        self.mock = mock
+        self.http = httpx.Client(base_url=mock.base_url, headers=mock.headers(), timeout=timeout)
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self.http.close()
+
+    def create_job(self, *, seed: int = 0, lr: float = 1e-3, **training: Any) -> str:
+        """A training + sampling job; waits until it is running."""
+        tcfg = {"optimizer": {"lr": lr}, "max_seq_len": 256, "train_batch_size": 8, "n_gpus": 1}
+        body = {
+            "sub_job_configs": [
+                {
+                    "job_type": "training",
+                    "model_name": "tiny-byte-lm",
+                    "seed": seed,
+                    "training_config": {**tcfg, **training},
+                },
+                {
+                    "job_type": "sampling",
+                    "model_name": "tiny-byte-lm",
+                    "inference_config": {"max_seq_len": 256, "n_gpus": 1},
+                },
+            ]
+        }
+        response = self.http.post("/", json=body)
+        assert response.status_code == 200, response.text
+        job_id = str(response.json()["job_id"])
+        self.wait_running(job_id)
+        return job_id
+
+    def wait_running(self, job_id: str, timeout: float = 30.0) -> dict[str, Any]:
+        """Poll get_job until ``running`` (fails on a terminal state)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            job = self.http.get(f"/{job_id}").json()
+            if job["status"] == "running":
+                return job
+            assert job["status"] not in ("cancelled", "terminated", "failed"), job
+            assert time.monotonic() < deadline, f"job {job_id} never ran: {job}"
+            time.sleep(0.01)
+
+    def post_chunks(self, job_id: str, route: str, chunks: list[bytes]) -> list[Any]:
+        """POST each chunk frame; returns the responses."""
+        return [self.http.post(f"/{job_id}/{route}", content=chunk) for chunk in chunks]
+
+    def wait(self, job_id: str, request_id: str, timeout: float = 60.0) -> dict[str, Any]:
+        """Long-poll until terminal; returns the last RequestStatus (first event page)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            response = self.http.get(f"/{job_id}/requests/{request_id}", params={"wait_s": 5})
+            assert response.status_code == 200, response.text
+            status = response.json()
+            if status["status"] in TERMINAL:
+                return status
+            assert time.monotonic() < deadline, f"request {request_id} still {status['status']}"
+
+    def result(self, job_id: str, request_id: str, max_events: int = 16) -> Any:
+        """The completed request's result: JSON, inline DSSST1, or paged result chunks."""
+        status = self.wait(job_id, request_id)
+        assert status["status"] == "completed", status
+        result = status["result"]
+        if isinstance(result, dict) and result.get("wire_format") == "DSSST1":
+            return wire.loads(base64.b64decode(result["payload_b64"]))
+        if result is not None:
+            return result
+        chunks: list[bytes] = []
+        cursor: str | None = None
+        while True:
+            params: dict[str, Any] = {"max_events": max_events}
+            if cursor is not None:
+                params["cursor"] = cursor
+            page = self.http.get(f"/{job_id}/requests/{request_id}", params=params).json()
+            for event in page["events"]:
+                if event["type"] == "result_chunk":
+                    payload = base64.b64decode(event["payload_b64"])
+                    assert hashlib.sha256(payload).hexdigest() == event["payload_sha256"]
+                    chunks.append(payload)
+            cursor = page["next_cursor"]
+            if cursor is None:
+                break
+        return wire.loads(wire.join_chunks(chunks, kind="result_chunk"))
+
+    def run(self, job_id: str, route: str, json: Any) -> Any:
+        """POST a JSON data-plane call and return its result."""
+        response = self.http.post(f"/{job_id}/{route}", json=json)
+        assert response.status_code == 202, response.text
+        return self.result(job_id, response.json()["request_id"])
+
+    def run_frame(
+        self, job_id: str, route: str, value: Any, *, chunk_bytes: int | None = None
+    ) -> Any:
+        """Send ``value`` as DSSST1 (chunk envelope on fwd routes); returns the result."""
+        operation = {"forward-backward": "fwd-bwd", "forward-no-grad": "fwd-no-grad"}.get(
+            route, "generate"
+        )
+        max_bytes = (chunk_bytes or wire.MAX_BODY_BYTES - wire.CHUNK_HEADROOM) + wire.CHUNK_HEADROOM
+        chunks = wire.split_chunks(
+            wire.dumps(value),
+            kind="request_chunk",
+            max_bytes=max_bytes,
+            operation=operation,
+            force=route != "generate",
+        )
+        responses = self.post_chunks(job_id, route, chunks)
+        final = responses[-1]
+        assert final.status_code == 202, final.text
+        return self.result(job_id, final.json()["request_id"])

@@ -1,0 +1,185 @@
+"""The mock's own OpenAPI must match the contract, operation for operation.
+
+The app's document is generated from its real routes, so any drift between what the
+mock serves and what the contract promises (a missing operation, an extra status code,
+a renamed parameter, a lost security scheme) fails here. The comparison is proven by
+mutating copies of the contract and checking each mutation is reported.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mock_server.app import create_app
+from mock_server.openapi import dangling_refs
+from mock_server.settings import Settings
+
+CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
+
+
+def _deref(doc: dict[str, Any], node: Any) -> Any:
+    """Follow local ``$ref`` chains (parameters, bodies, responses, headers)."""
+    while isinstance(node, dict) and "$ref" in node:
+        target: Any = doc
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def _operations(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Normalised view of every operation: what clients depend on, nothing cosmetic."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    global_security = doc.get("security", [])
+    for path, item in doc.get("paths", {}).items():
+        shared = [_deref(doc, p) for p in item.get("parameters", [])]
+        for method in METHODS:
+            if method not in item:
+                continue
+            op = item[method]
+            params = {}
+            for p in shared + [_deref(doc, p) for p in op.get("parameters", [])]:
+                name = p["name"].lower() if p["in"] == "header" else p["name"]
+                params[(p["in"], name)] = bool(p.get("required", p["in"] == "path"))
+            body = _deref(doc, op.get("requestBody"))
+            media: dict[str, Any] = {}
+            if body:
+                for media_type, spec in body.get("content", {}).items():
+                    media[media_type] = spec.get("x-dssst1-schema")
+            responses = {}
+            for status, response in op.get("responses", {}).items():
+                response = _deref(doc, response)
+                responses[str(status)] = sorted(response.get("content", {}))
+            security = op.get("security", global_security)
+            out[(method, path)] = {
+                "operationId": op.get("operationId"),
+                "parameters": params,
+                "body_required": bool(body.get("required")) if body else None,
+                "body_media": media,
+                "responses": responses,
+                "security": sorted(tuple(sorted(req)) for req in security),
+                "proposed": op.get("x-status") == "proposed",
+            }
+    return out
+
+
+def _schemes(doc: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
+    schemes = doc.get("components", {}).get("securitySchemes", {})
+    return {
+        name: (s.get("type"), (s.get("scheme") or "").lower(), s.get("in"), s.get("name"))
+        for name, s in schemes.items()
+    }
+
+
+def compare(contract: dict[str, Any], app_doc: dict[str, Any]) -> list[str]:
+    """Human-readable differences between the contract and the app (empty: none)."""
+    diffs: list[str] = []
+    want, have = _operations(contract), _operations(app_doc)
+    for key in sorted(set(want) - set(have)):
+        diffs.append(f"missing in app: {key[0].upper()} {key[1]}")
+    for key in sorted(set(have) - set(want)):
+        diffs.append(f"not in contract: {key[0].upper()} {key[1]}")
+    for key in sorted(set(want) & set(have)):
+        for field, expected in want[key].items():
+            actual = have[key][field]
+            if expected != actual:
+                diffs.append(
+                    f"{key[0].upper()} {key[1]} {field}: contract {expected} != app {actual}"
+                )
+    if _schemes(contract) != _schemes(app_doc):
+        diffs.append(f"security schemes: contract {_schemes(contract)} != app {_schemes(app_doc)}")
+    return diffs
+
+
+@pytest.fixture(scope="module")
+def contract() -> dict[str, Any]:
+    return yaml.safe_load(CONTRACT.read_text())
+
+
+@pytest.fixture(scope="module")
+def app_doc(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    settings = Settings(state_dir=tmp_path_factory.mktemp("openapi"), token="t")
+    return create_app(settings).openapi()
+
+
+def test_app_matches_contract(contract: dict[str, Any], app_doc: dict[str, Any]) -> None:
+    assert compare(contract, app_doc) == []
+
+
+def test_every_operation_is_served(contract: dict[str, Any], app_doc: dict[str, Any]) -> None:
+    ids = {op["operationId"] for op in _operations(app_doc).values()}
+    assert ids == {op["operationId"] for op in _operations(contract).values()}
+    assert len(ids) == 17
+
+
+def test_app_document_has_no_dangling_refs(app_doc: dict[str, Any]) -> None:
+    assert dangling_refs(app_doc) == set()
+    schemas = app_doc["components"]["schemas"]
+    for name in ("ForwardBackwardBatch", "ForwardNoGradBatch", "GenerateRequest", "ChunkFrame"):
+        assert name in schemas
+
+
+def test_app_document_stamps_request_id_header(app_doc: dict[str, Any]) -> None:
+    for item in app_doc["paths"].values():
+        for op in item.values():
+            for response in op["responses"].values():
+                assert "x-snowflake-request-id" in response["headers"]
+
+
+def _mutations() -> list[tuple[str, Any, str]]:
+    def drop_operation(doc: dict[str, Any]) -> None:
+        del doc["paths"]["/{job_id}/step"]["post"]
+
+    def change_status(doc: dict[str, Any]) -> None:
+        responses = doc["paths"]["/{job_id}/save"]["post"]["responses"]
+        responses["201"] = responses.pop("202")
+
+    def rename_parameter(doc: dict[str, Any]) -> None:
+        params = doc["paths"]["/{job_id}/requests/{request_id}"]["get"]["parameters"]
+        next(p for p in params if p.get("name") == "max_events")["name"] = "max_event"
+
+    def require_parameter(doc: dict[str, Any]) -> None:
+        params = doc["paths"]["/"]["get"]["parameters"]
+        params[0]["required"] = True
+
+    def change_media_type(doc: dict[str, Any]) -> None:
+        content = doc["paths"]["/{job_id}/generate"]["post"]["requestBody"]["content"]
+        content["application/x-dssst1"] = content.pop("application/octet-stream")
+
+    def drop_security(doc: dict[str, Any]) -> None:
+        doc["paths"]["/capacity"]["get"]["security"] = [{"patBearer": []}]
+
+    def add_operation(doc: dict[str, Any]) -> None:
+        doc["paths"]["/{job_id}/requests/{request_id}"]["delete"] = {
+            "operationId": "delete_request",
+            "responses": {"204": {"description": "gone"}},
+        }
+
+    return [
+        ("drop operation", drop_operation, "not in contract: POST /{job_id}/step"),
+        ("change status", change_status, "POST /{job_id}/save responses"),
+        ("rename parameter", rename_parameter, "GET /{job_id}/requests/{request_id} parameters"),
+        ("require parameter", require_parameter, "GET / parameters"),
+        ("change media type", change_media_type, "POST /{job_id}/generate body_media"),
+        ("drop security", drop_security, "GET /capacity security"),
+        ("add operation", add_operation, "missing in app: DELETE /{job_id}/requests"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("label", "mutate", "expected"), _mutations(), ids=[m[0] for m in _mutations()]
+)
+def test_comparison_catches_mutated_contract(
+    contract: dict[str, Any], app_doc: dict[str, Any], label: str, mutate: Any, expected: str
+) -> None:
+    mutated = copy.deepcopy(contract)
+    mutate(mutated)
+    diffs = compare(mutated, app_doc)
+    assert diffs, label
+    assert any(expected in d for d in diffs), diffs
