@@ -18,7 +18,7 @@ def _get_kwargs(
     *,
     cursor: str | Unset = UNSET,
     max_events: int | Unset = 16,
-    wait_s: float | Unset = 0.0,
+    wait_s: float | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -105,7 +105,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     cursor: str | Unset = UNSET,
     max_events: int | Unset = 16,
-    wait_s: float | Unset = 0.0,
+    wait_s: float | Unset = UNSET,
 ) -> Response[Error | RequestStatus]:
     """Poll a request
 
@@ -122,7 +122,7 @@ def sync_detailed(
         request_id (str): A data-plane request's id.
         cursor (str | Unset): An opaque event cursor.
         max_events (int | Unset):  Default: 16.
-        wait_s (float | Unset):  Default: 0.0.
+        wait_s (float | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -154,7 +154,7 @@ def sync(
     client: AuthenticatedClient | Client,
     cursor: str | Unset = UNSET,
     max_events: int | Unset = 16,
-    wait_s: float | Unset = 0.0,
+    wait_s: float | Unset = UNSET,
 ) -> Error | RequestStatus | None:
     """Poll a request
 
@@ -171,7 +171,7 @@ def sync(
         request_id (str): A data-plane request's id.
         cursor (str | Unset): An opaque event cursor.
         max_events (int | Unset):  Default: 16.
-        wait_s (float | Unset):  Default: 0.0.
+        wait_s (float | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -198,7 +198,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     cursor: str | Unset = UNSET,
     max_events: int | Unset = 16,
-    wait_s: float | Unset = 0.0,
+    wait_s: float | Unset = UNSET,
 ) -> Response[Error | RequestStatus]:
     """Poll a request
 
@@ -215,7 +215,7 @@ async def asyncio_detailed(
         request_id (str): A data-plane request's id.
         cursor (str | Unset): An opaque event cursor.
         max_events (int | Unset):  Default: 16.
-        wait_s (float | Unset):  Default: 0.0.
+        wait_s (float | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -245,7 +245,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     cursor: str | Unset = UNSET,
     max_events: int | Unset = 16,
-    wait_s: float | Unset = 0.0,
+    wait_s: float | Unset = UNSET,
 ) -> Error | RequestStatus | None:
     """Poll a request
 
@@ -262,7 +262,7 @@ async def asyncio(
         request_id (str): A data-plane request's id.
         cursor (str | Unset): An opaque event cursor.
         max_events (int | Unset):  Default: 16.
-        wait_s (float | Unset):  Default: 0.0.
+        wait_s (float | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
