@@ -3,6 +3,7 @@ PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
+NODE_STAMP := node_modules/.package-lock.json
 HOST    ?= 127.0.0.1
 PORT    ?= 8765
 BACKEND ?= reference
@@ -10,7 +11,7 @@ BASE    ?= HEAD
 
 .PHONY: setup generate check-generated test lint serve demo docs bench fuzz spec-diff clean
 
-setup: $(STAMP)
+setup: $(STAMP) $(NODE_STAMP)
 
 # torch is installed first and pinned so that nothing can pull a CUDA build.
 $(STAMP): pyproject.toml
@@ -18,6 +19,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[mock,dev]'
 	touch $(STAMP)
+
+# The pinned Redocly CLI lints and renders the contract; tests lint with it too.
+$(NODE_STAMP): package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
 
 generate: setup
 	$(BIN)/python scripts/generate.py
