@@ -281,3 +281,14 @@ def test_redocly_lint() -> None:
     if not render_docs.REDOCLY.exists():
         pytest.skip("Redocly CLI not installed (run `make docs` once)")
     render_docs.lint()
+
+
+@pytest.mark.parametrize("op_id", sorted(ROUTES))
+def test_every_response_and_parameter_has_an_example(spec, operations, op_id: str) -> None:
+    _, path, operation = operations[op_id]
+    for status, response in operation["responses"].items():
+        for media_type, media in resolve(spec, response).get("content", {}).items():
+            assert "example" in media or "examples" in media, (status, media_type)
+    parameters = operation.get("parameters", []) + spec["paths"][path].get("parameters", [])
+    for parameter in (resolve(spec, p) for p in parameters):
+        assert "example" in parameter or "examples" in parameter, parameter["name"]
