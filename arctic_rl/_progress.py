@@ -42,7 +42,6 @@ class Progress:
         self._unit = unit
         self._bar: _Bar | None = None
         self._started = time.monotonic()
-        self._pending = 0.0
 
     def _ensure(self) -> _Bar:
         if self._bar is None:

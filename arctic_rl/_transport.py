@@ -17,7 +17,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
@@ -37,7 +37,7 @@ from arctic_rl._errors import (
     ValidationError,
     error_from_response,
 )
-from arctic_rl._progress import ProgressFactory
+from arctic_rl._progress import Progress, ProgressFactory
 
 __all__ = [
     "TERMINAL_JOB_STATES",
@@ -172,7 +172,7 @@ class CortexTransport:
 
     # -- plumbing -------------------------------------------------------------------
 
-    async def _retrying(self, send: Any) -> httpx.Response:
+    async def _retrying(self, send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Response:
         """Run `send()` (one HTTP exchange) with retries; raise typed errors on failure."""
         try:
             async for attempt in stamina.retry_context(
@@ -319,7 +319,9 @@ class CortexTransport:
                 log.info("arctic_rl: server asked to restart chunk group %s; replaying", group_id)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _post_bytes(self, job_id: str, route: str, data: bytes, bar: Any) -> dict[str, Any]:
+    async def _post_bytes(
+        self, job_id: str, route: str, data: bytes, bar: Progress
+    ) -> dict[str, Any]:
         # No Idempotency-Key: the chunk descriptor (group id + frame hash) is the key.
         headers = {"Content-Type": "application/octet-stream", "Content-Length": str(len(data))}
         url = f"/{quote(job_id, safe='')}/{route}"
@@ -381,11 +383,17 @@ class CortexTransport:
                         return _decode_result(status["result"])
                     if result_chunks.complete:
                         return result_chunks.value()
-                    if not result_chunks.started and not more:
+                    if status.get("next_cursor"):
+                        continue  # more result pages to read
+                    if not result_chunks.started:
                         return None
-                elif state not in _IN_FLIGHT_REQUEST_STATES:
+                    raise ArcticRLError(
+                        f"request {request_id} completed without all its result chunks",
+                        code="missing_chunks",
+                    )
+                if state not in _IN_FLIGHT_REQUEST_STATES:
                     raise _request_failure(request_id, state, status.get("error"))
-                if more or (state == "completed" and events):
+                if more:
                     continue  # drain pages without sleeping
                 if time.monotonic() > deadline:
                     raise RequestTimeoutError(
@@ -474,5 +482,3 @@ def _raise_for_status(response: httpx.Response) -> None:
     except (json.JSONDecodeError, UnicodeDecodeError):
         body = response.text
     raise error_from_response(response.status_code, body, response.headers)
-
-

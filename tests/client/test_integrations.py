@@ -9,6 +9,7 @@ from omegaconf import OmegaConf
 
 from .conftest import Endpoint
 from .standins import skyrl_like, verl_like
+from .standins.batches import OUTPUT_SHAPE
 
 
 def _skyrl_cfg(endpoint: Endpoint, with_block: bool = True) -> object:
@@ -37,7 +38,7 @@ async def test_skyrl_sequence_through_the_shim(endpoint: Endpoint, caplog):
             assert isinstance(text, str) and isinstance(finish_reason, str)
             assert all(isinstance(t, int) for t in token_ids)
         assert isinstance(seen["policy_logprobs"], torch.Tensor)
-        assert seen["policy_logprobs"].shape == (2, 16)
+        assert seen["policy_logprobs"].shape == OUTPUT_SHAPE
         assert isinstance(seen["ref_logprobs"], torch.Tensor)
         assert isinstance(seen["fwd_bwd_metrics"], dict) and "loss" in seen["fwd_bwd_metrics"]
         assert "grad_norm" in seen["fwd_bwd_metrics"] or seen["fwd_bwd_grad_norm"] is None
@@ -68,7 +69,7 @@ async def test_verl_sequence_through_the_shim(endpoint: Endpoint):
     client = verl_like.build_client(cfg)
     seen = await verl_like.update_policy(client)
     assert seen["texts"] and all(isinstance(t, str) for t in seen["texts"])
-    assert seen["old_log_probs"].shape == seen["ref_log_prob"].shape == (2, 16)
+    assert seen["old_log_probs"].shape == seen["ref_log_prob"].shape == OUTPUT_SHAPE
     assert isinstance(seen["loss"], float)
     assert {"grad_norm", "last_lr"} <= set(seen["step_metrics"])
     assert "checkpoint_id" in seen["checkpoint"] or seen["checkpoint"]

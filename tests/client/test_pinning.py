@@ -12,7 +12,7 @@ import torch
 from arctic_rl import ArcticRLClient, ArcticRLClientConfig, create_arctic_rl_client
 
 from .conftest import Endpoint
-from .standins.batches import PROMPTS, train_tensors
+from .standins.batches import OUTPUT_SHAPE, PROMPTS, train_tensors
 
 PROCESSING = {"post": ["logprobs", "entropy"], "loss_fn": "verl_grpo", "config": {}}
 COLOCATION = {
@@ -93,7 +93,7 @@ async def test_fwd_bwd_keys_and_legacy_kwargs(legacy):
     assert result["loss"] == result["avg_loss"] == result["metrics"]["loss"]
     assert isinstance(result["batch"], dict)  # callers read metrics; outputs when asked for
     for value in result["batch"].values():
-        assert isinstance(value, torch.Tensor) and value.shape == (2, 16)
+        assert isinstance(value, torch.Tensor) and value.shape == OUTPUT_SHAPE
     assert result.get("grad_norm") == result["metrics"].get("grad_norm")
     # Old callers: bare tensors, processing positional, meta and loss_fn as keywords.
     folded = await legacy.fwd_bwd(
@@ -115,7 +115,7 @@ async def test_fwd_no_grad_keys(legacy):
     legacy_kw = await legacy.fwd_no_grad(
         train_tensors(), reference_model=False, meta={}, processing=PROCESSING
     )
-    assert legacy_kw["batch"]["logprobs"].shape == (2, 16)
+    assert legacy_kw["batch"]["logprobs"].shape == OUTPUT_SHAPE
 
 
 async def test_step_metrics_dict_and_one_warning(legacy):

@@ -29,3 +29,7 @@ def train_tensors(prompt_len: int = 8, response_len: int = 8) -> dict[str, torch
         "prompts": prompts,
         "responses": responses,
     }
+
+
+# Per-token outputs (logprobs, entropy) cover the response: shape [B, R] per the contract.
+OUTPUT_SHAPE = (len(PROMPTS), 8)
