@@ -59,7 +59,7 @@ def build_create_job_request(config: ArcticRLClientConfig) -> dict[str, Any]:
         if gpus > 0:
             inference = dict(extra or {})
             seq = inference.pop("max_model_len", None) or inference.pop("max_seq_len", None)
-            inference_config = {"max_seq_len": int(seq or max_seq_len), "n_gpus": gpus}
+            inference_config = {"max_seq_len": int(seq or max_seq_len), "n_gpus": gpus, **inference}
             subs.append({"job_type": job_type, **common, "inference_config": inference_config})
     body: dict[str, Any] = {"sub_job_configs": subs}
     if config.cortex.experiment_name:
