@@ -283,41 +283,56 @@ class CortexTransport:
         return await self.wait_request(job_id, str(accepted["request_id"]), desc=route)
 
     async def upload(self, job_id: str, route: str, value: Any) -> dict[str, Any]:
-        """Stream `value` as chunk frames under one chunk-group id; replay once if asked.
+        """Stream `value` as chunk frames under one chunk-group id and return the answer.
 
-        The group id is the server's idempotency key for the logical call: every retry and
-        the single permitted replay reuse it, so the work is scheduled exactly once.
+        The group id is the server's idempotency key for the logical call: every retry, the
+        one permitted replay (409 chunk_group_restart_required) and the refill of missing
+        chunks (409 chunk_group_missing_chunks) reuse it, so the work is scheduled once.
         """
+        group_id = uuid.uuid4().hex
+        only: set[int] | None = None
+        replayed = refilled = False
+        while True:
+            try:
+                return await self._send_group(job_id, route, value, group_id, only)
+            except ChunkGroupError as exc:
+                if exc.code == "chunk_group_restart_required" and not replayed:
+                    replayed, only = True, None
+                    log.info("arctic_rl: server lost chunk group %s; replaying it", group_id)
+                elif exc.code == "chunk_group_missing_chunks" and not refilled:
+                    refilled, only = True, _missing_indexes(exc.details)
+                    log.info("arctic_rl: resending chunks %s of group %s", only, group_id)
+                else:
+                    raise
+
+    async def _send_group(
+        self, job_id: str, route: str, value: Any, group_id: str, only: set[int] | None
+    ) -> dict[str, Any]:
+        """Encode lazily and POST each chunk (all, or `only` those plus the final one)."""
         from arctic_rl import wire
 
-        group_id = uuid.uuid4().hex
-        operation = CHUNKED_ROUTES.get(route, route)
-        force = route in CHUNKED_ROUTES
-        for replay in (False, True):
-            try:
-                last: dict[str, Any] = {}
-                chunks = wire.iter_chunks(
-                    value,
-                    kind="request_chunk",
-                    max_bytes=self.chunk_bytes,
-                    chunk_group_id=group_id,
-                    operation=operation,
-                    force=force,
-                )
-                bar = None
-                for chunk in chunks:
-                    if bar is None:
-                        total = _frame_size(chunk)
-                        bar = self._progress.upload(f"{route} upload", total)
-                    last = await self._post_bytes(job_id, route, chunk, bar)
-                if bar is not None:
-                    bar.close()
-                return last
-            except ChunkGroupError as exc:
-                if replay or exc.code != "chunk_group_restart_required":
-                    raise
-                log.info("arctic_rl: server asked to restart chunk group %s; replaying", group_id)
-        raise AssertionError("unreachable")  # pragma: no cover
+        chunks = wire.iter_chunks(
+            value,
+            kind="request_chunk",
+            max_bytes=self.chunk_bytes,
+            chunk_group_id=group_id,
+            operation=CHUNKED_ROUTES.get(route, route),
+            force=route in CHUNKED_ROUTES,
+        )
+        answer: dict[str, Any] = {}
+        bar: Progress | None = None
+        try:
+            for idx, chunk in enumerate(chunks):
+                size, total = _frame_size(chunk)
+                if only is not None and idx not in only and idx != total - 1:
+                    continue
+                if bar is None:
+                    bar = self._progress.upload(f"{route} upload", size)
+                answer = await self._post_bytes(job_id, route, chunk, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        return answer
 
     async def _post_bytes(
         self, job_id: str, route: str, data: bytes, bar: Progress
@@ -446,13 +461,25 @@ def _get(obj: Any, name: str, default: Any) -> Any:
     return getattr(obj, name, default)
 
 
-def _frame_size(chunk: bytes) -> int:
+def _frame_size(chunk: bytes) -> tuple[int, int]:
+    """(whole frame size, chunk count) of an envelope; a bare frame is its own single chunk."""
     from arctic_rl import wire
 
     try:
-        return int(wire.read_chunk_descriptor(chunk)["frame_size_bytes"])
-    except (wire.WireError, KeyError, TypeError):
-        return len(chunk)  # a bare frame (small generate)
+        desc = wire.read_chunk_descriptor(chunk)
+    except wire.WireError:
+        return len(chunk), 1
+    return int(desc["frame_size_bytes"]), int(desc["total_chunks"])
+
+
+def _missing_indexes(details: Any) -> set[int] | None:
+    """Chunk indexes named by a chunk_group_missing_chunks error (None: resend everything)."""
+    found = {
+        d["loc"][-1]
+        for d in details or []
+        if isinstance(d, Mapping) and d.get("loc") and isinstance(d["loc"][-1], int)
+    }
+    return found or None
 
 
 def _decode_result(result: Any) -> Any:

@@ -45,6 +45,7 @@ class FakeCortex:
     group_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     polls_before_done: int = 1
+    lose_chunks: set[int] = field(default_factory=set)
     job_types: dict[str, list[str]] = field(default_factory=dict)
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
@@ -114,6 +115,36 @@ class FakeCortex:
                 return _error(409, "chunk_group_restart_required")
             self.groups[group] = wire.ChunkAssembler(kind="request_chunk")
         assembler = self.groups[group]
+        idx, total = desc["chunk_idx"], desc["total_chunks"]
+        if idx in self.lose_chunks:
+            self.lose_chunks.discard(idx)  # "accepted", then lost (e.g. a crashed disk write)
+            return _json(
+                200,
+                {
+                    "job_id": job,
+                    "chunk_group_id": group,
+                    "chunk_idx": idx,
+                    "received_chunks": assembler.received,
+                    "total_chunks": total,
+                },
+            )
+        if idx == total - 1 and assembler.received < total - 1:
+            missing = [i for i in range(total - 1) if i in assembler.missing()]
+            return _json(
+                409,
+                {
+                    "message": "missing",
+                    "code": "chunk_group_missing_chunks",
+                    "details": [
+                        {
+                            "loc": ["body", "chunk_idx", i],
+                            "msg": "chunk missing",
+                            "type": "missing_chunk",
+                        }
+                        for i in missing
+                    ],
+                },
+            )
         assembler.add(data)
         if not assembler.complete:
             return _json(

@@ -129,6 +129,18 @@ async def test_restart_required_replays_the_group_once():
     await client.aclose()
 
 
+async def test_missing_chunks_are_resent_then_the_final_one():
+    fake = FakeCortex(lose_chunks={1})
+    client = await _client(fake, chunk_bytes=80 * 1024)
+    result = await client.fwd_bwd(_batch(64, 256), processing={"loss_fn": "x"})
+    assert result["avg_loss"] == 0.25 and fake.executions["forward-backward"] == 1
+    sent = [r for r in fake.seen if r.url.path.endswith("/forward-backward")]
+    indexes = [wire.read_chunk_descriptor(r.content)["chunk_idx"] for r in sent]
+    total = wire.read_chunk_descriptor(sent[0].content)["total_chunks"]
+    assert indexes == [*range(total), 1, total - 1]
+    await client.aclose()
+
+
 async def test_generate_bare_frame_and_poll_cut(retry_waits):
     fake = FakeCortex(faults=[Fault("GET /job-1/requests", None, times=1)], polls_before_done=2)
     client = await _client(fake)
