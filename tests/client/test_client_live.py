@@ -8,11 +8,13 @@ import pytest
 import torch
 
 from arctic_rl import (
+    ArcticRLError,
     ArcticRLClientConfig,
     AsyncArcticRLClient,
     JobFailedError,
     JobNotRunningError,
     PayloadTooLargeError,
+    RequestFailedError,
     _transport,
 )
 from arctic_rl._progress import ProgressFactory
@@ -111,3 +113,11 @@ class _Bar:
     def update(self, n: float = 1) -> None: ...
     def set_postfix_str(self, s: str = "", refresh: bool = True) -> None: ...
     def close(self) -> None: ...
+
+
+async def test_failed_request_is_typed(live_mock, monkeypatch):
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    async with await AsyncArcticRLClient.connect(_cfg(live_mock.base_url)) as client:
+        with pytest.raises(RequestFailedError) as info:
+            await client.fwd_no_grad({"attention_mask": torch.ones(2, 4)}, processing=PROCESSING)
+        assert info.value.code == "bad_value" and isinstance(info.value, ArcticRLError)
