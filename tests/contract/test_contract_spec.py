@@ -273,13 +273,12 @@ def test_links_carry_ids_into_later_calls(spec, operations) -> None:
 
 
 def test_redocly_lint() -> None:
-    # Runs only where `make docs` installed the pinned Redocly CLI (it needs no network then);
-    # the lint config also validates every example against its schema.
+    # `make setup` installs the pinned Redocly CLI (no network needed after that); the lint
+    # config also validates every example against its schema.
     from .conftest import load_script
 
     render_docs = load_script("render_docs")
-    if not render_docs.REDOCLY.exists():
-        pytest.skip("Redocly CLI not installed (run `make docs` once)")
+    assert render_docs.REDOCLY.exists(), "Redocly CLI missing: run `make setup`"
     render_docs.lint()
 
 
