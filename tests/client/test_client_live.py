@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from arctic_rl import (
-    ArcticRLError,
     ArcticRLClientConfig,
+    ArcticRLError,
     AsyncArcticRLClient,
     JobFailedError,
     JobNotRunningError,
