@@ -1,0 +1,220 @@
+"""scripts/spec_diff.py: breaking edits of the real contract are reported, compatible ones not.
+
+Every case edits a deep copy of openapi/cortex_gs.yaml in memory; no git needed.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+CONTRACT = yaml.safe_load((ROOT / "openapi" / "cortex_gs.yaml").read_text(encoding="utf-8"))
+
+
+def _load_script() -> Any:
+    spec = importlib.util.spec_from_file_location("spec_diff", ROOT / "scripts" / "spec_diff.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+spec_diff = _load_script()
+Edit = Callable[[dict[str, Any]], None]
+
+
+def _schemas(doc: dict[str, Any]) -> dict[str, Any]:
+    return doc["components"]["schemas"]
+
+
+def _op(doc: dict[str, Any], path: str, method: str = "post") -> dict[str, Any]:
+    return doc["paths"][path][method]
+
+
+def _remove_operation(doc: dict[str, Any]) -> None:
+    del doc["paths"]["/{job_id}/checkpoints/{checkpoint_id}"]["delete"]
+
+
+def _remove_response_field(doc: dict[str, Any]) -> None:
+    del _schemas(doc)["AcceptedRequest"]["properties"]["request_id"]
+
+
+def _response_field_optional(doc: dict[str, Any]) -> None:
+    _schemas(doc)["CreateJobResponse"]["required"].remove("job_id")
+
+
+def _remove_request_field(doc: dict[str, Any]) -> None:
+    del _schemas(doc)["SaveRequest"]["properties"]["checkpoint_type"]
+
+
+def _new_required_request_field(doc: dict[str, Any]) -> None:
+    step = _schemas(doc)["StepRequest"]
+    step.setdefault("properties", {})["reason"] = {"type": "string"}
+    step["required"] = [*step.get("required", []), "reason"]
+
+
+def _narrow_request_enum(doc: dict[str, Any]) -> None:
+    checkpoint_type = _schemas(doc)["CheckpointType"]
+    checkpoint_type["enum"] = checkpoint_type["enum"][:1]
+
+
+def _widen_response_enum(doc: dict[str, Any]) -> None:
+    _schemas(doc)["RequestState"]["enum"].append("paused")
+
+
+def _narrow_request_type(doc: dict[str, Any]) -> None:
+    _schemas(doc)["Prompt"]["oneOf"] = [{"type": "string"}]
+
+
+def _tighten_parameter(doc: dict[str, Any]) -> None:
+    params = _op(doc, "/{job_id}/requests/{request_id}", "get")["parameters"]
+    next(p for p in params if p["name"] == "max_events")["schema"]["maximum"] = 64
+
+
+def _new_required_parameter(doc: dict[str, Any]) -> None:
+    _op(doc, "/", "get").setdefault("parameters", []).append(
+        {"name": "owner", "in": "query", "required": True, "schema": {"type": "string"}}
+    )
+
+
+def _change_status_code(doc: dict[str, Any]) -> None:
+    responses = _op(doc, "/{job_id}/step")["responses"]
+    responses["200"] = responses.pop("202")
+
+
+def _remove_media_type(doc: dict[str, Any]) -> None:
+    _op(doc, "/{job_id}/generate")["requestBody"]["content"].pop("application/octet-stream")
+    _op(doc, "/{job_id}/generate")["requestBody"]["content"]["text/plain"] = {
+        "schema": {"type": "string"}
+    }
+
+
+def _narrow_frame_schema(doc: dict[str, Any]) -> None:
+    """Inside a DSSST1 frame (linked by x-dssst1-schema): a batch field becomes required."""
+    batch = _schemas(doc)["TrainBatch"]
+    optional = next(n for n in batch["properties"] if n not in batch.get("required", []))
+    batch["required"] = [*batch.get("required", []), optional]
+
+
+def _remove_retry_after(doc: dict[str, Any]) -> None:
+    doc["components"]["responses"]["Unavailable"]["headers"].pop("Retry-After")
+
+
+def _widen_shared_enum(doc: dict[str, Any]) -> None:
+    """Fine for save_checkpoint's request, but list_checkpoints returns it: breaking there."""
+    _schemas(doc)["CheckpointType"]["enum"].append("sharded")
+
+
+BREAKING: dict[str, tuple[Edit, str]] = {
+    "removed operation": (_remove_operation, "operation removed"),
+    "removed response field": (_remove_response_field, "response field removed"),
+    "response field made optional": (_response_field_optional, "no longer required"),
+    "removed request field": (_remove_request_field, "request field removed"),
+    "new required request field": (_new_required_request_field, "new required request field"),
+    "narrowed request enum": (_narrow_request_enum, "enum values removed"),
+    "widened response enum": (_widen_response_enum, "enum values added"),
+    "narrowed request type": (_narrow_request_type, "variant"),
+    "tightened parameter bound": (_tighten_parameter, "maximum tightened"),
+    "new required parameter": (_new_required_parameter, "new required parameter"),
+    "changed status code": (_change_status_code, "status code removed"),
+    "removed media type": (_remove_media_type, "media type 'application/octet-stream' removed"),
+    "narrowed DSSST1 frame schema": (_narrow_frame_schema, "request field became required"),
+    "removed response header": (_remove_retry_after, "'Retry-After' removed"),
+    "widened enum a response returns": (_widen_shared_enum, "list_checkpoints"),
+}
+
+
+def _new_optional_request_field(doc: dict[str, Any]) -> None:
+    _schemas(doc)["SaveRequest"]["properties"]["note"] = {"type": "string"}
+
+
+def _new_response_field(doc: dict[str, Any]) -> None:
+    _schemas(doc)["AcceptedRequest"]["properties"]["queued_at"] = {
+        "type": "string",
+        "format": "date-time",
+    }
+
+
+def _new_operation(doc: dict[str, Any]) -> None:
+    doc["paths"]["/{job_id}/health"] = {
+        "get": {
+            "operationId": "get_job_health",
+            "responses": {"200": {"description": "ok"}},
+        }
+    }
+
+
+def _description_change(doc: dict[str, Any]) -> None:
+    _op(doc, "/{job_id}/step")["description"] = "Apply the accumulated gradients (reworded)."
+    _schemas(doc)["Error"]["description"] = "Reworded."
+
+
+def _loosen_parameter(doc: dict[str, Any]) -> None:
+    params = _op(doc, "/{job_id}/requests/{request_id}", "get")["parameters"]
+    next(p for p in params if p["name"] == "max_events")["schema"]["maximum"] = 4096
+
+
+def _new_optional_parameter(doc: dict[str, Any]) -> None:
+    _op(doc, "/", "get").setdefault("parameters", []).append(
+        {"name": "limit", "in": "query", "required": False, "schema": {"type": "integer"}}
+    )
+
+
+def _new_error_status(doc: dict[str, Any]) -> None:
+    _op(doc, "/capacity", "get")["responses"]["404"] = {"$ref": "#/components/responses/NotFound"}
+
+
+COMPATIBLE: dict[str, Edit] = {
+    "new optional request field": _new_optional_request_field,
+    "new response field": _new_response_field,
+    "new operation": _new_operation,
+    "description change": _description_change,
+    "loosened parameter bound": _loosen_parameter,
+    "new optional parameter": _new_optional_parameter,
+    "new error status": _new_error_status,
+}
+
+
+def _diff(edit: Edit) -> list[Any]:
+    new = copy.deepcopy(CONTRACT)
+    edit(new)
+    return spec_diff.breaking_changes(CONTRACT, new)
+
+
+def test_the_contract_does_not_break_itself():
+    assert spec_diff.breaking_changes(CONTRACT, copy.deepcopy(CONTRACT)) == []
+
+
+@pytest.mark.parametrize("name", sorted(BREAKING))
+def test_breaking_edit_is_reported(name):
+    edit, expected = BREAKING[name]
+    findings = _diff(edit)
+    assert findings, f"{name}: not reported"
+    assert any(expected in str(f) for f in findings), [str(f) for f in findings]
+
+
+@pytest.mark.parametrize("name", sorted(COMPATIBLE))
+def test_compatible_edit_is_not_reported(name):
+    assert [str(f) for f in _diff(COMPATIBLE[name])] == []
+
+
+def test_cli_exit_status(tmp_path, monkeypatch, capsys):
+    """main(): 1 with the findings listed when the working tree breaks BASE, 0 otherwise."""
+    broken = copy.deepcopy(CONTRACT)
+    _remove_operation(broken)
+    spec = tmp_path / "cortex_gs.yaml"
+    spec.write_text(yaml.safe_dump(broken), encoding="utf-8")
+    monkeypatch.setattr(spec_diff, "load_at", lambda ref, path: copy.deepcopy(CONTRACT))
+    assert spec_diff.main(["--base", "main", "--spec", str(spec)]) == 1
+    assert "delete_checkpoint" in capsys.readouterr().out
+    spec.write_text(yaml.safe_dump(CONTRACT), encoding="utf-8")
+    assert spec_diff.main(["--base", "main", "--spec", str(spec)]) == 0
