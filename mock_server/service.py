@@ -285,11 +285,12 @@ class MockService:
         try:
             await asyncio.to_thread(assembler.add, chunk)
         except wire.WireError as exc:
-            if exc.code == "hash_mismatch":
-                self._assemblers.pop((job_id, group_id), None)
-                self.store.drop_group(job_id, group_id)
             if exc.code == "chunk_mismatch":
                 raise ApiError(409, "chunk_group_conflict", exc.message) from exc
+            if idx == total - 1 or exc.code == "hash_mismatch":
+                # The final chunk failed verification: the group is dropped, per the contract.
+                self._assemblers.pop((job_id, group_id), None)
+                self.store.drop_group(job_id, group_id)
             raise ApiError(400, exc.code, exc.message) from exc
         await asyncio.to_thread(
             self.store.add_chunk, job_id, group_id, desc, op_key, chunk_sha, chunk

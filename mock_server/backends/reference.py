@@ -227,6 +227,79 @@ def policy_loss(logp: torch.Tensor, entropy: torch.Tensor, view: TrainView) -> _
     return _Losses(loss=loss, metrics=metrics)
 
 
+class AdamW:
+    """Decoupled-weight-decay Adam over named parameters.
+
+    Written out (a dozen lines) instead of ``torch.optim.AdamW`` because constructing a
+    torch optimizer imports ``torch._dynamo``, which costs several seconds per process,
+    far more than the whole tiny model; state is keyed by parameter name so checkpoints
+    are plain safetensors.
+    """
+
+    def __init__(self, params: dict[str, nn.Parameter], settings: JobSettings) -> None:
+        self.params = params
+        self.lr = settings.lr
+        self.betas = settings.betas
+        self.eps = settings.eps
+        self.weight_decay = settings.weight_decay
+        self.steps = 0
+        self.state: dict[str, dict[str, torch.Tensor]] = {}
+
+    def zero_grad(self) -> None:
+        """Drop accumulated gradients."""
+        for param in self.params.values():
+            param.grad = None
+
+    def grad_norm(self) -> float:
+        """Global L2 norm of the accumulated gradients."""
+        grads = [p.grad.detach().float().norm() for p in self.params.values() if p.grad is not None]
+        return float(torch.stack(grads).norm()) if grads else 0.0
+
+    @torch.no_grad()
+    def step(self, clip: float | None) -> float:
+        """One update; returns the pre-clipping gradient norm."""
+        norm = self.grad_norm()
+        scale = clip / (norm + 1e-6) if clip and norm > clip else 1.0
+        self.steps += 1
+        beta1, beta2 = self.betas
+        fix1, fix2 = 1 - beta1**self.steps, 1 - beta2**self.steps
+        for name, param in self.params.items():
+            if param.grad is None:
+                continue
+            grad = param.grad * scale
+            state = self.state.setdefault(
+                name, {"exp_avg": torch.zeros_like(param), "exp_avg_sq": torch.zeros_like(param)}
+            )
+            state["exp_avg"].mul_(beta1).add_(grad, alpha=1 - beta1)
+            state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            param.mul_(1 - self.lr * self.weight_decay)
+            denom = (state["exp_avg_sq"] / fix2).sqrt_().add_(self.eps)
+            param.addcdiv_(state["exp_avg"], denom, value=-self.lr / fix1)
+        return norm
+
+    def tensors(self) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
+        """State as safetensors tensors plus string metadata."""
+        flat = {
+            f"{name}.{key}": value.detach().cpu().contiguous()
+            for name, fields in self.state.items()
+            for key, value in fields.items()
+        }
+        meta = {"steps": str(self.steps), "lr": repr(self.lr)}
+        return flat or {"__empty__": torch.zeros(1)}, meta
+
+    def restore(self, flat: dict[str, torch.Tensor], meta: dict[str, str]) -> None:
+        """Inverse of :meth:`tensors`."""
+        self.state = {}
+        for key, value in flat.items():
+            if key == "__empty__":
+                continue
+            name, field_name = key.rsplit(".", 1)
+            device = self.params[name].device
+            self.state.setdefault(name, {})[field_name] = value.to(device)
+        self.steps = int(meta.get("steps", 0))
+        self.lr = float(meta.get("lr", self.lr))
+
+
 @dataclass
 class _Job:
     """Everything one job's model state needs; guarded by ``lock``."""
@@ -235,7 +308,7 @@ class _Job:
     policy: TinyLM
     reference: TinyLM
     sampler: TinyLM
-    optimizer: torch.optim.AdamW
+    optimizer: AdamW
     global_steps: int = 0
     weight_version: int = 0
     generate_calls: int = 0
@@ -245,17 +318,19 @@ class _Job:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def _lr_of(optimizer: torch.optim.Optimizer) -> float:
-    return float(optimizer.param_groups[0]["lr"])
-
-
 class ReferenceBackend:
     """Trains :class:`TinyLM`; deterministic for a given seed and call sequence."""
 
     name = "reference"
 
-    def __init__(self, device: str | None = None, model: TinyConfig | None = None) -> None:
+    def __init__(
+        self, device: str | None = None, model: TinyConfig | None = None, cpu_threads: int = 1
+    ) -> None:
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        if self.device.type == "cpu" and cpu_threads:
+            # The model is far too small to gain from intra-op threads, and on a busy
+            # two-core machine their spin-waiting makes every op many times slower.
+            torch.set_num_threads(cpu_threads)
         self.model_config = model or TinyConfig()
         self._jobs: dict[str, _Job] = {}
         self._jobs_lock = threading.Lock()
@@ -272,13 +347,7 @@ class ReferenceBackend:
                 policy = TinyLM(self.model_config).to(self.device)
             reference = copy.deepcopy(policy).requires_grad_(False).eval()
             sampler = copy.deepcopy(policy).requires_grad_(False).eval()
-            optimizer = torch.optim.AdamW(
-                policy.parameters(),
-                lr=settings.lr,
-                betas=settings.betas,
-                weight_decay=settings.weight_decay,
-                eps=settings.eps,
-            )
+            optimizer = AdamW(dict(policy.named_parameters()), settings)
             self._jobs[job_id] = _Job(settings, policy, reference, sampler, optimizer)
 
     def release_job(self, job_id: str) -> None:
@@ -306,7 +375,7 @@ class ReferenceBackend:
             loss = float(losses.loss.detach())
             job.losses.append(loss)
             job.metrics.append(losses.metrics)
-            metrics = {"grad_norm": self._grad_norm(job.policy), **losses.metrics}
+            metrics = {"grad_norm": job.optimizer.grad_norm(), **losses.metrics}
             outputs: dict[str, Any] = {}
             if wants(batch, "logprobs"):
                 outputs["logprobs"] = output_view(logp.detach().cpu(), batch)
@@ -341,16 +410,10 @@ class ReferenceBackend:
         """AdamW on the accumulated gradients, with the job's gradient clipping."""
         job = self._job(job_id)
         with job.lock:
-            params = [p for p in job.policy.parameters() if p.grad is not None]
-            if job.settings.gradient_clipping and params:
-                norm = float(nn.utils.clip_grad_norm_(params, job.settings.gradient_clipping))
-            else:
-                norm = self._grad_norm(job.policy)
             if learning_rate is not None:
-                for group in job.optimizer.param_groups:
-                    group["lr"] = float(learning_rate)
-            job.optimizer.step()
-            job.optimizer.zero_grad(set_to_none=True)
+                job.optimizer.lr = float(learning_rate)
+            norm = job.optimizer.step(job.settings.gradient_clipping)
+            job.optimizer.zero_grad()
             job.global_steps += 1
             metrics = _mean_metrics(job.metrics)
             metrics["grad_norm"] = norm
@@ -360,7 +423,7 @@ class ReferenceBackend:
             job.metrics.clear()
             result: dict[str, Any] = {
                 "global_steps": job.global_steps,
-                "last_lr": _lr_of(job.optimizer),
+                "last_lr": job.optimizer.lr,
                 "metrics": metrics,
             }
             if self.device.type == "cuda":
@@ -450,12 +513,8 @@ class ReferenceBackend:
             weights = {k: v.detach().cpu().contiguous() for k, v in job.policy.state_dict().items()}
             save_file(weights, str(directory / MODEL_FILE), metadata=meta)
             if checkpoint_type != "weights-only":
-                tensors, groups = _flatten_optimizer(job.optimizer)
-                save_file(
-                    tensors,
-                    str(directory / OPTIMIZER_FILE),
-                    metadata={"param_groups": json.dumps(groups)},
-                )
+                tensors, opt_meta = job.optimizer.tensors()
+                save_file(tensors, str(directory / OPTIMIZER_FILE), metadata=opt_meta)
             return {"global_steps": job.global_steps, "avg_loss": job.last_avg_loss}
 
     def load_checkpoint(self, job_id: str, directory: Path) -> dict[str, Any]:
@@ -466,27 +525,19 @@ class ReferenceBackend:
             raise BackendError("checkpoint_not_found", "checkpoint has no model weights")
         with job.lock:
             job.policy.load_state_dict(load_file(str(model_path), device=str(self.device)))
-            job.optimizer.zero_grad(set_to_none=True)
+            job.optimizer.zero_grad()
             job.losses.clear()
             job.metrics.clear()
             opt_path = directory / OPTIMIZER_FILE
             if opt_path.is_file():
-                _restore_optimizer(job.optimizer, opt_path, self.device)
-            with open(model_path, "rb") as fh:
-                header_len = int.from_bytes(fh.read(8), "little")
-                header = json.loads(fh.read(header_len))
-            job.global_steps = int(header.get("__metadata__", {}).get("global_steps", 0))
+                job.optimizer.restore(load_file(str(opt_path)), _metadata(opt_path))
+            job.global_steps = int(_metadata(model_path).get("global_steps", 0))
             return {"global_steps": job.global_steps}
 
     # -- helpers ---------------------------------------------------------------------
     def _inputs(self, view: TrainView) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         pos = None if view.position_ids is None else view.position_ids.to(self.device)
         return view.input_ids.to(self.device), view.attention_mask.to(self.device), pos
-
-    @staticmethod
-    def _grad_norm(model: nn.Module) -> float:
-        grads = [p.grad.detach().float().norm() for p in model.parameters() if p.grad is not None]
-        return float(torch.stack(grads).norm()) if grads else 0.0
 
 
 def _mean_metrics(rows: list[dict[str, float]]) -> dict[str, float]:
@@ -577,28 +628,8 @@ def _log_prob_inputs(request: Mapping[str, Any]) -> tuple[list[Any], list[Any], 
     return prompts, completions, int(request.get("top_k") or 0)
 
 
-def _flatten_optimizer(opt: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], list[dict]]:
-    """Optimizer state as flat safetensors names ``{param_index}.{field}``."""
-    state = opt.state_dict()
-    tensors: dict[str, torch.Tensor] = {}
-    for idx, fields in state["state"].items():
-        for name, value in fields.items():
-            tensor = value if isinstance(value, torch.Tensor) else torch.tensor(value)
-            tensors[f"{idx}.{name}"] = tensor.detach().cpu().contiguous()
-    if not tensors:
-        tensors["__empty__"] = torch.zeros(1)
-    return tensors, state["param_groups"]
-
-
-def _restore_optimizer(opt: torch.optim.Optimizer, path: Path, device: torch.device) -> None:
-    """Inverse of :func:`_flatten_optimizer`."""
+def _metadata(path: Path) -> dict[str, str]:
+    """A safetensors file's ``__metadata__`` (read from its header only)."""
     with open(path, "rb") as fh:
         header_len = int.from_bytes(fh.read(8), "little")
-        groups = json.loads(json.loads(fh.read(header_len))["__metadata__"]["param_groups"])
-    state: dict[int, dict[str, torch.Tensor]] = {}
-    for key, tensor in load_file(str(path)).items():
-        if key == "__empty__":
-            continue
-        idx, name = key.split(".", 1)
-        state.setdefault(int(idx), {})[name] = tensor.to(device) if name != "step" else tensor
-    opt.load_state_dict({"state": state, "param_groups": groups})
+        return dict(json.loads(fh.read(header_len)).get("__metadata__") or {})

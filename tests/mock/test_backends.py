@@ -1,0 +1,195 @@
+"""Backends in-process: shapes and keys of the canned one, real numbers of the reference one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from arctic_rl import wire
+from mock_server.backends import Backend, BackendError, make_backend
+from mock_server.backends.canned import CannedBackend
+from mock_server.backends.reference import ReferenceBackend, TinyLM
+
+METRICS = {"grad_norm", "ppo_kl", "pg_clipfrac_lower", "pg_loss", "kl_loss", "kl_coef"}
+GOLDEN_BATCH = Path("/work/shared/golden/dssst1/fwd_bwd_batch.bin")
+
+
+def sub_jobs(seed: int = 0, lr: float = 1e-2, **training: Any) -> list[dict[str, Any]]:
+    tcfg = {"optimizer": {"lr": lr}, "max_seq_len": 64, "train_batch_size": 4, "n_gpus": 1}
+    return [
+        {
+            "job_type": "training",
+            "model_name": "m",
+            "seed": seed,
+            "training_config": {**tcfg, **training},
+        },
+        {
+            "job_type": "sampling",
+            "model_name": "m",
+            "inference_config": {"max_seq_len": 64, "n_gpus": 1},
+        },
+    ]
+
+
+def batch(
+    seed: int = 0, bsz: int = 3, prompt: int = 4, response: int = 5, **extra: Any
+) -> dict[str, Any]:
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, 256, (bsz, prompt + response), generator=gen)
+    kwargs = {
+        "input_ids": ids,
+        "attention_mask": torch.ones_like(ids),
+        "position_ids": torch.arange(prompt + response).repeat(bsz, 1),
+        "responses": ids[:, prompt:],
+        "response_mask": torch.ones(bsz, response, dtype=torch.int64),
+        "advantages": torch.randn(bsz, response, generator=gen),
+        "old_log_probs": torch.full((bsz, response), -5.0),
+        **extra,
+    }
+    return {
+        "args": [],
+        "kwargs": kwargs,
+        "meta": {},
+        "processing": {"loss_fn": "grpo", "config": {}},
+    }
+
+
+@pytest.fixture
+def reference() -> ReferenceBackend:
+    backend = ReferenceBackend(device="cpu")
+    backend.prepare_job("job-r", sub_jobs(seed=1))
+    return backend
+
+
+def test_both_backends_satisfy_the_protocol() -> None:
+    for name in ("canned", "reference"):
+        assert isinstance(make_backend(name, device="cpu"), Backend)
+    with pytest.raises(ValueError):
+        make_backend("nope")
+
+
+def test_canned_answers_have_contract_shapes() -> None:
+    backend = CannedBackend()
+    backend.prepare_job("job-c", sub_jobs(lr=3e-4))
+    out = backend.forward_backward("job-c", batch())
+    assert set(out["metrics"]) == METRICS and {"avg_loss", "loss"} <= set(out)
+    assert out["post_process_outputs"]["logprobs"].shape == (3, 5)
+    assert out["post_process_outputs"]["logprobs"].dtype == torch.float32
+    no_resp = batch()
+    del no_resp["kwargs"]["responses"], no_resp["kwargs"]["response_mask"]
+    fwd = backend.forward_no_grad("job-c", no_resp)["model_outputs"]
+    assert fwd["logprobs"].shape == fwd["entropy"].shape == (3, 8)
+    assert backend.step("job-c", None) == {
+        "global_steps": 1,
+        "last_lr": 3e-4,
+        "metrics": out["metrics"],
+    }
+    assert backend.step("job-c", 0.5)["last_lr"] == 0.5
+    gen = backend.generate(
+        "job-c", {"prompts": ["ab", [1, 2, 3]], "sampling_params": {"max_tokens": 5}}
+    )
+    assert [r["token_ids"] for r in gen["results"]] == [[97, 98, 97, 98, 97], [1, 2, 3, 1, 2]]
+    assert gen["results"][0]["text"] == "ababa"
+    lp = backend.log_probs("job-c", {"prompts": ["abc"], "completions": ["de"], "top_k": 2})
+    assert lp["logprobs"][0].shape == (2,) and lp["top_k_token_ids"][0].shape == (2, 2)
+    synced = backend.sync_weights("job-c", {})
+    assert synced == {
+        "synced_sub_job_ids": ["job-c:sampling:0"],
+        "weight_format": "hf",
+        "version": 1,
+    }
+
+
+def test_reference_logprobs_are_shifted(reference: ReferenceBackend) -> None:
+    data = batch()
+    out = reference.forward_no_grad("job-r", data)["model_outputs"]
+    ids = data["kwargs"]["input_ids"]
+    model: TinyLM = reference._jobs["job-r"].policy
+    with torch.no_grad():
+        logp = model(ids, torch.ones_like(ids)).log_softmax(-1)
+    # logprobs[:, j] scores response token j = input_ids[:, P + j], predicted at P + j - 1.
+    expected = logp[:, 3:-1].gather(-1, ids[:, 4:, None]).squeeze(-1)
+    assert torch.allclose(out["logprobs"], expected, atol=1e-5)
+    assert out["entropy"].shape == (3, 5) and bool((out["entropy"] > 0).all())
+
+
+def test_reference_is_deterministic_per_seed() -> None:
+    def trace(seed: int) -> bytes:
+        backend = ReferenceBackend(device="cpu")
+        backend.prepare_job("job-d", sub_jobs(seed=seed))
+        results = [backend.forward_backward("job-d", batch()), backend.step("job-d", None)]
+        backend.sync_weights("job-d", {})
+        results.append(
+            backend.generate("job-d", {"prompts": ["hi"] * 3, "sampling_params": {"max_tokens": 6}})
+        )
+        return wire.dumps(results)
+
+    assert trace(3) == trace(3)
+    assert trace(3) != trace(4)
+
+
+def test_gradients_accumulate_until_step(reference: ReferenceBackend) -> None:
+    first = reference.forward_backward("job-r", batch())["metrics"]["grad_norm"]
+    second = reference.forward_backward("job-r", batch())["metrics"]["grad_norm"]
+    assert second == pytest.approx(2 * first, rel=1e-4)
+    step = reference.step("job-r", None)
+    assert step["metrics"]["grad_norm"] == pytest.approx(second, rel=1e-4)
+    assert step["global_steps"] == 1 and step["last_lr"] == 1e-2
+    assert reference.forward_backward("job-r", batch())["metrics"]["grad_norm"] != pytest.approx(
+        second
+    )
+
+
+def test_kl_to_reference_is_reported(reference: ReferenceBackend) -> None:
+    ref = reference.forward_no_grad("job-r", {**batch(), "reference_model": True})
+    data = batch(ref_log_prob=ref["model_outputs"]["logprobs"] - 0.5)
+    metrics = reference.forward_backward("job-r", data)["metrics"]
+    assert metrics["kl_coef"] == pytest.approx(1e-3)
+    assert metrics["kl_loss"] > 0
+
+
+def test_checkpoint_roundtrip(reference: ReferenceBackend, tmp_path: Path) -> None:
+    reference.forward_backward("job-r", batch())
+    reference.step("job-r", None)
+    saved = reference.save_checkpoint("job-r", tmp_path / "ck", "resumable")
+    assert saved["global_steps"] == 1
+    assert {p.name for p in (tmp_path / "ck").iterdir()} == {
+        "model.safetensors",
+        "optimizer.safetensors",
+    }
+    before = reference.forward_no_grad("job-r", batch())["model_outputs"]["logprobs"]
+    reference.forward_backward("job-r", batch())
+    reference.step("job-r", None)
+    assert not torch.equal(
+        reference.forward_no_grad("job-r", batch())["model_outputs"]["logprobs"], before
+    )
+    assert reference.load_checkpoint("job-r", tmp_path / "ck") == {"global_steps": 1}
+    assert torch.equal(
+        reference.forward_no_grad("job-r", batch())["model_outputs"]["logprobs"], before
+    )
+    with pytest.raises(BackendError):
+        reference.load_checkpoint("job-r", tmp_path / "missing")
+
+
+@pytest.mark.skipif(not GOLDEN_BATCH.is_file(), reason="golden vectors not present")
+def test_golden_batch_trains_on_both_backends() -> None:
+    golden = wire.loads(GOLDEN_BATCH.read_bytes())
+    for backend in (CannedBackend(), ReferenceBackend(device="cpu")):
+        backend.prepare_job("job-g", sub_jobs())
+        out = backend.forward_backward("job-g", golden)
+        assert torch.isfinite(torch.tensor(out["loss"]))
+        assert out["post_process_outputs"]["logprobs"].shape == (8, 159)
+
+
+def test_bad_batches_raise_backend_errors(reference: ReferenceBackend) -> None:
+    with pytest.raises(BackendError, match="input_ids"):
+        reference.forward_backward("job-r", {"kwargs": {}})
+    bad = batch()
+    bad["kwargs"]["advantages"] = torch.zeros(3, 50)
+    with pytest.raises(BackendError, match="advantages"):
+        reference.forward_backward("job-r", bad)
+    with pytest.raises(BackendError, match="loss_fn"):
+        reference.forward_backward("job-r", {**batch(), "processing": {"loss_fn": "magic"}})
