@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -50,6 +52,8 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
     value = _make_value(tensors, tensor_mib)
     data_bytes = tensors * tensor_mib * MIB
     base = _status("VmRSS")
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu0 = usage.ru_utime + usage.ru_stime
     out: dict[str, Any] = {}
     if phase == "sha256":
         t0 = time.perf_counter()
@@ -60,13 +64,14 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
         out["peak_extra_mib"] = (_status("VmHWM") - base) / MIB
     elif phase == "encode":
         t0 = time.perf_counter()
-        n = 0
+        first = 0.0
         for chunk in wire.iter_chunks(
             value, kind="request_chunk", max_bytes=max_bytes, chunk_group_id="bench"
         ):
-            n += len(chunk)
+            first = first or time.perf_counter() - t0
             del chunk
         out["seconds"] = time.perf_counter() - t0
+        out["first_chunk_s"] = first
         out["peak_extra_mib"] = (_status("VmHWM") - base) / MIB
     elif phase == "roundtrip":
         enc = dec = 0.0
@@ -79,6 +84,7 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
             chunk = next(it, None)
             t1 = time.perf_counter()
             enc += t1 - t0
+            out.setdefault("first_chunk_s", t1 - t0)
             if chunk is None:
                 break
             asm.add(chunk)
@@ -86,7 +92,8 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
             dec += time.perf_counter() - t1
         t0 = time.perf_counter()
         decoded = asm.value()
-        dec += time.perf_counter() - t0
+        out["value_s"] = time.perf_counter() - t0
+        dec += out["value_s"]
         frame_size = asm.descriptor.frame_size_bytes if asm.descriptor else 0
         out["encode_s"] = enc
         out["decode_s"] = dec
@@ -96,6 +103,8 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
             assert torch.equal(decoded[k].view(torch.int16), v.view(torch.int16)), k
         out["chunks"] = asm.received
     out["data_mib"] = data_bytes / MIB
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    out["cpu_s"] = usage.ru_utime + usage.ru_stime - cpu0
     return out
 
 
@@ -128,10 +137,17 @@ def run(tensors: int = TENSORS, tensor_mib: int = TENSOR_MIB) -> list[dict[str, 
             "peak_extra_MiB": r["peak_extra_mib"],
             "peak_extra_chunks": r["peak_extra_mib"] / chunk_mib,
         }
+        row["cpu_s"] = r["cpu_s"]
+        if "first_chunk_s" in r:
+            row["first_chunk_s"] = r["first_chunk_s"]
         if phase == "roundtrip":
             row["encode_s"] = r["encode_s"]
             row["decode_s"] = r["decode_s"]
+            row["value_s"] = r["value_s"]
         rows.append(row)
+    load = os.getloadavg()[0]
+    for row in rows:
+        row["loadavg"] = load
     return rows
 
 

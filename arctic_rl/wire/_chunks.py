@@ -304,7 +304,6 @@ class ChunkAssembler:
         self._done = False
         self._failed: WireError | None = None
         self._pool: ThreadPoolExecutor | None = None
-        self._alloc_future: Future[None] | None = None
         self._future: Future[None] | None = None
 
     @property
@@ -357,18 +356,16 @@ class ChunkAssembler:
         self._payload = payload
         self._have = [False] * total
         self._copied = [False] * total
-        if size >= _THREAD_MIN:
+        threaded = size >= _THREAD_MIN
+        if threaded:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="dssst1-assembler")
-            self._alloc_future = self._pool.submit(self._allocate, size)
-        else:
-            self._allocate(size)
-
-    def _allocate(self, size: int) -> None:
-        fast = _fastcopy.empty_bytes(size) if self._into_bytes else None
+        # Large buffers are not pre-faulted here: add() populates each chunk's range on
+        # the calling thread while the helper copies and hashes the previous chunk.
+        fast = _fastcopy.empty_bytes(size, prefault=not threaded) if self._into_bytes else None
         if fast is not None:
             self._buf, self._addr = fast
         else:
-            self._buf = _fastcopy.writable_buffer(size)
+            self._buf = _fastcopy.writable_buffer(size, prefault=not threaded)
             self._addr = _fastcopy.address(self._buf) if size >= _fastcopy.FAST_MIN else 0
 
     def add(self, chunk: Buffer) -> ChunkDescriptor:
@@ -391,21 +388,17 @@ class ChunkAssembler:
             raise WireError("size_mismatch", f"chunk {desc.chunk_idx} has the wrong length")
         self._have[desc.chunk_idx] = True
         self._received += 1
+        if self._pool is not None:
+            _fastcopy.populate(self._addr + desc.chunk_idx * self._payload, length)
         self._wait()
         if self._pool is not None and payload.readonly:
             self._future = self._pool.submit(self._ingest, desc.chunk_idx, payload)
         else:
             # A writable chunk buffer may be reused by the caller once add() returns.
-            self._wait_alloc()
             self._ingest(desc.chunk_idx, payload)
         if self._received == self.descriptor.total_chunks:
             self._finish()
         return desc
-
-    def _wait_alloc(self) -> None:
-        if self._alloc_future is not None:
-            self._alloc_future.result()
-            self._alloc_future = None
 
     def _wait(self) -> None:
         if self._future is not None:
@@ -434,7 +427,6 @@ class ChunkAssembler:
         """All chunks in: wait for the helper, then check the frame's SHA-256."""
         assert self.descriptor is not None
         self._wait()
-        self._wait_alloc()
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None

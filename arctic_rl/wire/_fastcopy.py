@@ -85,21 +85,31 @@ def gather(parts: Sequence[bytes | memoryview], total: int) -> bytes:
     return out
 
 
-def empty_bytes(total: int) -> tuple[bytes, int] | None:
-    """An uninitialised, pre-faulted bytes object and its data address (fast path only)."""
+def empty_bytes(total: int, *, prefault: bool = True) -> tuple[bytes, int] | None:
+    """An uninitialised bytes object and its data address (fast path only).
+
+    With ``prefault=False`` the caller populates ranges itself, just before filling them.
+    """
     if _new_bytes_api is None or total < FAST_MIN:
         return None
     out: bytes = _new_bytes_api(None, total)
     base = id(out) + _BYTES_DATA
-    populate(base, total)
+    if prefault:
+        populate(base, total)
     return out, base
 
 
-def writable_buffer(size: int) -> mmap.mmap | bytearray:
-    """A zeroed, writable buffer; large ones are an anonymous mapping populated up front."""
+def writable_buffer(size: int, *, prefault: bool = True) -> mmap.mmap | bytearray:
+    """A zeroed, writable buffer; large ones are an anonymous mapping.
+
+    With ``prefault`` the mapping is populated up front; otherwise pages arrive lazily
+    (or through ``populate`` on the ranges about to be written).
+    """
     if size < FAST_MIN:
         return bytearray(size)
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_POPULATE", 0)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+    if prefault:
+        flags |= getattr(mmap, "MAP_POPULATE", 0)
     return mmap.mmap(-1, size, flags=flags)
 
 
