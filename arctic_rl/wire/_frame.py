@@ -31,6 +31,7 @@ Buffer = bytes | bytearray | memoryview
 
 _PICKLE_MAGICS = (b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05")
 _ZIP_MAGIC = b"PK\x03\x04"
+_MAX_EXTENT = 2**62
 _LEGACY_MESSAGE = (
     "legacy pickle/torch.save payload refused: DSSST1 frames are safetensors images "
     "and this codec never unpickles"
@@ -366,6 +367,9 @@ def parse_header(mv: memoryview, limits: Limits = DEFAULT_LIMITS) -> Header:
             raise WireError("bad_header", "tensor shape must be a list of non-negative ints")
         if len(shape) > limits.max_rank:
             raise WireError("bad_header", f"tensor rank {len(shape)} over {limits.max_rank}")
+        if math.prod(d for d in shape if d) * dtype.itemsize >= _MAX_EXTENT:
+            # Even an empty tensor must have strides that fit in int64.
+            raise WireError("bad_header", "tensor shape is too large to address")
         if (
             not isinstance(offsets, list)
             or len(offsets) != 2
@@ -452,7 +456,10 @@ class _TensorMaker:
         if tdtype is None:
             raise WireError("bad_dtype", f"this torch has no {info.dtype.torch_name}")
         if info.begin == info.end or self.base is None:
-            t = torch.empty(info.shape, dtype=tdtype)
+            try:
+                t = torch.empty(info.shape, dtype=tdtype)
+            except (RuntimeError, TypeError, ValueError) as exc:  # belt and braces
+                raise WireError("bad_header", "tensor shape torch cannot represent") from exc
         else:
             raw = self.base[info.begin : info.end]
             if info.dtype.code == "BOOL" and bool(raw.gt(1).any()):

@@ -116,10 +116,16 @@ def test_header_tensor_and_depth_caps() -> None:
         ({"x": {"dtype": "U8", "shape": [1]}}, b"\0", "bad_header"),
         ({"x": [1]}, b"", "bad_header"),
         ({"x": {"dtype": "U8", "shape": [2**40], "data_offsets": [0, 2**40]}}, b"", "truncated"),
+        ({"x": {"dtype": "U8", "shape": [0, 10**30], "data_offsets": [0, 0]}}, b"", "bad_header"),
+        (
+            {"x": {"dtype": "I64", "shape": [0, 2**31, 2**31], "data_offsets": [0, 0]}},
+            b"",
+            "bad_header",
+        ),
         (
             {"x": {"dtype": "F64", "shape": [2**60, 2**60], "data_offsets": [0, 8]}},
             b"\0" * 8,
-            "size_mismatch",
+            "bad_header",
         ),
     ],
 )
