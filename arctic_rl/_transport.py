@@ -172,8 +172,13 @@ class CortexTransport:
 
     # -- plumbing -------------------------------------------------------------------
 
-    async def _retrying(self, send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Response:
-        """Run `send()` (one HTTP exchange) with retries; raise typed errors on failure."""
+    async def _retrying(
+        self, send: Callable[[], Awaitable[httpx.Response]], *, gone_ok: bool = False
+    ) -> httpx.Response:
+        """Run `send()` (one HTTP exchange) with retries; raise typed errors on failure.
+
+        `gone_ok`: a 404 on a retry means our earlier attempt already deleted the thing.
+        """
         try:
             async for attempt in stamina.retry_context(
                 on=_retry_hook,
@@ -184,6 +189,8 @@ class CortexTransport:
             ):
                 with attempt:
                     response: httpx.Response = await send()
+                    if gone_ok and attempt.num > 1 and response.status_code == 404:
+                        return response
                     _raise_for_status(response)
                     return response
         except httpx.TransportError as exc:
@@ -192,7 +199,9 @@ class CortexTransport:
             ) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _generated(self, tag: str, op: str, **kwargs: Any) -> httpx.Response:
+    async def _generated(
+        self, tag: str, op: str, *, gone_ok: bool = False, **kwargs: Any
+    ) -> httpx.Response:
         """Send a generated operation's request (its own builder) with retries.
 
         The generated builder fixes method, path, query and JSON body; the response is
@@ -200,7 +209,7 @@ class CortexTransport:
         """
         module = importlib.import_module(f"cortex_gs_client.api.{tag}.{op}")
         request = module._get_kwargs(**kwargs)
-        return await self._retrying(lambda: self._http.request(**request))
+        return await self._retrying(lambda: self._http.request(**request), gone_ok=gone_ok)
 
     @staticmethod
     def _model(name: str, body: Mapping[str, Any]) -> Any:
@@ -237,7 +246,11 @@ class CortexTransport:
 
     async def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> None:
         await self._generated(
-            "checkpoints", "delete_checkpoint", job_id=job_id, checkpoint_id=checkpoint_id
+            "checkpoints",
+            "delete_checkpoint",
+            job_id=job_id,
+            checkpoint_id=checkpoint_id,
+            gone_ok=True,
         )
 
     async def wait_job_running(self, job_id: str, timeout: float) -> dict[str, Any]:

@@ -77,6 +77,8 @@ class FakeCortex:
         if parts[1:] == ["checkpoints"]:
             return _json(200, {"checkpoints": self.checkpoints})
         if request.method == "DELETE":
+            if parts[2] not in [c["checkpoint_id"] for c in self.checkpoints]:
+                return _error(404, "checkpoint_not_found")
             self.checkpoints = [c for c in self.checkpoints if c["checkpoint_id"] != parts[2]]
             return httpx.Response(204, headers={"x-snowflake-request-id": "fake-rid"})
         if request.method == "GET" and parts[1] == "requests":

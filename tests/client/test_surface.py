@@ -127,7 +127,7 @@ def test_on_prem_backend_says_what_to_install():
         assert info.value.__cause__ is None
 
 
-def test_warning_filter_sanity():
+def test_step_with_grad_norm_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         normalize_step({"last_lr": 1.0, "metrics": {"grad_norm": 0.0}})

@@ -12,6 +12,7 @@ from arctic_rl import (
     ArcticRLClientConfig,
     AsyncArcticRLClient,
     AuthenticationError,
+    NotFoundError,
     ServiceUnavailableError,
     wire,
 )
@@ -170,4 +171,24 @@ async def test_connection_failure_after_retries_is_api_connection_error():
     with pytest.raises(APIConnectionError) as info:
         await transport.get_job("job-1")
     assert isinstance(info.value.__cause__, httpx.TransportError)
+    await transport.aclose()
+
+
+async def test_delete_retried_after_a_lost_answer_is_not_an_error(retry_waits):
+    fake = FakeCortex()
+    fake.checkpoints.append({"checkpoint_id": "c1", "global_steps": 1})
+    real = fake.handle
+
+    def lose_first_delete_answer(request):
+        response = real(request)
+        if request.method == "DELETE" and not retry_waits:
+            raise httpx.ReadError("answer lost", request=request)
+        return response
+
+    fake.handle = lose_first_delete_answer
+    transport = _transport(fake)
+    await transport.delete_checkpoint("job-1", "c1")
+    assert fake.checkpoints == [] and len(retry_waits) == 1
+    with pytest.raises(NotFoundError):  # without a retry, a 404 is still an error
+        await transport.delete_checkpoint("job-1", "never-existed")
     await transport.aclose()
