@@ -296,8 +296,8 @@ class ChunkAssembler:
         self._payload = 0
         self._buf: mmap.mmap | bytearray | bytes | None = None
         self._addr = 0
-        self._have: list[bool] = []
-        self._copied: list[bool] = []
+        self._have = bytearray()
+        self._copied = bytearray()
         self._received = 0
         self._hashed = 0
         self._hash = hashlib.sha256()
@@ -340,6 +340,8 @@ class ChunkAssembler:
                 "too_large",
                 f"declared frame of {size} bytes exceeds the {self.limits.max_frame_bytes} cap",
             )
+        if total > self.limits.max_chunks:
+            raise WireError("too_large", f"{total} chunks declared, cap {self.limits.max_chunks}")
         if total == 1 or idx < total - 1:
             payload = length
         else:
@@ -354,8 +356,8 @@ class ChunkAssembler:
             )
         self.descriptor = desc
         self._payload = payload
-        self._have = [False] * total
-        self._copied = [False] * total
+        self._have = bytearray(total)
+        self._copied = bytearray(total)
         threaded = size >= _THREAD_MIN
         if threaded:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="dssst1-assembler")
@@ -386,7 +388,7 @@ class ChunkAssembler:
             raise WireError("duplicate_chunk", f"chunk {desc.chunk_idx} already received")
         if length != self._expected_len(desc.chunk_idx):
             raise WireError("size_mismatch", f"chunk {desc.chunk_idx} has the wrong length")
-        self._have[desc.chunk_idx] = True
+        self._have[desc.chunk_idx] = 1
         self._received += 1
         if self._pool is not None:
             _fastcopy.populate(self._addr + desc.chunk_idx * self._payload, length)
@@ -414,7 +416,7 @@ class ChunkAssembler:
         else:
             assert isinstance(self._buf, bytearray | mmap.mmap)
             self._buf[offset : offset + n] = payload
-        self._copied[idx] = True
+        self._copied[idx] = 1
         total = len(self._copied)
         view = memoryview(self._buf)  # type: ignore[arg-type]
         while self._hashed < total and self._copied[self._hashed]:

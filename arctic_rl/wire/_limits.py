@@ -24,6 +24,8 @@ class Limits:
     max_rank: int = 64
     max_frame_bytes: int = 16 * 1024**3
     """Largest frame a ChunkAssembler will preallocate for."""
+    max_chunks: int = 1_000_000
+    """Most chunks one frame may be split into (bounds the assembler's bookkeeping)."""
 
 
 DEFAULT_LIMITS = Limits()

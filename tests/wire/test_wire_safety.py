@@ -334,6 +334,8 @@ def test_assembler_caps_declared_size_before_allocating() -> None:
         assert code_of(ChunkAssembler().add, huge) == "too_large"
         lying = _rewrite_chunk(chunks[0], frame_size_bytes=2**33, total_chunks=3)
         assert code_of(ChunkAssembler().add, lying) == "size_mismatch"
+        many = _rewrite_chunk(chunks[0], payload=b"x", frame_size_bytes=2**33, total_chunks=2**33)
+        assert code_of(ChunkAssembler().add, many) == "too_large"
         small = Limits(max_frame_bytes=1000)
         assert code_of(ChunkAssembler(limits=small).add, chunks[0]) == "too_large"
         peak = tracemalloc.get_traced_memory()[1]
