@@ -1,0 +1,53 @@
+"""The contract loaded for in-process fuzzing, against a mock app swapped per test.
+
+Schemathesis binds its ASGI transport when an operation is parametrized and ends the
+app's lifespan after every pytest item, while a mock app's lifespan runs once (it closes
+its store). So the schema holds one :class:`SwappableApp` for good, and a fixture puts a
+fresh mock with a fresh state directory behind it for each test.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import schemathesis
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from mock_server.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"
+CONFIG_PATH = ROOT / "schemathesis.toml"
+TOKEN_ENV = "CORTEX_GS_FUZZ_TOKEN"
+FUZZ_TOKEN = "fuzz-pat-7c1e9b44"
+# The host is what schemathesis' ASGI client sends; the path is the contract's prefix.
+IN_PROCESS_URL = "http://testserver" + Settings(state_dir=Path()).prefix
+
+
+class SwappableApp:
+    """An ASGI app that forwards everything to whichever mock app is current."""
+
+    def __init__(self) -> None:
+        self.current: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        assert self.current is not None, "no mock app installed (fixture missing?)"
+        await self.current(scope, receive, send)
+
+
+def load_config(*, max_examples: int, **generation: Any) -> schemathesis.Config:
+    """schemathesis.toml, pointed at the in-process app, at the example count given."""
+    os.environ.setdefault(TOKEN_ENV, FUZZ_TOKEN)
+    data = tomllib.loads(CONFIG_PATH.read_text())
+    # The hooks module is imported by the tests under their package name; importing it
+    # again as tests.fuzz.hooks would register a second strategy and check.
+    data.pop("hooks", None)
+    data["base-url"] = IN_PROCESS_URL
+    data["generation"] = {**data.get("generation", {}), "max-examples": max_examples, **generation}
+    return schemathesis.Config.from_dict(data)
+
+
+APP = SwappableApp()
