@@ -191,9 +191,8 @@ def _binary_body(schema: str, description: str) -> dict[str, Any]:
 def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
     """Build the mock for ``settings`` (backend built from ``settings.backend`` if absent)."""
     store = Store(settings.state_dir)
-    service = MockService(
-        settings, backend or make_backend(settings.backend, device=settings.device), store
-    )
+    factory = (lambda: backend) if backend is not None else _backend_factory(settings)
+    service = MockService(settings, factory, store)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -616,6 +615,11 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
 
 
 # ------------------------------------------------------------------------ rules
+def _backend_factory(settings: Settings) -> Callable[[], Backend]:
+    """Build the backend on the worker thread, so torch's import never delays startup."""
+    return lambda: make_backend(settings.backend, device=settings.device)
+
+
 def _gpus(sub_jobs: list[dict[str, Any]]) -> int:
     total = 0
     for sub in sub_jobs:
@@ -709,7 +713,7 @@ def _operation_runner(
                 "cancelled": service.cancel_request(job_id, request_id),
             }
         elif op == "tail-logs":
-            result = {"lines": [f"{job_id}: mock backend {service.backend.name}"]}
+            result = {"lines": [f"{job_id}: mock backend {service.settings.backend}"]}
         elif op == "reset-prefix-cache":
             result = {"reset": True}
         return 200, {"job_id": job_id, "operation_type": op, "result": result}

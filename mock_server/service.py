@@ -66,9 +66,13 @@ class _Pending:
 class MockService:
     """Owns the store, the backend, the worker thread and the job lifecycle tasks."""
 
-    def __init__(self, settings: Settings, backend: Backend, store: Store) -> None:
+    def __init__(
+        self, settings: Settings, backend_factory: Callable[[], Backend], store: Store
+    ) -> None:
         self.settings = settings
-        self.backend = backend
+        self._backend_factory = backend_factory
+        self._backend: Backend | None = None
+        self._backend_ready = threading.Event()
         self.store = store
         self._queue: queue.Queue[tuple[str, str] | None] = queue.Queue()
         self._inputs: dict[str, _Pending] = {}
@@ -377,8 +381,22 @@ class MockService:
         self._loop.call_soon_threadsafe(wake)
 
     # -- the worker ------------------------------------------------------------------
+    @property
+    def backend(self) -> Backend:
+        """The backend, once the worker has built it (waits for that)."""
+        self._backend_ready.wait()
+        if self._backend is None:
+            raise BackendError("unavailable", "the mock's backend failed to start")
+        return self._backend
+
     def _work(self) -> None:
-        """Run queued requests one at a time, in order."""
+        """Build the backend, then run queued requests one at a time, in order."""
+        try:
+            self._backend = self._backend_factory()
+        except Exception:
+            log.exception("could not build the %s backend", self.settings.backend)
+        finally:
+            self._backend_ready.set()
         while True:
             item = self._queue.get()
             if item is None:

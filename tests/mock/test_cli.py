@@ -1,0 +1,101 @@
+"""``python -m mock_server`` as a real process: it says where it listens, hides the token,
+and shouts when authentication is off."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from mock_server.__main__ import main, parse_args
+from mock_server.testing import auth_headers
+
+SECRET = "pat-secret-never-logged-42"
+PREFIX = "/api/v2/databases/DB1/schemas/S1/cortex-training"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _spawn(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
+    port = _free_port()
+    cmd = [sys.executable, "-m", "mock_server", "--host", "127.0.0.1", "--port", str(port)]
+    cmd += ["--state-dir", str(tmp_path), "--database", "DB1", "--schema", "S1", *extra]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+    return proc, port
+
+
+def _wait_up(port: int, proc: subprocess.Popen[str], headers: dict[str, str]) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+        try:
+            httpx.get(f"http://127.0.0.1:{port}{PREFIX}/capacity", headers=headers, timeout=1)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    pytest.fail("mock did not start")
+
+
+def _stop(proc: subprocess.Popen[str]) -> str:
+    proc.terminate()
+    out, _ = proc.communicate(timeout=30)
+    return out
+
+
+def test_cli_serves_and_never_logs_the_token(tmp_path: Path) -> None:
+    proc, port = _spawn(tmp_path, "--token", SECRET)
+    base = f"http://127.0.0.1:{port}{PREFIX}"
+    try:
+        _wait_up(port, proc, auth_headers(SECRET))
+        assert httpx.get(base + "/capacity").status_code == 401
+        assert httpx.get(base + "/capacity", headers=auth_headers(SECRET)).status_code == 200
+    finally:
+        log = _stop(proc)
+    assert base in log
+    assert SECRET not in log
+    assert "AUTHENTICATION DISABLED" not in log
+
+
+def test_cli_no_auth_is_loud(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    served: list[object] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(app))
+    caplog.set_level(logging.INFO, logger="mock_server")
+    assert main(["--no-auth", "--state-dir", str(tmp_path), "--port", "9"]) == 0
+    assert len(served) == 1
+    assert "AUTHENTICATION DISABLED" in caplog.text
+    assert "http://127.0.0.1:9/api/v2/databases/RL_DB/schemas/PUBLIC/cortex-training" in caplog.text
+
+
+def test_cli_refuses_to_start_without_token_or_no_auth(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CORTEX_GS_MOCK_TOKEN"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mock_server", "--state-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert result.returncode == 2 and "--no-auth" in result.stderr
+
+
+def test_cli_arguments() -> None:
+    args = parse_args(["--backend", "reference", "--transition-delay", "0.5", "--endpoint", "ep"])
+    assert (args.backend, args.transition_delay, args.endpoint) == ("reference", 0.5, "ep")
+    assert not args.no_auth
