@@ -218,13 +218,19 @@ class LegacyCortexClient:
         """cuda_ipc/low_memory tune on-prem transfers; Cortex moves weights itself."""
         if self._sub_job("sampling") is None:
             return {}
-        return await self._run(self._client.aio.sync_weights(**kwargs))
+        known = _known(kwargs, ("weight_format", "source_sub_job_id", "target_sub_job_ids"))
+        return await self._run(self._client.aio.sync_weights(**known))
 
-    async def save_checkpoint(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        return await self._run(self._client.aio.save_checkpoint(*args, **kwargs))
+    async def save_checkpoint(
+        self, checkpoint_id: str | None = None, checkpoint_type: str | None = None, **legacy: Any
+    ) -> dict[str, Any]:
+        """On-prem callers may pass paths or tags; Cortex names and stores checkpoints itself."""
+        _known(legacy, ())
+        return await self._run(self._client.aio.save_checkpoint(checkpoint_id, checkpoint_type))
 
     async def load_checkpoint(self, checkpoint_id: str, **kwargs: Any) -> dict[str, Any]:
-        return await self._run(self._client.aio.load_checkpoint(checkpoint_id, **kwargs))
+        known = _known(kwargs, ("source_job_id", "target_sub_job_id"))
+        return await self._run(self._client.aio.load_checkpoint(checkpoint_id, **known))
 
     # -- colocation: training and sampling never share GPUs on Cortex ---------------------
 
@@ -252,6 +258,14 @@ class LegacyCortexClient:
                 RuntimeWarning,
                 stacklevel=3,
             )
+
+
+def _known(kwargs: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """Keep the keywords Cortex understands; note (once per call) the on-prem-only ones."""
+    ignored = sorted(set(kwargs) - set(names))
+    if ignored:
+        log.debug("arctic_rl: ignoring on-prem-only arguments %s on Cortex", ignored)
+    return {k: v for k, v in kwargs.items() if k in names}
 
 
 def _required(value: str | None, kind: str) -> str:

@@ -146,6 +146,9 @@ async def test_sync_weights_save_and_log_probs(legacy):
     await legacy.sync_weights(cuda_ipc=True, low_memory=True)
     saved = await legacy.save_checkpoint()
     assert isinstance(saved, dict) and saved.get("checkpoint_id")
+    # On-prem-only keywords are ignored, not fatal.
+    assert (await legacy.save_checkpoint(checkpoint_path="/tmp/ckpt", tag="x"))["checkpoint_id"]
+    await legacy.sync_weights(cuda_ipc=False, group_name="actor")
     scored = await legacy.log_probs(PROMPTS, [" 4", " blue"], top_k=1)
     assert "logprobs" in scored
 
