@@ -46,11 +46,13 @@ class LiveMock:
 
     ``base_url`` is the full contract prefix (``http://127.0.0.1:PORT/api/v2/...``);
     ``headers()`` gives auth headers for ``token``; ``restart()`` stops the server and
-    starts a fresh app on the same port and state directory (a "mock restart").
+    starts a fresh app on the same port and state directory (a "mock restart");
+    ``app`` is the running FastAPI app (``app.state.service`` for white-box checks).
     """
 
     settings: Settings
     port: int = 0
+    app: Any = field(default=None, repr=False)
     _server: uvicorn.Server | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
 
@@ -82,9 +84,8 @@ class LiveMock:
         """Serve in a background thread; returns once the socket accepts requests."""
         sock = _bind(self.port)
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            create_app(self.settings), log_level="warning", lifespan="on", access_log=False
-        )
+        self.app = create_app(self.settings)
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="on", access_log=False)
         server = uvicorn.Server(config)
         thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name="live-mock", daemon=True

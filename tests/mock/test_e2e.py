@@ -450,3 +450,71 @@ def test_long_poll_returns_when_done(api: MockApi) -> None:
     status = api.http.get(f"/{job_id}/requests/{request_id}", params={"wait_s": 10}).json()
     assert status["status"] == "completed"
     assert json.loads(json.dumps(status["result"]))["global_steps"] == 1
+
+
+def test_chunked_bad_frame_and_tampered_chunk_drop_the_group(api: MockApi) -> None:
+    job_id = api.create_job()
+    route = f"/{job_id}/forward-backward"
+    pickle_chunks = wire.split_chunks(
+        (GOLDEN / "bad_pickle.bin").read_bytes() * 8,
+        kind="request_chunk",
+        max_bytes=64 + wire.CHUNK_HEADROOM,
+        chunk_group_id="bad-inside",
+        force=True,
+    )
+    answers = api.post_chunks(job_id, "forward-backward", pickle_chunks)
+    assert answers[-1].status_code == 400 and answers[-1].json()["code"] == "pickle_refused"
+    late = api.http.post(route, content=pickle_chunks[1])
+    assert late.json()["code"] == "chunk_group_restart_required"  # the group was dropped
+
+    chunks = chunks_of(train_batch(), "tampered")
+    bad = bytearray(chunks[1])
+    bad[-1] ^= 0xFF  # payload bytes sit at the end of a chunk frame
+    answers = api.post_chunks(job_id, "forward-backward", [chunks[0], bytes(bad), *chunks[2:]])
+    assert answers[-1].status_code == 400 and answers[-1].json()["code"] == "hash_mismatch"
+    again = api.post_chunks(job_id, "forward-backward", chunks)
+    assert again[-1].status_code == 202
+
+
+def test_failed_request_reports_error_and_state_survives_restart(live_mock: LiveMock) -> None:
+    api = MockApi(live_mock)
+    job_id = api.create_job()
+    bad = api.http.post(f"/{job_id}/generate", content=wire.dumps({"prompts": "not a list"}))
+    failed = api.wait(job_id, bad.json()["request_id"])
+    assert failed["status"] == "failed" and failed["error"]["code"] == "bad_value"
+    step = api.http.post(f"/{job_id}/step", json={}).json()
+    done = api.wait(job_id, step["request_id"])
+    api.close()
+    live_mock.restart()
+    api = MockApi(live_mock)
+    assert api.wait(job_id, step["request_id"]) == done
+    assert api.wait(job_id, bad.json()["request_id"]) == failed
+    api.close()
+
+
+def test_crash_is_a_500_error_body_with_request_id(
+    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*_: Any, **__: Any) -> None:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(live_mock.app.state.service.store, "list_jobs", boom)
+    response = httpx.get(live_mock.base_url + "/", headers=live_mock.headers())
+    assert response.status_code == 500
+    assert response.json()["code"] == "internal_error"
+    assert response.json()["request_id"] == response.headers[REQUEST_ID_HEADER]
+    assert "secret" not in response.text
+
+
+def test_default_cap_rejects_a_61_mib_stream(live_mock: LiveMock) -> None:
+    api = MockApi(live_mock)
+    job_id = api.create_job()
+    block = b"\0" * (1024 * 1024)
+
+    def stream() -> Iterator[bytes]:
+        for _ in range(61):
+            yield block
+
+    response = api.http.post(f"/{job_id}/forward-backward", content=stream())
+    assert response.status_code == 413 and response.json()["code"] == "payload_too_large"
+    api.close()
