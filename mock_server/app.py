@@ -598,10 +598,12 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         _: Principal,
         cursor: Annotated[str | None, Query(pattern=CURSOR, description="Page cursor.")] = None,
         max_events: Annotated[int, Query(ge=1, le=512, description="Most events.")] = 16,
-        wait_s: Annotated[float, Query(ge=0, le=20, description="Long-poll seconds.")] = 0,
+        wait_s: Annotated[
+            float | None, Query(ge=0, le=20, description="Long-poll seconds (proposed).")
+        ] = None,
     ) -> JSONResponse:
         service.job_or_404(job_id)
-        page = await service.poll(job_id, request_id, cursor, max_events, wait_s)
+        page = await service.poll(job_id, request_id, cursor, max_events, wait_s or 0.0)
         page["created_at"] = iso(page["created_at"])
         page["updated_at"] = iso(page["updated_at"])
         return reply(models.RequestStatus, page)

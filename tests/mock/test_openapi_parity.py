@@ -33,6 +33,24 @@ def _deref(doc: dict[str, Any], node: Any) -> Any:
     return node
 
 
+FACETS = ("type", "default", "minimum", "maximum", "pattern", "enum")
+
+
+def _facets(doc: dict[str, Any], schema: Any) -> tuple[Any, ...]:
+    """The constraints of a parameter schema, with ``anyOf: [X, null]`` unwrapped."""
+    schema = _deref(doc, schema)
+    options = [s for s in schema.get("anyOf", []) if _deref(doc, s).get("type") != "null"]
+    if len(options) == 1:
+        schema = {**_deref(doc, options[0]), **{k: v for k, v in schema.items() if k != "anyOf"}}
+    return tuple(schema.get(key) for key in FACETS)
+
+
+def _schema_name(schema: Any) -> str | None:
+    """The component a body schema names (``None`` for inline schemas)."""
+    ref = (schema or {}).get("$ref")
+    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
+
+
 def _operations(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     """Normalised view of every operation: what clients depend on, nothing cosmetic."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
@@ -46,16 +64,24 @@ def _operations(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
             params = {}
             for p in shared + [_deref(doc, p) for p in op.get("parameters", [])]:
                 name = p["name"].lower() if p["in"] == "header" else p["name"]
-                params[(p["in"], name)] = bool(p.get("required", p["in"] == "path"))
+                required = bool(p.get("required", p["in"] == "path"))
+                params[(p["in"], name)] = (required, _facets(doc, p.get("schema", {})))
             body = _deref(doc, op.get("requestBody"))
             media: dict[str, Any] = {}
             if body:
                 for media_type, spec in body.get("content", {}).items():
-                    media[media_type] = spec.get("x-dssst1-schema")
+                    media[media_type] = (
+                        spec.get("x-dssst1-schema"),
+                        _schema_name(spec.get("schema")),
+                        (spec.get("schema") or {}).get("format"),
+                    )
             responses = {}
             for status, response in op.get("responses", {}).items():
                 response = _deref(doc, response)
-                responses[str(status)] = sorted(response.get("content", {}))
+                responses[str(status)] = sorted(
+                    (media, _schema_name(spec.get("schema")))
+                    for media, spec in response.get("content", {}).items()
+                )
             security = op.get("security", global_security)
             out[(method, path)] = {
                 "operationId": op.get("operationId"),
@@ -144,6 +170,10 @@ def _mutations() -> list[tuple[str, Any, str]]:
         params = doc["paths"]["/{job_id}/requests/{request_id}"]["get"]["parameters"]
         next(p for p in params if p.get("name") == "max_events")["name"] = "max_event"
 
+    def loosen_parameter(doc: dict[str, Any]) -> None:
+        params = doc["paths"]["/{job_id}/requests/{request_id}"]["get"]["parameters"]
+        next(p for p in params if p.get("name") == "max_events")["schema"]["maximum"] = 1024
+
     def require_parameter(doc: dict[str, Any]) -> None:
         params = doc["paths"]["/"]["get"]["parameters"]
         params[0]["required"] = True
@@ -151,6 +181,10 @@ def _mutations() -> list[tuple[str, Any, str]]:
     def change_media_type(doc: dict[str, Any]) -> None:
         content = doc["paths"]["/{job_id}/generate"]["post"]["requestBody"]["content"]
         content["application/x-dssst1"] = content.pop("application/octet-stream")
+
+    def change_response_schema(doc: dict[str, Any]) -> None:
+        content = doc["paths"]["/{job_id}"]["get"]["responses"]["200"]["content"]
+        content["application/json"]["schema"] = {"$ref": "#/components/schemas/JobSummary"}
 
     def drop_security(doc: dict[str, Any]) -> None:
         doc["paths"]["/capacity"]["get"]["security"] = [{"patBearer": []}]
@@ -166,7 +200,9 @@ def _mutations() -> list[tuple[str, Any, str]]:
         ("change status", change_status, "POST /{job_id}/save responses"),
         ("rename parameter", rename_parameter, "GET /{job_id}/requests/{request_id} parameters"),
         ("require parameter", require_parameter, "GET / parameters"),
+        ("loosen parameter", loosen_parameter, "GET /{job_id}/requests/{request_id} parameters"),
         ("change media type", change_media_type, "POST /{job_id}/generate body_media"),
+        ("change response schema", change_response_schema, "GET /{job_id} responses"),
         ("drop security", drop_security, "GET /capacity security"),
         ("add operation", add_operation, "missing in app: DELETE /{job_id}/requests"),
     ]
