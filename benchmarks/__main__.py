@@ -1,11 +1,19 @@
-"""Run every benchmark module, print one aligned table, write bench-results/latest.json."""
+"""Run every benchmark module, print one aligned table, write the results as JSON.
+
+bench-results/latest.json is overwritten each run; a copy named after the UTC time and
+the commit (bench-results/<time>-<commit>.json) is kept so runs can be compared. The
+table shows the headline columns; every row's full detail is in the JSON.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import json
+import os
 import platform
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,25 +21,88 @@ from typing import Any
 
 from benchmarks import MODULES
 
+TABLE_COLUMNS = (
+    "module",
+    "case",
+    "data_MiB",
+    "n",
+    "median_ms",
+    "p99_ms",
+    "best_ms",
+    "seconds",
+    "GiB/s",
+    "peak_extra_MiB",
+    "peak_extra_chunks",
+)
+"""Columns of the printed table, in order (a column no row has is left out)."""
+
 
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
-        return f"{v:.3f}"
+        return f"{v:.3f}" if abs(v) < 100 else f"{v:.1f}"
     return str(v)
 
 
-def render(rows: list[dict[str, Any]]) -> str:
-    """One table over the union of the rows' keys, in first-seen order."""
-    cols: list[str] = []
-    for row in rows:
-        cols.extend(k for k in row if k not in cols)
-    cells = [[_fmt(r.get(c, "")) for c in cols] for r in rows]
+def _headline(row: dict[str, Any]) -> dict[str, Any]:
+    """Map a module's row onto the table's columns (the codec reports data in GiB)."""
+    out = dict(row)
+    if "data_GiB" in out and "data_MiB" not in out:
+        out["data_MiB"] = out["data_GiB"] * 1024
+    return out
+
+
+def render(rows: list[dict[str, Any]], columns: tuple[str, ...] = TABLE_COLUMNS) -> str:
+    """One aligned table over ``columns`` that at least one row has."""
+    shown = [_headline(r) for r in rows]
+    cols = [c for c in columns if any(c in r for r in shown)]
+    cells = [[_fmt(r.get(c, "")) for c in cols] for r in shown]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(cols)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     for r in cells:
-        lines.append("  ".join(v.rjust(w) for v, w in zip(r, widths, strict=True)))
+        line = [v.ljust(w) if c in ("module", "case") else v.rjust(w)
+                for c, v, w in zip(cols, r, widths, strict=True)]  # fmt: skip
+        lines.append("  ".join(line))
     return "\n".join(lines)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _git(*args: str) -> str:
+    try:
+        out = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+    except OSError:
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on; they mean little without it."""
+    mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    try:
+        import torch
+
+        torch_version = torch.__version__
+    except ImportError:
+        torch_version = None
+    return {
+        "cpu": _cpu_model(),
+        "cores": len(os.sched_getaffinity(0)),
+        "memory_GiB": round(mem_gib, 1),
+        "os": f"{platform.system()} {platform.release()}",
+        "python": sys.version.split()[0],
+        "torch": torch_version,
+        "loadavg_1m_at_start": os.getloadavg()[0],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,22 +110,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=MODULES, help="run just this benchmark module")
     parser.add_argument("--out", default="bench-results/latest.json", help="JSON results path")
     args = parser.parse_args(argv)
+    started = time.time()
+    host = machine()
+    print(
+        f"machine: {host['cpu']}, {host['cores']} cores, {host['memory_GiB']} GiB, "
+        f"Python {host['python']}, torch {host['torch']}, "
+        f"load average {host['loadavg_1m_at_start']:.2f}",
+        flush=True,
+    )
     rows: list[dict[str, Any]] = []
     for name in (args.only,) if args.only else MODULES:
+        print(f"running benchmarks.{name} ...", flush=True)
         module = importlib.import_module(f"benchmarks.{name}")
         for row in module.run():
             rows.append({"module": name, **row})
+    print()
     print(render(rows))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    commit = _git("rev-parse", "--short", "HEAD")
+    dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
     doc = {
-        "created_unix": time.time(),
-        "python": sys.version.split()[0],
-        "machine": platform.machine(),
+        "created_unix": started,
+        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "seconds": time.time() - started,
+        "commit": commit,
+        "dirty": dirty,
+        "machine": host,
+        "python": host["python"],
         "rows": rows,
     }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=2) + "\n")
-    print(f"\nwrote {out}")
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started))
+    copy = out.with_name(f"{stamp}-{commit or 'nogit'}{'-dirty' if dirty else ''}.json")
+    shutil.copyfile(out, copy)
+    print(f"\nwrote {out} and {copy} ({doc['seconds']:.0f} s)")
     return 0
 
 

@@ -102,11 +102,14 @@ def _wait_ready(proc: subprocess.Popen[bytes], url: str, token: str, timeout: fl
 
 
 @contextmanager
-def running_mock(state_dir: Path, log_path: Path, *, timeout: float = 120.0) -> Iterator[str]:
-    """Start ``python -m mock_server`` (reference backend); yield its base URL; stop it.
+def running_mock(
+    state_dir: Path, log_path: Path, *, backend: str = "reference", timeout: float = 120.0
+) -> Iterator[str]:
+    """Start ``python -m mock_server`` as a subprocess; yield its base URL; stop it.
 
     The token is random, travels only through environment variables, and is put where
-    the client's config says to look for it (``cortex.pat_env``).
+    the client's config says to look for it (``cortex.pat_env``, here ``PAT_ENV``), so
+    child processes started meanwhile inherit it too. The benchmarks reuse this.
     """
     token = secrets.token_urlsafe(24)
     port = free_port()
@@ -115,7 +118,7 @@ def running_mock(state_dir: Path, log_path: Path, *, timeout: float = 120.0) -> 
     env = {"OMP_NUM_THREADS": "1", **os.environ, MOCK_TOKEN_ENV: token}
     cmd = [
         sys.executable, "-m", "mock_server", "--host", "127.0.0.1", "--port", str(port),
-        "--backend", "reference", "--state-dir", str(state_dir), "--log-level", "warning",
+        "--backend", backend, "--state-dir", str(state_dir), "--log-level", "warning",
     ]  # fmt: skip
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
