@@ -216,6 +216,10 @@ class CortexTransport:
         models = importlib.import_module("cortex_gs_client.models")
         return getattr(models, name).from_dict(dict(body))
 
+    @staticmethod
+    def _enum(name: str, value: str) -> Any:
+        return getattr(importlib.import_module("cortex_gs_client.models"), name)(value)
+
     # -- control plane ----------------------------------------------------------------
 
     async def create_job(self, body: Mapping[str, Any], *, idempotency_key: str) -> str:
@@ -231,7 +235,9 @@ class CortexTransport:
         return dict((await self._generated("jobs", "get_job", job_id=job_id)).json())
 
     async def list_jobs(self, status: str | None = None) -> list[dict[str, Any]]:
-        kwargs: dict[str, Any] = {} if status is None else {"status": status}
+        kwargs: dict[str, Any] = {}
+        if status is not None:  # the generated builder takes the enum, not its value
+            kwargs["status"] = self._enum("JobState", normalize_state(status))
         return list((await self._generated("jobs", "list_jobs", **kwargs)).json()["jobs"])
 
     async def get_capacity(self) -> dict[str, Any]:
