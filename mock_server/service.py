@@ -73,6 +73,7 @@ class MockService:
         self._backend_factory = backend_factory
         self._backend: Backend | None = None
         self._backend_ready = threading.Event()
+        self._prepared: set[str] = set()
         self.store = store
         self._queue: queue.Queue[tuple[str, str] | None] = queue.Queue()
         self._inputs: dict[str, _Pending] = {}
@@ -127,10 +128,13 @@ class MockService:
         task.add_done_callback(self._lifecycle.discard)
 
     async def _walk(self, job_id: str, current: str) -> None:
-        """pending -> placing -> initializing -> running, unless cancelled meanwhile."""
+        """pending -> placing -> initializing, then the worker builds the model -> running."""
         for nxt in JOB_FLOW[JOB_FLOW.index(current) + 1 :]:
             if self.settings.transition_delay_s:
                 await asyncio.sleep(self.settings.transition_delay_s)
+            if nxt == "running":
+                self._queue.put(("init", job_id))
+                return
             if not self.store.set_job_status(job_id, nxt, only_from=(current,)):
                 return
             current = nxt
@@ -404,11 +408,53 @@ class MockService:
             action, ident = item
             try:
                 if action == "release":
+                    self._prepared.discard(ident)
                     self.backend.release_job(ident)
+                elif action == "init":
+                    self._init_job(ident)
                 else:
                     self._run(ident)
             except Exception:  # the worker must survive anything a request does
                 log.exception("worker failed on %s %s", action, ident)
+
+    def _init_job(self, job_id: str) -> None:
+        """The end of ``initializing``: build the model; a bad start fails the job."""
+        job = self.store.get_job(job_id)
+        if job is None or job["status"] != "initializing":
+            return
+        try:
+            self._prepare(job)
+        except Exception as exc:
+            reason = getattr(exc, "message", None) or f"{type(exc).__name__} while initializing"
+            self.store.set_job_status(job_id, "failed", reason, only_from=("initializing",))
+            return
+        self.store.set_job_status(job_id, "running", only_from=("initializing",))
+
+    def _prepare(self, job: dict[str, Any]) -> None:
+        """Backend state for the job, from ``source_checkpoint_info`` when given."""
+        job_id = job["job_id"]
+        if job_id in self._prepared:
+            return
+        self.backend.prepare_job(job_id, job["sub_jobs"])
+        source = next(
+            (
+                s["source_checkpoint_info"]
+                for s in job["sub_jobs"]
+                if s.get("source_checkpoint_info")
+            ),
+            None,
+        )
+        if source is not None:
+            owner = source.get("source_job_id") or job_id
+            if self.store.get_checkpoint(owner, source["checkpoint_id"]) is None:
+                raise BackendError(
+                    "checkpoint_not_found",
+                    f"source checkpoint {source['checkpoint_id']} of job {owner} not found",
+                )
+            self.backend.load_checkpoint(
+                job_id, self.store.checkpoint_dir(owner, source["checkpoint_id"])
+            )
+        self._prepared.add(job_id)
 
     def _run(self, request_id: str) -> None:
         row = self.store.get_request(request_id)
@@ -423,7 +469,7 @@ class MockService:
             if job is None or job["status"] != "running":
                 status = job["status"] if job else "gone"
                 raise BackendError("job_not_running", f"job {job_id} is {status}")
-            self.backend.prepare_job(job_id, job["sub_jobs"])
+            self._prepare(job)
             output = self._execute(job_id, kind, request_id, row["input"])
             if kind in BINARY_RESULTS:
                 result, events = self._pack_binary(output)

@@ -47,7 +47,8 @@ class JobSettings:
     betas: tuple[float, float] = (0.9, 0.999)
     weight_decay: float = 0.01
     eps: float = 1e-8
-    gradient_clipping: float | None = 1.0
+    gradient_clipping: float | None = None
+    load_optimizer_states: bool = True
     max_seq_len: int = 512
     model_name: str = "tiny-byte-lm"
     sub_job_ids: dict[str, list[str]] = field(default_factory=dict)
@@ -67,7 +68,7 @@ class JobSettings:
         opt = tcfg.get("optimizer") or {}
         lr = opt.get("lr", opt.get("learning_rate", DEFAULT_LR))
         betas = opt.get("betas") or (0.9, 0.999)
-        clip = tcfg.get("gradient_clipping", 1.0)
+        clip = tcfg.get("gradient_clipping")  # absent: no clipping, as the contract says
         return cls(
             seed=int(training.get("seed") or 0),
             lr=float(lr),
@@ -75,6 +76,7 @@ class JobSettings:
             weight_decay=float(opt.get("weight_decay", 0.01)),
             eps=float(opt.get("eps", 1e-8)),
             gradient_clipping=float(clip) if clip else None,
+            load_optimizer_states=bool(tcfg.get("load_optimizer_states", True)),
             max_seq_len=int(tcfg.get("max_seq_len") or 512),
             model_name=str(training.get("model_name") or "tiny-byte-lm"),
             sub_job_ids=_ids_by_type(job_id, sub_jobs),

@@ -427,7 +427,7 @@ class ReferenceBackend:
                 "metrics": metrics,
             }
             if self.device.type == "cuda":
-                result["peak_memory"] = int(torch.cuda.max_memory_allocated(self.device))
+                result["peak_memory"] = torch.cuda.max_memory_allocated(self.device) / 2**30
             return result
 
     # -- sampling --------------------------------------------------------------------
@@ -529,7 +529,7 @@ class ReferenceBackend:
             job.losses.clear()
             job.metrics.clear()
             opt_path = directory / OPTIMIZER_FILE
-            if opt_path.is_file():
+            if opt_path.is_file() and job.settings.load_optimizer_states:
                 job.optimizer.restore(load_file(str(opt_path)), _metadata(opt_path))
             job.global_steps = int(_metadata(model_path).get("global_steps", 0))
             return {"global_steps": job.global_steps}

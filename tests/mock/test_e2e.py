@@ -518,3 +518,40 @@ def test_default_cap_rejects_a_61_mib_stream(live_mock: LiveMock) -> None:
     response = api.http.post(f"/{job_id}/forward-backward", content=stream())
     assert response.status_code == 413 and response.json()["code"] == "payload_too_large"
     api.close()
+
+
+def test_job_starts_from_a_source_checkpoint_or_fails(api: MockApi) -> None:
+    source = api.create_job()
+    for _ in range(3):
+        api.run(source, "step", {})
+    api.run(source, "save", {"checkpoint_id": "warm"})
+
+    def sub_jobs(checkpoint_id: str) -> dict[str, Any]:
+        return {
+            "sub_job_configs": [
+                {
+                    "job_type": "training",
+                    "model_name": "m",
+                    "training_config": {
+                        "optimizer": {"lr": 0.1},
+                        "max_seq_len": 8,
+                        "train_batch_size": 1,
+                        "n_gpus": 1,
+                    },
+                    "source_checkpoint_info": {
+                        "checkpoint_id": checkpoint_id,
+                        "source_job_id": source,
+                    },
+                }
+            ]
+        }
+
+    warm = api.http.post("/", json=sub_jobs("warm")).json()["job_id"]
+    api.wait_running(warm)
+    assert api.run(warm, "step", {})["global_steps"] == 4
+    broken = api.http.post("/", json=sub_jobs("missing")).json()["job_id"]
+    with pytest.raises(AssertionError):
+        api.wait_running(broken, timeout=10)
+    job = api.http.get(f"/{broken}").json()
+    assert job["status"] == "failed" and "missing" in job["reason"]
+    assert api.http.post(f"/{broken}:cancel").json()["code"] == "invalid_state"
