@@ -15,7 +15,6 @@ import hashlib
 import json
 import struct
 import threading
-from pathlib import Path
 from typing import Any
 
 import schemathesis
@@ -23,6 +22,8 @@ import torch
 from hypothesis import strategies as st
 
 from arctic_rl import wire
+
+from .frames import golden_bad_frames, lying_chunk
 
 BINARY_MEDIA_TYPE = "application/octet-stream"
 ENVELOPE_ONLY_ROUTES = ("/forward-backward", "/forward-no-grad")
@@ -53,25 +54,6 @@ def expectation(data: bytes) -> Body | None:
     """The promise recorded for a body this module generated (None: not ours)."""
     with _lock:
         return _drawn.get(hashlib.sha256(data).hexdigest())
-
-
-def golden_dir() -> Path | None:
-    """``shared/golden/dssst1``: a sibling of the repo in CI, or ``/work/shared`` here."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        for candidate in (parent / "shared", parent.parent / "shared"):
-            path = candidate / "golden" / "dssst1"
-            if path.is_dir():
-                return path
-    return None
-
-
-def golden_bad_frames() -> dict[str, bytes]:
-    """Every golden ``bad_*`` vector by name (empty when the shared dir is absent)."""
-    root = golden_dir()
-    if root is None:
-        return {}
-    return {p.stem: p.read_bytes() for p in sorted(root.glob("bad_*.bin"))}
 
 
 # ----------------------------------------------------------------------- valid values
@@ -146,20 +128,6 @@ def valid_frame(draw: st.DrawFn) -> bytes:
 
 
 # ----------------------------------------------------------------------- broken bodies
-def _descriptor_chunk(frame: bytes, **override: Any) -> bytes:
-    """A single-chunk envelope of ``frame`` whose descriptor lies as ``override`` says."""
-    chunk = wire.split_chunks(
-        frame, kind="request_chunk", max_bytes=len(frame) + wire.CHUNK_HEADROOM, force=True
-    )[0]
-    (n,) = struct.unpack("<Q", chunk[:8])
-    header = json.loads(chunk[8 : 8 + n])
-    op = json.loads(header["__metadata__"]["op"])
-    op["request_chunk"].update(override)
-    header["__metadata__"]["op"] = json.dumps(op)
-    raw = json.dumps(header).encode()
-    return struct.pack("<Q", len(raw)) + raw + chunk[8 + n :]
-
-
 @st.composite
 def broken_body(draw: st.DrawFn) -> bytes:
     """Refusals the codec must name: golden bad frames, cuts, lies in the descriptor."""
@@ -171,10 +139,10 @@ def broken_body(draw: st.DrawFn) -> bytes:
         frame[:cut],  # truncated stream
         struct.pack("<Q", 2**40) + frame[8:],  # header length far past the body
         b"\x80\x04\x95" + frame[3:],  # a pickle's opening bytes
-        _descriptor_chunk(frame, chunk_group_id=group, frame_sha256="0" * 64),
-        _descriptor_chunk(frame, chunk_group_id=group, frame_size_bytes=len(frame) + 1),
-        _descriptor_chunk(frame, chunk_group_id=group, chunk_idx=5, total_chunks=2),
-        _descriptor_chunk(frame, chunk_group_id=group, chunk_idx=-1),
+        lying_chunk(frame, chunk_group_id=group, frame_sha256="0" * 64),
+        lying_chunk(frame, chunk_group_id=group, frame_size_bytes=len(frame) + 1),
+        lying_chunk(frame, chunk_group_id=group, chunk_idx=5, total_chunks=2),
+        lying_chunk(frame, chunk_group_id=group, chunk_idx=-1),
     ]
     return _remember(draw(st.sampled_from(choices)), Body.BROKEN)
 
