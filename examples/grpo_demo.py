@@ -235,12 +235,17 @@ async def train(
             grad_norm=_number(step["metrics"].get("grad_norm")),
             kl=_number(metrics.get("kl_loss")),
             seconds=time.perf_counter() - started,
-            sample=str(outputs[0].get("text", "")),
+            sample=printable(str(outputs[0].get("text", ""))),
         )
         history.append(stats)
         if on_iteration is not None:
             on_iteration(stats)
     return history
+
+
+def printable(text: str) -> str:
+    """A sample for the table: control and undecodable bytes shown as a middle dot."""
+    return "".join(ch if ch.isprintable() and ch != "\ufffd" else "\u00b7" for ch in text)
 
 
 def _number(value: Any) -> float:
@@ -257,7 +262,7 @@ def table_row(stats: IterationStats) -> str:
     """One aligned row of the per-iteration table."""
     return (
         f"{stats.iteration:>4}  {stats.reward:>7.3f}  {stats.loss:>8.4f}  "
-        f"{stats.grad_norm:>9.4f}  {stats.kl:>9.2e}  {stats.seconds:>5.2f}  {stats.sample!r}"
+        f"{stats.grad_norm:>9.4f}  {stats.kl:>9.2e}  {stats.seconds:>5.2f}  {stats.sample}"
     )
 
 

@@ -73,3 +73,7 @@ def test_reward_and_verdict():
     rising = [demo.IterationStats(i, i / 10, 0.0, 0.0, 0.0, 0.0, "") for i in range(10)]
     assert not demo.learned(flat)
     assert demo.learned(rising)
+
+
+def test_samples_print_on_one_line():
+    assert demo.printable("ab\x1b\n\ufffdc") == "ab\u00b7\u00b7\u00b7c"
