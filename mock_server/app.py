@@ -260,6 +260,19 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
 
         return run
 
+    async def data_plane(
+        job_id: str,
+        kind: str,
+        body: BaseModel,
+        principal: str,
+        request: Request,
+        key: str | None = None,
+    ) -> JSONResponse:
+        """A JSON data-plane call: validated body -> queued request (under Idempotency-Key)."""
+        data = plain(body)
+        run = submit_json(job_id, kind, data)
+        return answer(await idempotent(principal, request, key, data, run))
+
     def answer(status_body: tuple[int, Any]) -> JSONResponse:
         """A chunk-route or data-plane answer: 200 ChunkAccepted or 202 AcceptedRequest."""
         status, body = status_body
@@ -424,9 +437,9 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
-        data = plain(body)
-        run = submit_json(job_id, "save_checkpoint", data)
-        return answer(await idempotent(principal, request, idempotency_key, data, run))
+        return await data_plane(
+            job_id, "save_checkpoint", body, principal, request, idempotency_key
+        )
 
     @router.post(
         "/{job_id}/load",
@@ -444,15 +457,15 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
-        data = plain(body)
-        source = data.get("source_job_id") or job_id
+        source = body.source_job_id if isinstance(body.source_job_id, str) else job_id
         service.job_or_404(source)
-        if service.store.get_checkpoint(source, data["checkpoint_id"]) is None:
+        if service.store.get_checkpoint(source, body.checkpoint_id) is None:
             raise ApiError(
-                404, "checkpoint_not_found", f"checkpoint {data['checkpoint_id']} not found"
+                404, "checkpoint_not_found", f"checkpoint {body.checkpoint_id} not found"
             )
-        run = submit_json(job_id, "load_checkpoint", data)
-        return answer(await idempotent(principal, request, idempotency_key, data, run))
+        return await data_plane(
+            job_id, "load_checkpoint", body, principal, request, idempotency_key
+        )
 
     # -- training ------------------------------------------------------------------
     async def chunked(job_id: str, kind: str, request: Request) -> JSONResponse:
@@ -502,9 +515,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
-        data = plain(body)
-        run = submit_json(job_id, "step", data)
-        return answer(await idempotent(principal, request, idempotency_key, data, run))
+        return await data_plane(job_id, "step", body, principal, request, idempotency_key)
 
     # -- sampling ------------------------------------------------------------------
     @router.post(
@@ -535,9 +546,9 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         responses=WRITE,
     )
     async def log_probs(
-        job_id: JobIdPath, body: models.LogProbsRequest, _: Principal
+        job_id: JobIdPath, body: models.LogProbsRequest, principal: Principal, request: Request
     ) -> JSONResponse:
-        return answer(submit_json(job_id, "log_probs", plain(body))())
+        return await data_plane(job_id, "log_probs", body, principal, request)
 
     @router.post(
         "/{job_id}/sync-weights",
@@ -555,9 +566,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
-        data = plain(body)
-        run = submit_json(job_id, "sync_weights", data)
-        return answer(await idempotent(principal, request, idempotency_key, data, run))
+        return await data_plane(job_id, "sync_weights", body, principal, request, idempotency_key)
 
     # -- operations ----------------------------------------------------------------
     @router.post(
