@@ -341,6 +341,14 @@ def run_demo(base_url: str, settings: DemoSettings) -> tuple[list[IterationStats
         client.shutdown()
 
 
+def _shown(path: Path) -> str:
+    """A path relative to the working directory when it lies below it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Start the mock, train, plot, stop the mock; 0 only when the reward clearly rose."""
     defaults = DemoSettings()
@@ -358,13 +366,13 @@ def main(argv: list[str] | None = None) -> int:
         log_path = out.parent / "mock.log"
         print("starting the mock Cortex GS (reference backend) ...", flush=True)
         with running_mock(Path(tmp) / "state", log_path) as base_url:
-            print(f"mock ready at {base_url} (log: {log_path})", flush=True)
+            print(f"mock ready at {base_url} (log: {_shown(log_path)})", flush=True)
             history, checkpoint = run_demo(base_url, settings)
         print("mock stopped")
     path = plot(history, out, settings.target)
     first, last = history[0].reward, smoothed([s.reward for s in history])[-1]
     print(f"checkpoint: {checkpoint.get('checkpoint_id', checkpoint)}")
-    print(f"plot: {path}")
+    print(f"plot: {_shown(path)}")
     print(
         f"reward: first {first:.3f} -> last (5-iteration mean) {last:.3f}; "
         f"{len(history)} iterations in {time.perf_counter() - started:.0f} s"
