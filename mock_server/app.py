@@ -73,14 +73,49 @@ Principal = Annotated[str, Depends(authenticate)]
 
 
 # ------------------------------------------------------------------------ middleware
+class _Body:
+    """One request's body channel: counts bytes, enforces the cap, drains leftovers."""
+
+    def __init__(self, receive: Receive, limit: int, declared: bytes | None) -> None:
+        self._receive = receive
+        self.limit = limit
+        self.declared_too_large = bool(declared and declared.isdigit() and int(declared) > limit)
+        self.seen = 0
+        self.done = False
+
+    async def receive(self) -> Message:
+        if self.declared_too_large:
+            raise self._too_large()
+        message = await self._receive()
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.done = True
+        self.seen += len(message.get("body", b""))
+        if self.seen > self.limit:
+            raise self._too_large()
+        return message
+
+    def _too_large(self) -> ApiError:
+        return ApiError(413, "payload_too_large", f"request body exceeds {self.limit} bytes")
+
+    async def drain(self) -> None:
+        """Discard what the client is still sending (bounded) so it can read our answer."""
+        drained = 0
+        while not self.done and drained < DRAIN_LIMIT_BYTES:
+            message = await self._receive()
+            drained += len(message.get("body", b""))
+            self.done = message["type"] != "http.request" or not message.get("more_body", False)
+
+
 class RequestIdAndLimitMiddleware:
     """Stamps ``x-snowflake-request-id`` on every response and caps request bodies.
 
     Pure ASGI (not BaseHTTPMiddleware) so bodies stream through untouched. The cap is
     enforced on the receive channel itself: a body over ``max_body_bytes`` raises the
-    413 the moment the excess arrives, for binary and JSON routes alike; the rest is
-    drained (up to a bound) and discarded so the client can read the answer. Crashes
-    are answered here too, so even a 500 carries the request id.
+    413 the moment the excess arrives (or at once when Content-Length declares it), for
+    binary and JSON routes alike, so nothing beyond the cap is ever buffered. Before any
+    answer goes out, an unread remainder of the body is drained (up to a bound) and
+    discarded, so a client still writing a large body reads the answer instead of a
+    broken pipe. Crashes are answered here too, so even a 500 carries the request id.
     """
 
     def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
@@ -93,40 +128,19 @@ class RequestIdAndLimitMiddleware:
             return
         request_id = str(uuid.uuid4())
         scope.setdefault("state", {})["request_id"] = request_id
+        body = _Body(receive, self.max_body_bytes, dict(scope["headers"]).get(b"content-length"))
         started = False
-        limit = self.max_body_bytes
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        seen = 0
-
-        async def too_large() -> None:
-            drained = seen
-            more = True
-            while more and drained < DRAIN_LIMIT_BYTES:
-                message = await receive()
-                drained += len(message.get("body", b""))
-                more = message.get("more_body", False) and message["type"] == "http.request"
-            raise ApiError(413, "payload_too_large", f"request body exceeds {limit} bytes")
-
-        async def limited_receive() -> Message:
-            nonlocal seen
-            if declared is not None and declared.isdigit() and int(declared) > limit:
-                await too_large()
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    await too_large()
-            return message
 
         async def stamped_send(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
+                await body.drain()
                 started = True
                 MutableHeaders(scope=message).append(REQUEST_ID_HEADER, request_id)
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, stamped_send)
+            await self.app(scope, body.receive, stamped_send)
         except Exception:
             log.exception("unhandled error answering %s", scope.get("path"))
             if started:

@@ -13,8 +13,10 @@ import asyncio
 import base64
 import contextlib
 import hashlib
+import json
 import logging
 import queue
+import re
 import shutil
 import threading
 import uuid
@@ -43,6 +45,7 @@ CHUNK_OPERATIONS = {
     "generate": ("generate",),
 }
 # Request kinds whose result is a DSSST1 frame (the others answer JSON).
+_GROUP_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 BINARY_RESULTS = ("forward_backward", "forward_no_grad", "generate", "log_probs", "forward")
 
 
@@ -625,8 +628,7 @@ class MockService:
 
 
 def _canonical(body: Any) -> bytes:
-    import json
-
+    """Key-order-independent JSON, so equal bodies hash equally for Idempotency-Key."""
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
@@ -647,9 +649,8 @@ def _write_file(path: Path, data: bytes) -> None:
 
 
 def _valid_group_id(group_id: str) -> bool:
-    import re
-
-    return re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}", group_id) is not None
+    """The contract's ChunkGroupId pattern (ids become directory names, too)."""
+    return _GROUP_ID.fullmatch(group_id) is not None
 
 
 def _cursor_start(cursor: str | None) -> int:
