@@ -319,7 +319,11 @@ class _Job:
 
 
 class ReferenceBackend:
-    """Trains :class:`TinyLM`; deterministic for a given seed and call sequence."""
+    """Trains :class:`TinyLM`; deterministic for a given seed and call sequence.
+
+    On CPU it sets torch's intra-op thread count (process-wide) to ``cpu_threads``
+    (default 1); pass ``cpu_threads=0`` to leave torch's setting alone.
+    """
 
     name = "reference"
 
