@@ -361,8 +361,8 @@ class ChunkAssembler:
         threaded = size >= _THREAD_MIN
         if threaded:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="dssst1-assembler")
-        # Large buffers are not pre-faulted here: add() populates each chunk's range on
-        # the calling thread while the helper copies and hashes the previous chunk.
+        # Large buffers are mapped lazily: the helper populates each chunk's range just
+        # before copying into it, so allocation costs nothing up front.
         fast = _fastcopy.empty_bytes(size, prefault=not threaded) if self._into_bytes else None
         if fast is not None:
             self._buf, self._addr = fast
@@ -390,8 +390,6 @@ class ChunkAssembler:
             raise WireError("size_mismatch", f"chunk {desc.chunk_idx} has the wrong length")
         self._have[desc.chunk_idx] = 1
         self._received += 1
-        if self._pool is not None:
-            _fastcopy.populate(self._addr + desc.chunk_idx * self._payload, length)
         self._wait()
         if self._pool is not None and payload.readonly:
             self._future = self._pool.submit(self._ingest, desc.chunk_idx, payload)
@@ -412,6 +410,8 @@ class ChunkAssembler:
         offset = idx * self._payload
         n = len(payload)
         if self._addr and n >= _fastcopy.FAST_MIN:
+            if self._pool is not None:  # buffer was mapped lazily: fault this range in bulk
+                _fastcopy.populate(self._addr + offset, n)
             _fastcopy.memmove(self._addr + offset, _fastcopy.address(payload), n)
         else:
             assert isinstance(self._buf, bytearray | mmap.mmap)
