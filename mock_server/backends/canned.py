@@ -21,10 +21,10 @@ from mock_server.backends.common import (
     TrainView,
     decode_tokens,
     encode_prompt,
+    generation_rows,
     input_ids_of,
     max_tokens_of,
     output_view,
-    sampling_params_for,
     uniform_logprob,
     wants,
 )
@@ -110,23 +110,20 @@ class CannedBackend:
         return {"global_steps": steps, "last_lr": lr, "metrics": dict(CANNED_METRICS)}
 
     def generate(self, job_id: str, request: Mapping[str, Any]) -> dict[str, Any]:
-        """Echoes each prompt's bytes cyclically up to ``max_tokens``."""
+        """Echoes each prompt's bytes cyclically up to ``max_tokens`` (``n`` times)."""
         self._state(job_id)
-        prompts = request.get("prompts")
-        if not isinstance(prompts, Sequence) or isinstance(prompts, str) or not prompts:
-            raise BackendError("bad_value", "prompts must be a non-empty list")
         results = []
-        for index, prompt in enumerate(prompts):
-            ids = encode_prompt(prompt) or [ord("a")]
-            n = max_tokens_of(sampling_params_for(request, index))
-            tokens = [ids[i % len(ids)] for i in range(n)]
+        for ids, params in generation_rows(request):
+            n = max_tokens_of(params)
+            source = ids or [ord("a")]
+            tokens = [source[i % len(source)] for i in range(n)]
             results.append(
                 {
                     "text": decode_tokens(tokens),
                     "token_ids": tokens,
                     "finish_reason": "length",
                     "logprobs": [uniform_logprob()] * n,
-                    "prompt_len": len(encode_prompt(prompt)),
+                    "prompt_len": len(ids),
                     "generation_len": n,
                 }
             )

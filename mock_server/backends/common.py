@@ -122,6 +122,19 @@ def sampling_params_for(request: Mapping[str, Any], index: int) -> dict[str, Any
     return dict(params)
 
 
+def generation_rows(request: Mapping[str, Any]) -> list[tuple[list[int], dict[str, Any]]]:
+    """(prompt ids, sampling params) per completion: each prompt ``n`` times, in order."""
+    prompts = request.get("prompts")
+    if not isinstance(prompts, Sequence) or isinstance(prompts, str) or not prompts:
+        raise BackendError("bad_value", "prompts must be a non-empty list")
+    rows = []
+    for index, prompt in enumerate(prompts):
+        params = sampling_params_for(request, index)
+        ids = encode_prompt(prompt)
+        rows += [(ids, params)] * max(int(params.get("n") or 1), 1)
+    return rows
+
+
 def max_tokens_of(params: Mapping[str, Any]) -> int:
     """``max_tokens`` (vLLM) or ``max_new_tokens`` (HF), bounded to keep the mock fast."""
     value = params.get("max_tokens", params.get("max_new_tokens", DEFAULT_MAX_TOKENS))

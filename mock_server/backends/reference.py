@@ -34,9 +34,9 @@ from mock_server.backends.common import (
     as_scalar,
     decode_tokens,
     encode_prompt,
+    generation_rows,
     max_tokens_of,
     output_view,
-    sampling_params_for,
     wants,
     wants_reference,
 )
@@ -438,18 +438,16 @@ class ReferenceBackend:
     def generate(self, job_id: str, request: Mapping[str, Any]) -> dict[str, Any]:
         """Batched sampling from the sampling copy (changes only on sync-weights)."""
         job = self._job(job_id)
-        prompts = request.get("prompts")
-        if not isinstance(prompts, Sequence) or isinstance(prompts, str) or not prompts:
-            raise BackendError("bad_value", "prompts must be a non-empty list")
-        encoded = [encode_prompt(p) for p in prompts]
-        params = [sampling_params_for(request, i) for i in range(len(prompts))]
+        rows = generation_rows(request)
+        encoded = [ids for ids, _ in rows]
+        params = [p for _, p in rows]
         with job.lock:
             job.generate_calls += 1
             seed = next((int(p["seed"]) for p in params if p.get("seed") is not None), None)
             if seed is None:
                 seed = job.settings.seed * 1_000_003 + job.generate_calls
             with torch.no_grad():
-                rows = _sample(job.sampler, encoded, params, seed, self.device)
+                samples = _sample(job.sampler, encoded, params, seed, self.device)
         results = [
             {
                 "text": decode_tokens(tokens),
@@ -459,7 +457,7 @@ class ReferenceBackend:
                 "prompt_len": len(prompt),
                 "generation_len": len(tokens),
             }
-            for prompt, (tokens, logprobs, reason) in zip(encoded, rows, strict=True)
+            for prompt, (tokens, logprobs, reason) in zip(encoded, samples, strict=True)
         ]
         return {"job_id": job_id, "results": results}
 

@@ -93,6 +93,10 @@ def test_canned_answers_have_contract_shapes() -> None:
     )
     assert [r["token_ids"] for r in gen["results"]] == [[97, 98, 97, 98, 97], [1, 2, 3, 1, 2]]
     assert gen["results"][0]["text"] == "ababa"
+    twice = backend.generate(
+        "job-c", {"prompts": ["x", "y"], "sampling_params": {"n": 2, "max_tokens": 1}}
+    )
+    assert [r["text"] for r in twice["results"]] == ["x", "x", "y", "y"]
     lp = backend.log_probs("job-c", {"prompts": ["abc"], "completions": ["de"], "top_k": 2})
     assert lp["logprobs"][0].shape == (2,) and lp["top_k_token_ids"][0].shape == (2, 2)
     synced = backend.sync_weights("job-c", {})
@@ -128,6 +132,11 @@ def test_reference_is_deterministic_per_seed() -> None:
         return wire.dumps(results)
 
     assert trace(3) == trace(3)
+    backend = ReferenceBackend(device="cpu")
+    backend.prepare_job("job-n", sub_jobs())
+    request = {"prompts": ["a", "b"], "sampling_params": [{"n": 3}, {"n": 1, "max_tokens": 2}]}
+    lengths = [len(r["token_ids"]) for r in backend.generate("job-n", request)["results"]]
+    assert len(lengths) == 4 and lengths[-1] <= 2
     assert trace(3) != trace(4)
 
 
