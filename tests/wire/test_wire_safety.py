@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 import torch
 from _wire_support import golden_bytes
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arctic_rl import wire
 from arctic_rl.wire import ChunkAssembler, Limits, WireError
@@ -420,3 +422,47 @@ def test_mutation_fuzz(seed: int) -> None:
             assert peak < 64 * len(src) + (4 << 20), (i, peak)
     finally:
         tracemalloc.stop()
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 2**64)
+    | st.floats()
+    | st.sampled_from(["t", "j", "d", "l", "u", "x", "payload", "scalar"]),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.sampled_from(["scalar", "a"]), c),
+    max_leaves=16,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json)
+def test_random_trees_refused_cleanly(tree: Any) -> None:
+    header = {"x": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}}
+    frame = frame_of(header, b"\0\1", {"v": "DSSST1", "tree": tree})
+    with contextlib.suppress(WireError):
+        wire.loads(frame)
+
+
+_desc_value = st.one_of(
+    st.integers(-2, 2**65), st.booleans(), st.none(), st.text(max_size=3), st.just("0" * 64)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            ["chunk_idx", "total_chunks", "frame_sha256", "frame_size_bytes", "chunk_group_id"]
+        ),
+        _desc_value,
+    ),
+    st.sampled_from(wire.CHUNK_KINDS),
+    st.integers(1, 64),
+)
+def test_random_descriptors_refused_cleanly(desc: dict[str, Any], kind: str, length: int) -> None:
+    chunk = wire.dumps({"payload": torch.zeros(length, dtype=torch.uint8)}, metadata={kind: desc})
+    with contextlib.suppress(WireError):
+        asm = ChunkAssembler()
+        asm.add(chunk)
+        asm.value()
