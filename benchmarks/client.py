@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -77,7 +78,7 @@ PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 def _percentile(values: list[float], q: float) -> float:
     """Nearest-rank percentile (with few samples p99 is close to the maximum, honestly)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
 
 
 def roundtrip_rows(base_url: str) -> list[dict[str, Any]]:
