@@ -409,8 +409,8 @@ class ChunkAssembler:
         """Copy one payload into place and advance the in-order hash (helper thread)."""
         offset = idx * self._payload
         n = len(payload)
-        if self._addr and n >= _fastcopy.FAST_MIN:
-            if self._pool is not None:  # buffer was mapped lazily: fault this range in bulk
+        if self._addr:  # large buffer (possibly a not-yet-shared bytes object)
+            if self._pool is not None:  # mapped lazily: fault this range in bulk
                 _fastcopy.populate(self._addr + offset, n)
             _fastcopy.memmove(self._addr + offset, _fastcopy.address(payload), n)
         else:

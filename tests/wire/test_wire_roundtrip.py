@@ -182,3 +182,25 @@ def test_json_only_value_and_tuple_tags() -> None:
     assert same(wire.loads(wire.dumps(value)), value)
     assert same(wire.loads(wire.dumps(())), ())
     assert same(wire.loads(wire.dumps(None)), None)
+
+
+@pytest.mark.parametrize(
+    ("n_floats", "max_bytes"),
+    [
+        (5 * 2**18, wire.CHUNK_HEADROOM + 2**16),  # 5 MiB frame, 64 KiB chunks (buffer path)
+        (33 * 2**18, wire.CHUNK_HEADROOM + 8 * 2**20),  # threaded, small last chunk
+    ],
+)
+def test_large_frames_real_thresholds(n_floats: int, max_bytes: int) -> None:
+    value = {"w": torch.arange(n_floats, dtype=torch.float32), "tag": "x"}
+    frame = wire.dumps(value)
+    chunks = wire.split_chunks(frame, kind="result_chunk", max_bytes=max_bytes)
+    assert list(wire.iter_chunks(value, kind="result_chunk", max_bytes=max_bytes)) == chunks
+    assert wire.join_chunks(chunks) == frame
+    assert wire.join_chunks([bytearray(c) for c in reversed(chunks)]) == frame
+    asm = wire.ChunkAssembler(kind="result_chunk")
+    for c in reversed(chunks):
+        asm.add(c)
+    assert asm.frame() == frame
+    assert same(asm.value(), value)
+    assert same(wire.loads(frame), value)
