@@ -632,6 +632,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return reply(models.RequestStatus, page)
 
     app.include_router(router)
+    app.state.api_routes = list(router.routes)  # for the 405 handler's Allow header
     # The contract's root is the prefix itself; accept it without the trailing slash too.
     app.add_api_route(settings.prefix, create_job, methods=["POST"], include_in_schema=False)
     app.add_api_route(settings.prefix, list_jobs, methods=["GET"], include_in_schema=False)

@@ -8,13 +8,16 @@ always get the ``x-snowflake-request-id`` of the exchange in the body too.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from arctic_rl.wire import WireError
 
@@ -81,8 +84,34 @@ def _issue(err: dict[str, Any]) -> dict[str, Any]:
     return {"loc": loc, "msg": str(err.get("msg", "")), "type": str(err.get("type", ""))}
 
 
+_ID_PARAMS = ("job_id", "request_id", "checkpoint_id")
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Methods of the documented routes matching this path, honouring id patterns.
+
+    Starlette's own 405 names only the first partial match (``/{job_id}`` GET for a
+    ``/{job_id}:cancel`` path), which misreports ``Allow``.
+    """
+    methods: set[str] = set()
+    for route in getattr(request.app.state, "api_routes", ()):
+        if not isinstance(route, APIRoute) or not route.include_in_schema:
+            continue
+        match, child = route.matches(request.scope)
+        if match == Match.NONE:
+            continue
+        params = child.get("path_params", {})
+        if all(_ID.fullmatch(str(params[k])) for k in _ID_PARAMS if k in params):
+            methods |= route.methods or set()
+    return sorted(methods)
+
+
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        headers["Allow"] = ", ".join(allowed_methods(request))
     if isinstance(exc, ApiError):
         code, message, details = exc.code, exc.message, exc.details
     else:
@@ -91,7 +120,7 @@ async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(
         error_body(code, message, _request_id(request), details),
         status_code=exc.status_code,
-        headers=exc.headers,
+        headers=headers or None,
     )
 
 

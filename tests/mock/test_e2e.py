@@ -565,3 +565,14 @@ def test_early_rejection_still_reads_a_large_body(api: MockApi, live_mock: LiveM
     with httpx.Client(base_url=live_mock.base_url) as anonymous:
         denied = anonymous.post(f"/{job_id}/forward-backward", content=body)
     assert denied.status_code == 401
+
+
+def test_405_lists_the_allowed_methods(live_mock: LiveMock) -> None:
+    with httpx.Client(base_url=live_mock.base_url, headers=live_mock.headers()) as http:
+        root = http.request("OPTIONS", "/")
+        cancel = http.request("OPTIONS", "/job-1:cancel")
+        job = http.delete("/job-1")
+    assert root.status_code == 405 and root.headers["allow"] == "GET, POST"
+    assert cancel.headers["allow"] == "POST"
+    assert job.headers["allow"] == "GET"
+    assert root.json()["code"] == "method_not_allowed"
