@@ -204,3 +204,16 @@ def test_large_frames_real_thresholds(n_floats: int, max_bytes: int) -> None:
     assert asm.frame() == frame
     assert same(asm.value(), value)
     assert same(wire.loads(frame), value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tensors(max_rank=2, max_dim=5))
+def test_shared_storage_written_as_copies(t: torch.Tensor) -> None:
+    view = t.reshape(-1)[: max(t.numel() - 1, 0)]
+    value = {"a": t, "b": t, "c": (t, [view, view])}
+    out = wire.loads(wire.dumps(value))
+    assert same(out, value)
+    if t.numel():
+        raw = out["a"].reshape(-1).view(torch.uint8)
+        raw[0] = raw[0] ^ 1  # (leaves a bool a bool: 0 <-> 1)
+        assert same(out["b"], t)  # decoded copies are independent
