@@ -22,6 +22,7 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Path, Query, Request, S
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -40,6 +41,21 @@ IDEMPOTENCY_KEY = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}$"
 CURSOR = r"^[A-Za-z0-9_=-]{1,256}$"
 # Drain at most this much of an oversized body so the client can read its 413 cleanly.
 DRAIN_LIMIT_BYTES = 256 * 1024 * 1024
+
+
+class JobIdConvertor(Convertor[str]):
+    """Route-level job ids: no ``:``, so ``GET /{job_id}:cancel`` is a 405, not a bad id."""
+
+    regex = JOB_ID.strip("^$")
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("job_id", JobIdConvertor())
 
 JobIdPath = Annotated[str, Path(pattern=JOB_ID, description="The job's id.")]
 IdemKey = Annotated[
@@ -368,7 +384,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         )
 
     @router.get(
-        "/{job_id}",
+        "/{job_id:job_id}",
         operation_id="get_job",
         tags=["jobs"],
         summary="Get a job",
@@ -379,7 +395,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return reply(models.Job, job_view(service.job_or_404(job_id)))
 
     @router.post(
-        "/{job_id}:cancel",
+        "/{job_id:job_id}:cancel",
         operation_id="cancel_job",
         tags=["jobs"],
         summary="Cancel a job",
@@ -392,7 +408,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
 
     # -- checkpoints ---------------------------------------------------------------
     @router.get(
-        "/{job_id}/checkpoints",
+        "/{job_id:job_id}/checkpoints",
         operation_id="list_checkpoints",
         tags=["checkpoints"],
         summary="List checkpoints",
@@ -415,7 +431,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return reply(models.CheckpointList, {"checkpoints": items})
 
     @router.delete(
-        "/{job_id}/checkpoints/{checkpoint_id}",
+        "/{job_id:job_id}/checkpoints/{checkpoint_id}",
         operation_id="delete_checkpoint",
         tags=["checkpoints"],
         summary="Delete a checkpoint",
@@ -436,7 +452,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return Response(status_code=204)
 
     @router.post(
-        "/{job_id}/save",
+        "/{job_id:job_id}/save",
         operation_id="save_checkpoint",
         tags=["checkpoints"],
         summary="Save a checkpoint",
@@ -456,7 +472,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         )
 
     @router.post(
-        "/{job_id}/load",
+        "/{job_id:job_id}/load",
         operation_id="load_checkpoint",
         tags=["checkpoints"],
         summary="Load a checkpoint",
@@ -488,7 +504,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return answer(await service.accept_chunk(job_id, kind, body))
 
     @router.post(
-        "/{job_id}/forward-backward",
+        "/{job_id:job_id}/forward-backward",
         operation_id="forward_backward",
         tags=["training"],
         summary="Forward and backward pass (one chunk)",
@@ -501,7 +517,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return await chunked(job_id, "forward_backward", request)
 
     @router.post(
-        "/{job_id}/forward-no-grad",
+        "/{job_id:job_id}/forward-no-grad",
         operation_id="forward_no_grad",
         tags=["training"],
         summary="Forward pass without gradients (one chunk)",
@@ -514,7 +530,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return await chunked(job_id, "forward_no_grad", request)
 
     @router.post(
-        "/{job_id}/step",
+        "/{job_id:job_id}/step",
         operation_id="step",
         tags=["training"],
         summary="Optimizer step",
@@ -533,7 +549,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
 
     # -- sampling ------------------------------------------------------------------
     @router.post(
-        "/{job_id}/generate",
+        "/{job_id:job_id}/generate",
         operation_id="generate",
         tags=["sampling"],
         summary="Generate completions",
@@ -551,7 +567,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return reply(models.AcceptedRequest, {"request_id": request_id, "job_id": job_id}, 202)
 
     @router.post(
-        "/{job_id}/log-probs",
+        "/{job_id:job_id}/log-probs",
         operation_id="log_probs",
         tags=["sampling"],
         summary="Score prompts and completions",
@@ -565,7 +581,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return await data_plane(job_id, "log_probs", body, principal, request)
 
     @router.post(
-        "/{job_id}/sync-weights",
+        "/{job_id:job_id}/sync-weights",
         operation_id="sync_weights",
         tags=["sampling"],
         summary="Push training weights to sampling sub-jobs",
@@ -584,7 +600,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
 
     # -- operations ----------------------------------------------------------------
     @router.post(
-        "/{job_id}/operation",
+        "/{job_id:job_id}/operation",
         operation_id="run_operation",
         tags=["operations"],
         summary="Run a named operation",
@@ -608,7 +624,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
 
     # -- requests ------------------------------------------------------------------
     @router.get(
-        "/{job_id}/requests/{request_id}",
+        "/{job_id:job_id}/requests/{request_id}",
         operation_id="get_request",
         tags=["requests"],
         summary="Poll a request",

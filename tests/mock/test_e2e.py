@@ -576,3 +576,5 @@ def test_405_lists_the_allowed_methods(live_mock: LiveMock) -> None:
     assert cancel.headers["allow"] == "POST"
     assert job.headers["allow"] == "GET"
     assert root.json()["code"] == "method_not_allowed"
+    with httpx.Client(base_url=live_mock.base_url, headers=live_mock.headers()) as http:
+        assert http.get("/job-1:cancel").headers["allow"] == "POST"
