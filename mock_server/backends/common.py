@@ -49,6 +49,7 @@ class JobSettings:
     eps: float = 1e-8
     gradient_clipping: float | None = None
     load_optimizer_states: bool = True
+    loss_fn: str = "grpo"
     max_seq_len: int = 512
     model_name: str = "tiny-byte-lm"
     sub_job_ids: dict[str, list[str]] = field(default_factory=dict)
@@ -77,6 +78,7 @@ class JobSettings:
             eps=float(opt.get("eps", 1e-8)),
             gradient_clipping=float(clip) if clip else None,
             load_optimizer_states=bool(tcfg.get("load_optimizer_states", True)),
+            loss_fn=str(tcfg.get("loss_fn") or "grpo"),
             max_seq_len=int(tcfg.get("max_seq_len") or 512),
             model_name=str(training.get("model_name") or "tiny-byte-lm"),
             sub_job_ids=_ids_by_type(job_id, sub_jobs),
@@ -248,8 +250,19 @@ class TrainView:
     config: dict[str, Any]
 
     @classmethod
-    def parse(cls, batch: Mapping[str, Any], *, need_advantages: bool = True) -> TrainView:
-        """Validate and align a TrainBatch / ForwardBackwardBatch value."""
+    def parse(
+        cls,
+        batch: Mapping[str, Any],
+        *,
+        need_advantages: bool = True,
+        default_loss_fn: str = "grpo",
+    ) -> TrainView:
+        """Validate and align a TrainBatch / ForwardBackwardBatch value.
+
+        Loss settings: ``meta.policy_loss_config`` (verl) overridden by
+        ``processing.config``; ``batch_num_tokens`` may also sit in ``meta``; an absent
+        ``processing.loss_fn`` means the job's configured one.
+        """
         ids = input_ids_of(batch)
         bsz, width = ids.shape
         attn = lookup(batch, "attention_mask")
@@ -274,6 +287,11 @@ class TrainView:
                 raise BackendError("bad_value", "batch needs advantages")
             advantages = torch.zeros(bsz, width - 1)
         proc = processing_of(batch)
+        meta = batch.get("meta") if isinstance(batch.get("meta"), Mapping) else {}
+        base = meta.get("policy_loss_config")
+        config = {**(base if isinstance(base, Mapping) else {}), **(proc.get("config") or {})}
+        if "batch_num_tokens" not in config and "batch_num_tokens" in meta:
+            config["batch_num_tokens"] = meta["batch_num_tokens"]
         return cls(
             input_ids=ids,
             attention_mask=attn,
@@ -289,8 +307,8 @@ class TrainView:
             is_weights=to_shifted_frame(
                 lookup(batch, "rollout_is_weights"), "rollout_is_weights", bsz, width
             ),
-            loss_fn=str(proc.get("loss_fn") or "grpo"),
-            config=dict(proc.get("config") or {}),
+            loss_fn=str(proc.get("loss_fn") or default_loss_fn),
+            config=config,
         )
 
 

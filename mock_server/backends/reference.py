@@ -160,6 +160,23 @@ def _kl(logp: torch.Tensor, ref: torch.Tensor, kind: str) -> torch.Tensor:
     raise BackendError("bad_value", f"unknown kl_loss_type {kind!r}")
 
 
+def _first(cfg: Mapping[str, Any], *keys: str) -> Any:
+    """The first of several synonymous config keys that is present (verl vs. tinker names)."""
+    return next((cfg[k] for k in keys if cfg.get(k) is not None), None)
+
+
+def _loss_family(name: str) -> str:
+    """Map loss names (``grpo``, ``verl_grpo``, ``ppo``, ``vanilla``, ...) to a loss."""
+    key = name.lower().removeprefix("verl_").removeprefix("verl.")
+    if key in ("grpo", "ppo", "ppo_clip", "policy_loss", "vanilla", "clip"):
+        return "clip"
+    if key in ("importance_sampling", "is"):
+        return "importance_sampling"
+    if key in ("cross_entropy", "sft", "nll"):
+        return "cross_entropy"
+    raise BackendError("bad_value", f"unknown loss_fn {name!r}")
+
+
 @dataclass
 class _Losses:
     """One forward-backward's loss and the metrics the contract names."""
@@ -176,15 +193,16 @@ def policy_loss(logp: torch.Tensor, entropy: torch.Tensor, view: TrainView) -> _
     old = logp.detach() if view.old_log_probs is None else view.old_log_probs.to(logp.device)
     mode = str(cfg.get("loss_agg_mode") or "token-mean")
     num_tokens = as_scalar(cfg.get("batch_num_tokens"), 0.0) or None
-    eps_low = as_scalar(cfg.get("eps_clip", cfg.get("clip_ratio")), 0.2)
-    eps_high = as_scalar(cfg.get("eps_clip_high", cfg.get("clip_ratio_high")), eps_low)
+    eps_low = as_scalar(_first(cfg, "eps_clip", "clip_ratio_low", "clip_ratio"), 0.2)
+    eps_high = as_scalar(_first(cfg, "eps_clip_high", "clip_ratio_high"), eps_low)
     clip_c = as_scalar(cfg.get("clip_ratio_c"), 3.0)
 
     log_ratio = (logp - old).clamp(-20.0, 20.0)
     ratio = log_ratio.exp()
     tokens = mask.sum().clamp(min=1.0)
     clip_frac_lower = torch.zeros((), device=logp.device)
-    if view.loss_fn in ("grpo", "ppo", "ppo_clip", "policy_loss", "vanilla"):
+    family = _loss_family(view.loss_fn)
+    if family == "clip":
         unclipped = -adv * ratio
         clipped = -adv * ratio.clamp(1.0 - eps_low, 1.0 + eps_high)
         per_token = torch.maximum(unclipped, clipped)
@@ -192,9 +210,9 @@ def policy_loss(logp: torch.Tensor, entropy: torch.Tensor, view: TrainView) -> _
         lower_active = (adv < 0) & (dual < per_token)
         per_token = torch.where(adv < 0, torch.minimum(per_token, dual), per_token)
         clip_frac_lower = (lower_active.float() * mask).sum() / tokens
-    elif view.loss_fn == "importance_sampling":
+    elif family == "importance_sampling":
         per_token = -adv * ratio
-    elif view.loss_fn in ("cross_entropy", "sft", "nll"):
+    elif family == "cross_entropy":
         per_token = -logp
     else:
         raise BackendError("bad_value", f"unknown loss_fn {view.loss_fn!r}")
@@ -369,7 +387,7 @@ class ReferenceBackend:
     def forward_backward(self, job_id: str, batch: Mapping[str, Any]) -> dict[str, Any]:
         """Real loss, ``backward()`` into the policy's accumulated gradients."""
         job = self._job(job_id)
-        view = TrainView.parse(batch, need_advantages=True)
+        view = TrainView.parse(batch, need_advantages=True, default_loss_fn=job.settings.loss_fn)
         with job.lock:
             job.policy.train()
             logits = job.policy(*self._inputs(view))

@@ -202,3 +202,22 @@ def test_bad_batches_raise_backend_errors(reference: ReferenceBackend) -> None:
         reference.forward_backward("job-r", bad)
     with pytest.raises(BackendError, match="loss_fn"):
         reference.forward_backward("job-r", {**batch(), "processing": {"loss_fn": "magic"}})
+
+
+def test_verl_style_loss_settings(reference: ReferenceBackend) -> None:
+    data = batch()
+    data["processing"] = {
+        "loss_fn": "verl_grpo",
+        "config": {"clip_ratio_low": 0.1, "clip_ratio_high": 0.3},
+    }
+    data["meta"] = {
+        "batch_num_tokens": torch.tensor(1000),
+        "policy_loss_config": {"clip_ratio_c": 2.0},
+    }
+    scaled = reference.forward_backward("job-r", data)["loss"]
+    data["meta"] = {}
+    unscaled = reference.forward_backward("job-r", data)["loss"]
+    # token-mean over batch_num_tokens=1000 instead of the 15 response tokens
+    assert scaled == pytest.approx(unscaled * 15 / 1000, rel=1e-4)
+    del data["processing"]
+    assert torch.isfinite(torch.tensor(reference.forward_backward("job-r", data)["loss"]))
