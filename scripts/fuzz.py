@@ -1,0 +1,93 @@
+"""``make fuzz``: the schemathesis CLI against a live mock, more examples than CI can afford.
+
+Starts the mock (uvicorn, canned backend) on 127.0.0.1 at a free port with a throwaway
+token and state directory, runs ``schemathesis run`` over the contract with
+schemathesis.toml (every check on; the DSSST1 hooks from tests/fuzz/hooks.py) in the
+coverage, fuzzing and stateful phases, bounded by ``--max-time``, then stops the mock.
+Exit status is the CLI's. Reports (JUnit, NDJSON) land in ``.schemathesis/fuzz-report``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "openapi" / "cortex_gs.yaml"
+CONFIG = ROOT / "schemathesis.toml"
+TOKEN_ENV = "CORTEX_GS_FUZZ_TOKEN"  # what schemathesis.toml's auth section reads
+REPORT_DIR = ROOT / ".schemathesis" / "fuzz-report"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Knobs worth turning from the command line; the rest lives in schemathesis.toml."""
+    parser = argparse.ArgumentParser(prog="scripts/fuzz.py", description=__doc__)
+    parser.add_argument("--max-examples", type=int, default=200, help="per operation and phase")
+    parser.add_argument("--max-time", type=int, default=420, help="seconds for the whole run")
+    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--phases", default="coverage,fuzzing,stateful")
+    parser.add_argument("extra", nargs="*", help="passed to `schemathesis run` as is")
+    return parser.parse_args(argv)
+
+
+def schemathesis_command(base_url: str, args: argparse.Namespace) -> list[str]:
+    """The CLI invocation (``--checks all``; schemathesis.toml switches nothing off)."""
+    exe = Path(sys.executable).with_name("schemathesis")
+    return [
+        str(exe),
+        "--config-file",
+        str(CONFIG),
+        "run",
+        str(SPEC),
+        "--url",
+        base_url,
+        "--checks",
+        "all",
+        "--phases",
+        args.phases,
+        "--max-examples",
+        str(args.max_examples),
+        "--max-time",
+        str(args.max_time),
+        "--seed",
+        str(args.seed),
+        "--workers",
+        str(args.workers),
+        "--report",
+        "junit,ndjson",
+        "--report-dir",
+        str(REPORT_DIR),
+        *args.extra,
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve, fuzz, stop; returns the schemathesis exit status."""
+    args = parse_args(argv)
+    from mock_server.testing import running_mock
+
+    token = secrets.token_urlsafe(24)
+    env = {**os.environ, TOKEN_ENV: token}
+    # tests.fuzz.hooks (named in schemathesis.toml) imports from the repo root.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    with (
+        tempfile.TemporaryDirectory(prefix="fuzz-mock-") as state,
+        running_mock(Path(state), token=token) as mock,
+    ):
+        print(f"fuzz: mock at {mock.base_url} (state in {state})", flush=True)
+        command = schemathesis_command(mock.base_url, args)
+        print("fuzz: " + " ".join(command), flush=True)
+        try:
+            return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+        finally:
+            print("fuzz: stopping the mock", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
