@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import yaml
@@ -54,6 +55,8 @@ async def test_skyrl_yaml_drives_skyrl_against_the_mock(live_mock, monkeypatch):
     documented = yaml.safe_load(_block_after("skyrl"))
     cortex = documented["trainer"]["arctic_rl"]["cortex"]
     monkeypatch.setenv(cortex["pat_env"], live_mock.token)
+    # A SkyRL driver imports the entrypoint once, fresh; earlier tests may have imported it.
+    monkeypatch.delitem(sys.modules, documented["trainer"]["override_entrypoint"], raising=False)
     cfg = OmegaConf.merge(
         OmegaConf.create(documented),
         {"trainer": {"policy": {"model": {"path": "tiny-byte-lm"}},
