@@ -33,6 +33,7 @@ TABLE_COLUMNS = (
     "GiB/s",
     "peak_extra_MiB",
     "peak_extra_chunks",
+    "errors",
 )
 """Columns of the printed table, in order (a column no row has is left out)."""
 
@@ -62,7 +63,7 @@ def render(rows: list[dict[str, Any]], columns: tuple[str, ...] = TABLE_COLUMNS)
     for r in cells:
         line = [v.ljust(w) if c in ("module", "case") else v.rjust(w)
                 for c, v, w in zip(cols, r, widths, strict=True)]  # fmt: skip
-        lines.append("  ".join(line))
+        lines.append("  ".join(line).rstrip())
     return "\n".join(lines)
 
 
