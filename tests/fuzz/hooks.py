@@ -10,6 +10,7 @@ ones. Every body drawn is remembered with what the contract promises for it, and
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import json
@@ -191,3 +192,33 @@ def dssst1_body_handling(ctx: Any, response: Any, case: Any) -> bool | None:
     elif status not in (200, 202) and not (status == 409 and str(code).startswith("chunk_group")):
         raise AssertionError(f"{kind.value} on {path} answered {status} {code!r}")
     return True
+
+
+# ----------------------------------------------------------------------- stateful roots
+@schemathesis.hook
+def after_load_schema(context: Any, schema: Any) -> None:
+    """Start stateful scenarios at create_job, and only there.
+
+    Schemathesis starts a scenario at any POST whose inputs it believes it can satisfy.
+    Its dependency analysis (a) reads create_job's optional ``source_checkpoint_info``
+    as a reference to something nobody produces, so create_job was never an entry point,
+    and (b) offers every data-plane POST as an entry point with a made-up job id, which
+    can only 404. Here (a) such optional body references are dropped, and (b) a path
+    ``job_id`` is marked as a resource only create_job's links provide -- so scenarios
+    create a job and carry its id through the contract's links into every call.
+    """
+    graph = getattr(getattr(schema, "analysis", None), "dependency_graph", None)
+    if graph is None:
+        return
+    produced = {out.resource.name for node in graph.operations.values() for out in node.outputs}
+    for node in graph.operations.values():
+        inputs = []
+        for slot in node.inputs:
+            where = slot.parameter_location.value
+            if where == "body" and slot.resource_field and slot.resource.name not in produced:
+                continue
+            if where == "path" and slot.parameter_name == "job_id":
+                linked_only = dataclasses.replace(slot.resource, name="JobFromCreateJobLinks")
+                slot = dataclasses.replace(slot, resource=linked_only)
+            inputs.append(slot)
+        node.inputs = inputs
