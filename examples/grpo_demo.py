@@ -365,9 +365,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="arctic-rl-demo-") as tmp:
         log_path = out.parent / "mock.log"
         print("starting the mock Cortex GS (reference backend) ...", flush=True)
-        with running_mock(Path(tmp) / "state", log_path) as base_url:
-            print(f"mock ready at {base_url} (log: {_shown(log_path)})", flush=True)
-            history, checkpoint = run_demo(base_url, settings)
+        try:
+            with running_mock(Path(tmp) / "state", log_path) as base_url:
+                print(f"mock ready at {base_url} (log: {_shown(log_path)})", flush=True)
+                history, checkpoint = run_demo(base_url, settings)
+        except Exception as exc:  # say what failed and where to look, then exit non-zero
+            print(f"FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+            print(f"the mock's log: {_shown(log_path)}", file=sys.stderr)
+            return 1
         print("mock stopped")
     path = plot(history, out, settings.target)
     first, last = history[0].reward, smoothed([s.reward for s in history])[-1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import math
 import sys
@@ -77,3 +78,32 @@ def test_reward_and_verdict():
 
 def test_samples_print_on_one_line():
     assert demo.printable("ab\x1b\n\ufffdc") == "ab\u00b7\u00b7\u00b7c"
+
+
+def test_main_reports_a_mock_that_does_not_start(monkeypatch, tmp_path, capsys):
+    @contextlib.contextmanager
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("the mock exited with status 2")
+        yield ""
+
+    monkeypatch.setattr(demo, "running_mock", broken)
+    monkeypatch.setattr(demo.torch, "set_num_threads", lambda _n: None)
+    assert demo.main(["--iterations", "1", "--out", str(tmp_path / "p.png")]) == 1
+    assert "FAILED: RuntimeError: the mock exited with status 2" in capsys.readouterr().err
+
+
+def test_main_end_to_end_says_when_nothing_was_learned(live_mock, monkeypatch, tmp_path, capsys):
+    """The whole main() against the canned mock, whose rewards cannot rise: exit 1, said so."""
+
+    @contextlib.contextmanager
+    def canned(*_args, **_kwargs):
+        monkeypatch.setenv(demo.PAT_ENV, live_mock.token)
+        yield live_mock.base_url
+
+    monkeypatch.setattr(demo, "running_mock", canned)
+    monkeypatch.setattr(demo.torch, "set_num_threads", lambda _n: None)  # leave the suite's
+    out = tmp_path / "plot.png"
+    assert demo.main(["--iterations", "2", "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert "not clearly above the first" in captured.err
+    assert "checkpoint: " in captured.out and out.is_file()
