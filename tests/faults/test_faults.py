@@ -34,6 +34,8 @@ PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 CHUNK_BYTES = 96 * 1024  # the batch below travels as three chunks
 READ_TIMEOUT = 0.75
 Session = Callable[..., Any]
+# A read timeout the delay/stall faults overrun; long polls must stay shorter than it.
+SHORT_TIMEOUT = {"read_timeout": READ_TIMEOUT, "long_poll_s": READ_TIMEOUT / 3}
 
 
 def big_batch() -> dict[str, Any]:
@@ -94,11 +96,11 @@ SCENARIOS: dict[str, tuple[Callable[[bytes], Fault], dict[str, Any]]] = {
     "answer cut mid-head": (lambda m: Fault(m, "cut_response", at=25, skip=2), {}),
     "request delayed past the timeout": (
         lambda m: Fault(m, "delay", seconds=READ_TIMEOUT * 2, skip=2),
-        {"read_timeout": READ_TIMEOUT},
+        SHORT_TIMEOUT,
     ),
     "answer stalled past the timeout": (
         lambda m: Fault(m, "stall", seconds=READ_TIMEOUT * 2, skip=2),
-        {"read_timeout": READ_TIMEOUT},
+        SHORT_TIMEOUT,
     ),
     "503 with Retry-After": (lambda m: Fault(m, "status", status=503, retry_after=0, times=2), {}),
     "429 with Retry-After": (lambda m: Fault(m, "status", status=429, retry_after=1), {}),
