@@ -195,8 +195,14 @@ def build_batch(
 
 
 def _processing(settings: DemoSettings) -> dict[str, Any]:
-    config = {"clip_ratio": 0.2, "kl_coef": settings.kl_coef, "kl_loss_type": "low_var_kl"}
-    return {"post": ["logprobs"], "loss_fn": "grpo", "config": config}
+    """What SkyRL sends with each forward: verl's GRPO loss and its config names."""
+    config = {
+        "clip_ratio": 0.2,
+        "kl_loss_coef": settings.kl_coef,
+        "kl_loss_type": "low_var_kl",
+        "loss_agg_mode": "token-mean",
+    }
+    return {"post": ["logprobs"], "loss_fn": "verl_grpo", "config": config}
 
 
 async def train(
