@@ -21,21 +21,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.codec import _make_value, _status  # the codec bench's data and RSS reader
+
 MIB = 1024 * 1024
 SMALL = (8, 128)
 LARGE = (64, 2048)
 REPEATS = {SMALL: 60, LARGE: 20}
 WARMUP = 3
 BULK_TENSORS = 16  # x 64 MiB of bf16 = 1 GiB
-
-
-def _status(field: str) -> int:
-    """A /proc/self/status memory field, in bytes."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(f"{field} not in /proc/self/status")
 
 
 def train_batch(rows: int, width: int, response: int | None = None) -> dict[str, Any]:
@@ -111,20 +104,15 @@ def roundtrip_rows(base_url: str) -> list[dict[str, Any]]:
 
 def _upload_child(base_url: str) -> dict[str, Any]:
     """In a fresh process: one 1 GiB fwd_bwd; RSS high-water above the data and client."""
-    import torch
-
     from arctic_rl import ArcticRLClient
+    from arctic_rl._client import _forward_request  # the body fwd_bwd would send
 
-    batch: dict[str, Any] = train_batch(8, 128)
-    for i in range(BULK_TENSORS):  # filled in place: no temporary copies
-        bulk = torch.empty(64 * MIB // 2, dtype=torch.bfloat16)
-        bulk.view(torch.int16).random_()
-        batch[f"bulk_{i:02d}"] = bulk.view(1024, -1)
+    batch: dict[str, Any] = {**train_batch(8, 128), **_make_value(BULK_TENSORS, 64)}
     data = sum(t.numel() * t.element_size() for t in batch.values())
     with ArcticRLClient(_config(base_url)) as client:
         client.fwd_bwd(train_batch(8, 128), processing=PROCESSING)  # warm the connection
         transport, job_id = client.aio.transport, client.job_id
-        value = {"args": [], "kwargs": batch, "meta": {}, "processing": {**PROCESSING, "post": []}}
+        value = _forward_request(batch, None, {**PROCESSING, "post": []})
         base = _status("VmRSS")
         t0 = time.perf_counter()
         # fwd_bwd is upload + wait_request; timed apart so the upload's rate is its own.
