@@ -150,6 +150,7 @@ class CortexTransport:
         self._max_retries = max_retries
         self._retry_timeout = retry_timeout
         self._progress = progress or ProgressFactory(enabled=False, min_bytes=0)
+        self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         httpx_args: dict[str, Any] = {}
         if httpx_transport is not None:
             httpx_args["transport"] = httpx_transport
@@ -157,7 +158,7 @@ class CortexTransport:
             base_url=self.base_url,
             token=token,
             headers={TOKEN_TYPE_HEADER: TOKEN_TYPE},
-            timeout=httpx.Timeout(read_timeout, connect=connect_timeout),
+            timeout=self._timeout,
             verify_ssl=verify_tls,
             raise_on_unexpected_status=False,
             httpx_args=httpx_args,
@@ -200,7 +201,13 @@ class CortexTransport:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _generated(
-        self, tag: str, op: str, *, gone_ok: bool = False, **kwargs: Any
+        self,
+        tag: str,
+        op: str,
+        *,
+        gone_ok: bool = False,
+        timeout: httpx.Timeout | None = None,
+        **kwargs: Any,
     ) -> httpx.Response:
         """Send a generated operation's request (its own builder) with retries.
 
@@ -209,6 +216,8 @@ class CortexTransport:
         """
         module = importlib.import_module(f"cortex_gs_client.api.{tag}.{op}")
         request = module._get_kwargs(**kwargs)
+        if timeout is not None:
+            request["timeout"] = timeout
         return await self._retrying(lambda: self._http.request(**request), gone_ok=gone_ok)
 
     @staticmethod
@@ -380,6 +389,10 @@ class CortexTransport:
             kwargs["cursor"] = cursor
         if wait_s > 0:
             kwargs["wait_s"] = round(min(wait_s, 20.0), 3)
+            # The server may hold a long poll for wait_s: the read timeout must outlast it.
+            held = self._timeout.as_dict()
+            held["read"] = (held["read"] or 0.0) + kwargs["wait_s"]
+            kwargs["timeout"] = httpx.Timeout(**held)
         response = await self._generated(
             "requests", "get_request", job_id=job_id, request_id=request_id, **kwargs
         )

@@ -192,3 +192,15 @@ async def test_delete_retried_after_a_lost_answer_is_not_an_error(retry_waits):
     with pytest.raises(NotFoundError):  # without a retry, a 404 is still an error
         await transport.delete_checkpoint("job-1", "never-existed")
     await transport.aclose()
+
+
+async def test_long_poll_read_timeout_outlasts_the_server_hold():
+    # A server may hold a poll for wait_s; a read timeout shorter than that would cut every poll.
+    fake = FakeCortex()
+    client = await _client(fake, long_poll_s=5.0, read_timeout=1.0)
+    await client.step()
+    polls = [r for r in fake.seen if "/requests/" in r.url.path and "wait_s" in r.url.params]
+    assert polls, "the client did not long-poll"
+    for poll in polls:
+        wait_s = float(poll.url.params["wait_s"])
+        assert poll.extensions["timeout"]["read"] == pytest.approx(1.0 + wait_s)
