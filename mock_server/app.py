@@ -180,8 +180,17 @@ def iso(ts: float) -> str:
 
 
 def plain(model: BaseModel) -> dict[str, Any]:
-    """A validated request model as JSON-ready data (absent optionals stay absent)."""
-    return model.model_dump(mode="json")
+    """A validated request model as JSON-ready data (absent optionals stay absent).
+
+    pydantic validates free-form objects of any depth but refuses to serialise very
+    deep ones; that is the client's nesting, so it is a 422, not a crash.
+    """
+    try:
+        return model.model_dump(mode="json")
+    except ValueError as exc:
+        issue = {"loc": ["body"], "msg": str(exc), "type": "too_deep"}
+        message = "request body nests too deeply"
+        raise ApiError(422, "validation_error", message, details=[issue]) from exc
 
 
 async def read_body(request: Request) -> bytes:

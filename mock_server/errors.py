@@ -23,8 +23,9 @@ from arctic_rl.wire import WireError
 
 log = logging.getLogger("mock_server")
 
+# Framework-raised errors (not ApiError): FastAPI's only own 400 is an unparseable body.
 _HTTP_CODES = {
-    400: "bad_request",
+    400: "bad_json",
     401: "unauthorized",
     404: "not_found",
     405: "method_not_allowed",
