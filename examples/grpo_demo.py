@@ -33,11 +33,11 @@ from typing import Any
 import torch
 
 from arctic_rl import ArcticRLClientConfig, create_arctic_rl_client
+from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER, Settings
 
 REPO = Path(__file__).resolve().parent.parent
 MOCK_TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"  # what the mock reads its token from
 PAT_ENV = "ARCTIC_RL_DEMO_PAT"  # what the client reads it from (named in the config)
-PREFIX = "/api/v2/databases/RL_DB/schemas/PUBLIC/cortex-training"
 PROMPTS = ("Say it: ", "Again: ", "Once more: ", "Go on: ")
 TARGET = "a"
 PAD_ID = 0
@@ -84,10 +84,7 @@ def _wait_ready(proc: subprocess.Popen[bytes], url: str, token: str, timeout: fl
     """Poll the capacity route until the mock answers it (or the process dies)."""
     import httpx
 
-    headers = {
-        "Authorization": f"Bearer {token}",
-        "X-Snowflake-Authorization-Token-Type": "PROGRAMMATIC_ACCESS_TOKEN",
-    }
+    headers = {"Authorization": f"Bearer {token}", TOKEN_TYPE_HEADER: TOKEN_TYPE}
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -123,7 +120,7 @@ def running_mock(
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        url = f"http://127.0.0.1:{port}{PREFIX}"
+        url = f"http://127.0.0.1:{port}{Settings(state_dir=state_dir).prefix}"  # CLI defaults
         _wait_ready(proc, url, token, timeout)
         os.environ[PAT_ENV] = token
         yield url
