@@ -72,3 +72,9 @@ async def test_skyrl_yaml_drives_skyrl_against_the_mock(live_mock, monkeypatch):
         _shim.route_on_prem_to_cortex(False)
     assert ids[0] == f"{client.job_id}:training:0"
     assert seen["checkpoint"] and seen["last_lr"] is not None
+
+
+def test_layout_row_names_every_test_folder():
+    row = next(line for line in README.splitlines() if line.startswith("| `tests/` |"))
+    folders = [p.name for p in (ROOT / "tests").iterdir() if (p / "__init__.py").is_file()]
+    assert folders and all(name in row for name in folders), folders
