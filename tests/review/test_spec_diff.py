@@ -109,6 +109,10 @@ def _remove_retry_after(doc: dict[str, Any]) -> None:
     doc["components"]["responses"]["Unavailable"]["headers"].pop("Retry-After")
 
 
+def _nullable_response_field(doc: dict[str, Any]) -> None:
+    _schemas(doc)["CreateJobResponse"]["properties"]["job_id"] = {"type": ["string", "null"]}
+
+
 def _widen_shared_enum(doc: dict[str, Any]) -> None:
     """Fine for save_checkpoint's request, but list_checkpoints returns it: breaking there."""
     _schemas(doc)["CheckpointType"]["enum"].append("sharded")
@@ -130,6 +134,7 @@ BREAKING: dict[str, tuple[Edit, str]] = {
     "narrowed DSSST1 frame schema": (_narrow_frame_schema, "request field became required"),
     "removed response header": (_remove_retry_after, "'Retry-After' removed"),
     "widened enum a response returns": (_widen_shared_enum, "list_checkpoints"),
+    "response field may now be null": (_nullable_response_field, "may now return type ['null']"),
 }
 
 
