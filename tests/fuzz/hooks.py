@@ -28,7 +28,6 @@ from .frames import golden_bad_frames, lying_chunk
 
 BINARY_MEDIA_TYPE = "application/octet-stream"
 ENVELOPE_ONLY_ROUTES = ("/forward-backward", "/forward-no-grad")
-BARE_FRAME_ROUTES = ("/generate",)
 # The contract's 400 codes: bad_json plus the codec's refusals.
 BAD_REQUEST_CODES = frozenset({"bad_json", *wire.ERROR_CODES})
 
@@ -103,6 +102,9 @@ def generate_request() -> st.SearchStrategy[dict[str, Any]]:
 
 
 group_ids = st.uuids().map(lambda u: f"fz-{u.hex}")
+# Broken bodies never share a group with valid ones: a stored valid chunk would turn a
+# lying descriptor into a 409 conflict before the codec could refuse it.
+broken_group_ids = st.uuids().map(lambda u: f"fz-bad-{u.hex}")
 
 
 @st.composite
@@ -133,7 +135,7 @@ def valid_frame(draw: st.DrawFn) -> bytes:
 def broken_body(draw: st.DrawFn) -> bytes:
     """Refusals the codec must name: golden bad frames, cuts, lies in the descriptor."""
     frame = wire.dumps(draw(generate_request()))
-    group = draw(group_ids)
+    group = draw(broken_group_ids)
     choices: list[bytes] = list(golden_bad_frames().values())
     cut = draw(st.integers(1, len(frame) - 1))
     choices += [

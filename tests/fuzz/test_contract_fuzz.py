@@ -19,7 +19,7 @@ from hypothesis import settings
 from . import hooks
 from .harness import APP, SPEC_PATH, load_config
 
-EXAMPLES = 25
+EXAMPLES = 50
 STATEFUL_RUNS = 30
 STATEFUL_STEPS = 20
 # Operations that need a job the caller created (every {job_id} route): the stateful run
