@@ -654,14 +654,11 @@ def _valid_group_id(group_id: str) -> bool:
 
 
 def _cursor_start(cursor: str | None) -> int:
-    """Cursors are ``ev-<index>``; anything else is a validation error."""
-    if cursor is None:
-        return 0
-    if cursor.startswith("ev-") and cursor[3:].isdigit():
+    """Cursors are ``ev-<index>``; any other (pattern-valid) cursor reads from the start.
+
+    Forgiving on purpose: re-reading from the first event is always safe (pages are
+    stable), while rejecting a schema-valid cursor would break the contract.
+    """
+    if cursor is not None and cursor.startswith("ev-") and cursor[3:].isdigit():
         return int(cursor[3:])
-    raise ApiError(
-        422,
-        "validation_error",
-        "unknown cursor",
-        details=[{"loc": ["query", "cursor"], "msg": "unknown cursor", "type": "value_error"}],
-    )
+    return 0
