@@ -3,8 +3,9 @@
 It reads each request whole (head and body, Content-Length or chunked), then applies the
 first armed :class:`Fault` whose ``marker`` occurs in the request head:
 
-- ``cut_request``: forward only the first ``at`` bytes of the request, then drop both
-  connections (the server sees a truncated upload);
+- ``cut_request``: forward only ``at`` bytes, counted from the start of the marked
+  request and on through later requests of the same keep-alive connection, then drop
+  both connections (the server sees a truncated upload);
 - ``cut_response``: forward the request, deliver only the first ``at`` bytes of the
   answer, then drop (the server did the work; the client never hears);
 - ``delay``: hold the request ``seconds`` before forwarding it;
@@ -105,11 +106,16 @@ def error_response(status: int, retry_after: float | None) -> bytes:
 
 @dataclass
 class _Upstream:
-    """The server side of one proxied connection, opened on first use."""
+    """The server side of one proxied connection, opened on first use.
+
+    ``cut_in`` counts down the request bytes still allowed through once a
+    ``cut_request`` fault armed this connection (None: not armed).
+    """
 
     port: int
     reader: asyncio.StreamReader | None = None
     writer: asyncio.StreamWriter | None = None
+    cut_in: int | None = None
 
     async def open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         if self.reader is None or self.writer is None:
@@ -189,10 +195,14 @@ class FaultProxy:
         up_reader, up_writer = await upstream.open()
         data = head + body
         if fault is not None and action == "cut_request":
-            up_writer.write(data[: fault.at])
-            await up_writer.drain()
-            await asyncio.sleep(0.05)  # let the server read the partial request
-            return False
+            upstream.cut_in = fault.at
+        if upstream.cut_in is not None:
+            if len(data) > upstream.cut_in:
+                up_writer.write(data[: upstream.cut_in])
+                await up_writer.drain()
+                await asyncio.sleep(0.05)  # let the server read the partial request
+                return False
+            upstream.cut_in -= len(data)  # the cut lands in a later request on this connection
         up_writer.write(data)
         await up_writer.drain()
         self.forwarded.append(head.split(b"\r\n", 1)[0])
