@@ -464,6 +464,36 @@ class SyncWeightsRequest(BaseModel):
     weight_format: WeightFormat | MISSING = MISSING
 
 
+class OperationType(StrEnum):
+    """
+    An operation with no route of its own. Asynchronous (answer `202 AcceptedRequest`):
+    `weight-sync` (payload a `SyncWeightsRequest`), `forward` (payload a `LogProbsRequest`).
+    Inline (answer `200 OperationResult`): `reset-prefix-cache`, `cancel-request` (payload
+    a `CancelRequestPayload`), `tail-logs` (payload `{sub_job_id?, lines?}`), and the
+    colocation no-ops `sleep`, `wake-up`. Any other value answers `422 validation_error`.
+
+    """
+
+    weight_sync = "weight-sync"
+    forward = "forward"
+    reset_prefix_cache = "reset-prefix-cache"
+    cancel_request = "cancel-request"
+    tail_logs = "tail-logs"
+    sleep = "sleep"
+    wake_up = "wake-up"
+
+
+class CancelRequestPayload(BaseModel):
+    """
+    The payload of the `cancel-request` operation.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    request_id: RequestId
+
+
 class OperationPayload(BaseModel):
     """
     An operation's arguments, specific to its `operation_type`; `{}` when it takes none.
@@ -1117,19 +1147,18 @@ class LogProbsRequest(BaseModel):
 
 class OperationRequest(BaseModel):
     """
-    The body of `run_operation`.
+    The body of `run_operation`. The payload's shape depends on `operation_type` (stated
+    as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
+    payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
+    `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
+    its rule answers `422 validation_error`.
+
     """
 
     model_config = ConfigDict(
         extra="forbid",
     )
-    operation_type: Annotated[
-        StrictStr,
-        Field(
-            description="The operation. Asynchronous: `weight-sync` (payload a `SyncWeightsRequest`), `forward`.\nInline: `reset-prefix-cache`, `cancel-request` (payload `{request_id}`), `tail-logs`\n(payload `{sub_job_id?, lines?}`), `sleep`, `wake-up`.\n",
-            pattern="^[a-z][a-z0-9-]{0,63}$",
-        ),
-    ]
+    operation_type: OperationType
     sub_job_id: SubJobId | MISSING = MISSING
     sub_job_type: JobType | MISSING = MISSING
     payload: Annotated[OperationPayload, Field(validate_default=True)] = {}
@@ -1177,6 +1206,7 @@ class SubJobConfig(BaseModel):
     """
     One sub-job. Exactly one of `training_config` (for `training`) or `inference_config`
     (for `sampling` and `log_probability`) must be given; the server answers 422 otherwise.
+    The schema states this in `allOf`: an if/then/else on `job_type` and an `anyOf`.
 
     """
 

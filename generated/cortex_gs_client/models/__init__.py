@@ -3,6 +3,7 @@
 
 from .accepted_request import AcceptedRequest
 from .batch_meta import BatchMeta
+from .cancel_request_payload import CancelRequestPayload
 from .capacity import Capacity
 from .checkpoint import Checkpoint
 from .checkpoint_list import CheckpointList
@@ -41,6 +42,7 @@ from .operation_output import OperationOutput
 from .operation_payload import OperationPayload
 from .operation_request import OperationRequest
 from .operation_result import OperationResult
+from .operation_type import OperationType
 from .optimizer_config import OptimizerConfig
 from .post_process_outputs import PostProcessOutputs
 from .processing import Processing
@@ -68,6 +70,7 @@ from .weight_format import WeightFormat
 __all__ = (
     "AcceptedRequest",
     "BatchMeta",
+    "CancelRequestPayload",
     "Capacity",
     "Checkpoint",
     "CheckpointList",
@@ -106,6 +109,7 @@ __all__ = (
     "OperationPayload",
     "OperationRequest",
     "OperationResult",
+    "OperationType",
     "OptimizerConfig",
     "PostProcessOutputs",
     "Processing",

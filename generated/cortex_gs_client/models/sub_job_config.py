@@ -22,6 +22,7 @@ T = TypeVar("T", bound="SubJobConfig")
 class SubJobConfig:
     """One sub-job. Exactly one of `training_config` (for `training`) or `inference_config`
     (for `sampling` and `log_probability`) must be given; the server answers 422 otherwise.
+    The schema states this in `allOf`: an if/then/else on `job_type` and an `anyOf`.
 
         Attributes:
             job_type (JobType): What a sub-job does.

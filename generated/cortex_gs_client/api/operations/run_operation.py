@@ -133,7 +133,12 @@ def sync_detailed(
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (OperationRequest): The body of `run_operation`.
+        body (OperationRequest): The body of `run_operation`. The payload's shape depends on
+            `operation_type` (stated
+            as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
+            payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
+            `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
+            its rule answers `422 validation_error`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -175,7 +180,12 @@ def sync(
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (OperationRequest): The body of `run_operation`.
+        body (OperationRequest): The body of `run_operation`. The payload's shape depends on
+            `operation_type` (stated
+            as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
+            payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
+            `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
+            its rule answers `422 validation_error`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -212,7 +222,12 @@ async def asyncio_detailed(
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (OperationRequest): The body of `run_operation`.
+        body (OperationRequest): The body of `run_operation`. The payload's shape depends on
+            `operation_type` (stated
+            as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
+            payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
+            `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
+            its rule answers `422 validation_error`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -252,7 +267,12 @@ async def asyncio(
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (OperationRequest): The body of `run_operation`.
+        body (OperationRequest): The body of `run_operation`. The payload's shape depends on
+            `operation_type` (stated
+            as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
+            payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
+            `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
+            its rule answers `422 validation_error`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
