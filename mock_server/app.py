@@ -24,6 +24,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from pydantic import BaseModel
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.datastructures import MutableHeaders
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mock_server.backends import Backend, make_backend, sub_job_ids
@@ -157,6 +158,10 @@ class RequestIdAndLimitMiddleware:
 
         try:
             await self.app(scope, body.receive, stamped_send)
+        except ClientDisconnect:
+            # The client hung up mid-body: nobody is left to answer, and nothing was stored.
+            log.info("client went away while sending %s", scope.get("path"))
+            return
         except Exception:
             log.exception("unhandled error answering %s", scope.get("path"))
             if started:
@@ -741,24 +746,19 @@ def _operation_runner(
             ],
         )
 
+    cancel: models.CancelRequestPayload | None = None
+    if op == "cancel-request":
+        # "payload" absent means {}; the model then reports request_id as missing.
+        try:
+            cancel = models.CancelRequestPayload.model_validate(payload)
+        except ValueError as exc:
+            raise _payload_error(exc) from exc
+
     def run() -> tuple[int, Any]:
         service.running_job(job_id)
         result: dict[str, Any] = {}
         if op == "cancel-request":
-            request_id = payload.get("request_id")
-            if not isinstance(request_id, str):
-                raise ApiError(
-                    422,
-                    "validation_error",
-                    "cancel-request needs payload.request_id",
-                    details=[
-                        {
-                            "loc": ["body", "payload", "request_id"],
-                            "msg": "required",
-                            "type": "missing",
-                        }
-                    ],
-                )
+            request_id = cancel.request_id if cancel is not None else ""
             result = {
                 "request_id": request_id,
                 "cancelled": service.cancel_request(job_id, request_id),

@@ -1,0 +1,151 @@
+"""Cross-field rules the contract states in JSON Schema agree with what the mock enforces.
+
+The generators ignore the contract's `allOf` if/then rules (SubJobConfig's configs per
+job type, OperationRequest's payload per operation type), so the mock checks them by
+hand. Here every body is judged twice, by the contract's schema and by a live mock, and
+the verdicts must match: schema-valid is never a 422, schema-invalid always is.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from mock_server.testing import LiveMock, MockApi, running_mock
+
+SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
+SPEC = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+REGISTRY = Registry().with_resource("urn:spec", Resource(SPEC, specification=DRAFT202012))
+
+
+def schema_valid(name: str, body: Any) -> bool:
+    """Whether `body` is valid against the contract's component schema `name`."""
+    validator = jsonschema.Draft202012Validator(
+        {"$ref": f"urn:spec#/components/schemas/{name}"}, registry=REGISTRY
+    )
+    return validator.is_valid(body)
+
+
+TRAINING = {"optimizer": {"lr": 1e-3}, "max_seq_len": 8, "train_batch_size": 1, "n_gpus": 1}
+INFERENCE = {"max_seq_len": 8, "n_gpus": 1}
+SUB_JOBS = {
+    "training ok": {"job_type": "training", "model_name": "m", "training_config": TRAINING},
+    "sampling ok": {"job_type": "sampling", "model_name": "m", "inference_config": INFERENCE},
+    "log_probability ok": {
+        "job_type": "log_probability",
+        "model_name": "m",
+        "inference_config": INFERENCE,
+    },
+    "training bare": {"job_type": "training", "model_name": "m"},
+    "sampling bare": {"job_type": "sampling", "model_name": "m"},
+    "training, wrong config": {
+        "job_type": "training",
+        "model_name": "m",
+        "inference_config": INFERENCE,
+    },
+    "sampling, wrong config": {
+        "job_type": "sampling",
+        "model_name": "m",
+        "training_config": TRAINING,
+    },
+    "training, both": {
+        "job_type": "training",
+        "model_name": "m",
+        "training_config": TRAINING,
+        "inference_config": INFERENCE,
+    },
+}
+OPERATIONS = {
+    "reset": {"operation_type": "reset-prefix-cache"},
+    "sleep": {"operation_type": "sleep", "payload": {"anything": 1}},
+    "tail-logs": {"operation_type": "tail-logs", "payload": {"lines": 3}},
+    "weight-sync bare": {"operation_type": "weight-sync"},
+    "weight-sync ok": {"operation_type": "weight-sync", "payload": {"weight_format": "vllm"}},
+    "weight-sync extra key": {"operation_type": "weight-sync", "payload": {"x": 1}},
+    "forward ok": {"operation_type": "forward", "payload": {"prompts": ["hi"]}},
+    "forward bare": {"operation_type": "forward"},
+    "forward empty": {"operation_type": "forward", "payload": {}},
+    "cancel ok": {"operation_type": "cancel-request", "payload": {"request_id": "req-1"}},
+    "cancel bare": {"operation_type": "cancel-request"},
+    "cancel bad id": {"operation_type": "cancel-request", "payload": {"request_id": "a b"}},
+    "unknown type": {"operation_type": "explode"},
+}
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MockApi]:
+    with running_mock(tmp_path_factory.mktemp("mock-state")) as mock:
+        client = MockApi(mock)
+        yield client
+        client.close()
+
+
+@pytest.fixture(scope="module")
+def job_id(api: MockApi) -> str:
+    return api.create_job()
+
+
+@pytest.mark.parametrize("label", sorted(SUB_JOBS))
+def test_sub_job_rule_matches_the_mock(api: MockApi, label: str) -> None:
+    body = {"sub_job_configs": [SUB_JOBS[label]]}
+    valid = schema_valid("CreateJobRequest", body)
+    assert valid == label.endswith(" ok"), label
+    response = api.http.post("/", json=body)
+    assert (response.status_code == 200) == valid, response.text
+    if not valid:
+        assert response.status_code == 422 and response.json()["code"] == "validation_error"
+
+
+@pytest.mark.parametrize("label", sorted(OPERATIONS))
+def test_operation_rule_matches_the_mock(api: MockApi, job_id: str, label: str) -> None:
+    body = OPERATIONS[label]
+    valid = schema_valid("OperationRequest", body)
+    response = api.http.post(f"/{job_id}/operation", json=body)
+    if valid:
+        # 404: cancel-request names a request this job never had (the contract allows it).
+        assert response.status_code in (200, 202, 404), (label, response.text)
+    else:
+        assert response.status_code == 422, (label, response.text)
+        assert response.json()["code"] == "validation_error"
+
+
+def test_payload_rules_are_where_the_description_says() -> None:
+    """Guard the rule set itself: a weakened rule would let the agreement test pass vacuously."""
+    assert not schema_valid("OperationRequest", OPERATIONS["forward bare"])
+    assert not schema_valid("OperationRequest", OPERATIONS["cancel bare"])
+    assert not schema_valid("OperationRequest", OPERATIONS["weight-sync extra key"])
+    assert schema_valid("OperationRequest", OPERATIONS["sleep"])
+
+
+def test_client_hanging_up_mid_body_is_one_info_line(
+    api: MockApi, job_id: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No traceback, no 'unhandled error' for a client that vanished while uploading."""
+    mock: LiveMock = api.mock
+    head = (
+        f"POST {mock.settings.prefix}/{job_id}/forward-backward HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "".join(f"{k}: {v}\r\n" for k, v in mock.headers().items())
+        + "Content-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n"
+    )
+    with caplog.at_level(logging.INFO, logger="mock_server"):
+        with socket.create_connection(("127.0.0.1", mock.port), timeout=10) as sock:
+            sock.sendall(head.encode() + b"\0" * 1000)
+            time.sleep(0.05)  # let the server start reading before the hang-up
+        deadline = time.monotonic() + 10
+        while not any("went away" in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < deadline, [r.getMessage() for r in caplog.records]
+            time.sleep(0.01)
+    assert api.http.get(f"/{job_id}").status_code == 200  # still serving
+    mine = [r for r in caplog.records if r.name == "mock_server"]
+    assert [r.levelno for r in mine] == [logging.INFO], [r.getMessage() for r in mine]
+    assert not any(r.exc_info for r in mine)
