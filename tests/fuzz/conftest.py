@@ -7,15 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from mock_server.app import create_app
-from mock_server.settings import Settings
-
-from .harness import APP, FUZZ_TOKEN
+from .harness import APP
 
 
 @pytest.fixture(autouse=True)
 def fresh_mock_app(tmp_path: Path) -> Iterator[None]:
     """A new mock app and state dir per test; schemathesis ends its lifespan afterwards."""
-    APP.current = create_app(Settings(state_dir=tmp_path / "mock-state", token=FUZZ_TOKEN))
+    APP.install_fresh_mock(tmp_path)
     yield
     APP.current = None

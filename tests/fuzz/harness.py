@@ -9,13 +9,18 @@ fresh mock with a fresh state directory behind it for each test.
 from __future__ import annotations
 
 import os
+import tempfile
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import schemathesis
-from starlette.types import ASGIApp, Receive, Scope, Send
+from fastapi import FastAPI
+from schemathesis.python import asgi
+from starlette.types import Receive, Scope, Send
 
+from mock_server.app import create_app
 from mock_server.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,17 +30,40 @@ TOKEN_ENV = "CORTEX_GS_FUZZ_TOKEN"
 FUZZ_TOKEN = "fuzz-pat-7c1e9b44"
 # The host is what schemathesis' ASGI client sends; the path is the contract's prefix.
 IN_PROCESS_URL = "http://testserver" + Settings(state_dir=Path()).prefix
+WALKING = ("pending", "placing", "initializing")
+IN_FLIGHT = ("pending", "running", "streaming")
 
 
 class SwappableApp:
     """An ASGI app that forwards everything to whichever mock app is current."""
 
     def __init__(self) -> None:
-        self.current: ASGIApp | None = None
+        self.current: FastAPI | None = None
+        self.state_root: Path | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         assert self.current is not None, "no mock app installed (fixture missing?)"
         await self.current(scope, receive, send)
+
+    def install_fresh_mock(self, state_root: Path) -> None:
+        """End the current app's lifespan and put a new mock, with a new state dir, behind
+        this one; schemathesis starts the new app's lifespan on its next request."""
+        asgi.shutdown_lifespans()
+        self.state_root = state_root
+        state_dir = Path(tempfile.mkdtemp(prefix="mock-", dir=state_root))
+        self.current = create_app(Settings(state_dir=state_dir, token=FUZZ_TOKEN))
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Wait until no job is still walking to ``running`` and no request is in flight,
+        so the next stateful step sees the same state on every replay."""
+        assert self.current is not None
+        store = self.current.state.service.store
+        for _ in range(int(timeout / 0.005)):
+            walking = any(job["status"] in WALKING for job in store.list_jobs())
+            if not walking and not store.requests_in(IN_FLIGHT):
+                return
+            time.sleep(0.005)
+        raise TimeoutError("the mock did not settle")
 
 
 def load_config(*, max_examples: int, **generation: Any) -> schemathesis.Config:

@@ -58,9 +58,13 @@ class LinkedWorkflows(schema.as_state_machine()):  # type: ignore[misc]
     succeeded: ClassVar[Counter[str]] = Counter()
 
     def setup(self) -> None:
+        # Each scenario (and each replay of one while shrinking) starts from an empty mock.
+        assert APP.state_root is not None
+        APP.install_fresh_mock(APP.state_root)
         self.created: set[str] = set()
 
     def after_call(self, response: Any, case: schemathesis.Case) -> None:
+        APP.settle()  # jobs and requests finish in the background; wait, for determinism
         op = case.operation.definition.raw.get("operationId", case.operation.label)
         if op == "create_job" and response.status_code == 200:
             self.created.add(response.json()["job_id"])
