@@ -6,10 +6,10 @@ the BASE contract could fail against a server built from the new one:
 - operations: removed, or their operationId renamed (generated function names change);
 - parameters: removed, newly required, or their schema narrowed;
 - request bodies: newly required, a media type removed, or a schema narrowed (a field
-  removed or newly required, a type, enum or bound tightened);
+  removed or newly required, a type, enum or bound tightened, an allOf rule added);
 - responses: a status code removed (a changed code shows as removed plus added), a media
   type or header removed, or a schema widened where clients read it (a field removed or
-  no longer required, a type or enum value added);
+  no longer required, a type or enum value added, an allOf rule dropped);
 - security: a new scheme required.
 
 Schemas linked from binary bodies with ``x-dssst1-schema`` (what travels inside DSSST1
@@ -223,6 +223,7 @@ class _Differ:
             return
         if self._variants(where, old, new, direction):
             return
+        self._all_of(where, old, new, direction)
         self._types(where, old, new, direction)
         self._enums(where, old, new, direction)
         if direction == "request":
@@ -259,6 +260,27 @@ class _Differ:
         for name in sorted(old_map.keys() & new_map.keys()):
             self.schema(where, old_map[name], new_map[name], direction)
         return True
+
+    def _all_of(
+        self, where: str, old: Mapping[str, Any], new: Mapping[str, Any], direction: Direction
+    ) -> None:
+        """allOf rules (conditions, mixins): requests may not gain them, responses not lose them.
+
+        Rules are matched by their text; a ``$ref`` kept on both sides is compared in depth.
+        """
+        old_rules = {_canonical(r): r for r in old.get("allOf") or []}
+        new_rules = {_canonical(r): r for r in new.get("allOf") or []}
+        for key in old_rules.keys() & new_rules.keys():
+            if isinstance(old_rules[key], Mapping) and "$ref" in old_rules[key]:
+                self.schema(where, old_rules[key], new_rules[key], direction)
+        if direction == "request":
+            gained = len(new_rules.keys() - old_rules.keys())
+            if gained:
+                self.add(where, f"{gained} new allOf rule(s) constrain the request")
+        else:
+            lost = len(old_rules.keys() - new_rules.keys())
+            if lost:
+                self.add(where, f"{lost} allOf rule(s) the response satisfied were dropped")
 
     @staticmethod
     def _keyed(spec: _Spec, variants: list[Any]) -> Iterator[tuple[str, Any]]:
@@ -365,8 +387,13 @@ def _enum_of(schema: Mapping[str, Any]) -> set[Any] | None:
     return None
 
 
+def _canonical(value: Any) -> str:
+    """One text per JSON value, whatever its key order."""
+    return yaml.safe_dump(value, sort_keys=True)
+
+
 def _hashable(value: Any) -> Any:
-    return yaml.safe_dump(value, sort_keys=True) if isinstance(value, dict | list) else value
+    return _canonical(value) if isinstance(value, dict | list) else value
 
 
 def breaking_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Finding]:

@@ -113,6 +113,13 @@ def _nullable_response_field(doc: dict[str, Any]) -> None:
     _schemas(doc)["CreateJobResponse"]["properties"]["job_id"] = {"type": ["string", "null"]}
 
 
+RULE = {"if": {"required": ["checkpoint_id"]}, "then": {"required": ["checkpoint_type"]}}
+
+
+def _new_request_rule(doc: dict[str, Any]) -> None:
+    _schemas(doc)["SaveRequest"]["allOf"] = [copy.deepcopy(RULE)]
+
+
 def _widen_shared_enum(doc: dict[str, Any]) -> None:
     """Fine for save_checkpoint's request, but list_checkpoints returns it: breaking there."""
     _schemas(doc)["CheckpointType"]["enum"].append("sharded")
@@ -134,6 +141,7 @@ BREAKING: dict[str, tuple[Edit, str]] = {
     "narrowed DSSST1 frame schema": (_narrow_frame_schema, "request field became required"),
     "removed response header": (_remove_retry_after, "'Retry-After' removed"),
     "widened enum a response returns": (_widen_shared_enum, "list_checkpoints"),
+    "new conditional rule on a request": (_new_request_rule, "new allOf rule(s)"),
     "response field may now be null": (_nullable_response_field, "may now return type ['null']"),
 }
 
@@ -210,6 +218,12 @@ def test_breaking_edit_is_reported(name):
 @pytest.mark.parametrize("name", sorted(COMPATIBLE))
 def test_compatible_edit_is_not_reported(name):
     assert [str(f) for f in _diff(COMPATIBLE[name])] == []
+
+
+def test_dropping_a_request_rule_is_compatible():
+    old = copy.deepcopy(CONTRACT)
+    _new_request_rule(old)
+    assert spec_diff.breaking_changes(old, copy.deepcopy(CONTRACT)) == []
 
 
 def test_cli_exit_status(tmp_path, monkeypatch, capsys):
