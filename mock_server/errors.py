@@ -8,7 +8,6 @@ always get the ``x-snowflake-request-id`` of the exchange in the body too.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -85,25 +84,18 @@ def _issue(err: dict[str, Any]) -> dict[str, Any]:
     return {"loc": loc, "msg": str(err.get("msg", "")), "type": str(err.get("type", ""))}
 
 
-_ID_PARAMS = ("job_id", "request_id", "checkpoint_id")
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
-
-
 def allowed_methods(request: Request) -> list[str]:
-    """Methods of the documented routes matching this path, honouring id patterns.
+    """Methods of every documented route whose path matches this one.
 
-    Starlette's own 405 names only the first partial match (``/{job_id}`` GET for a
-    ``/{job_id}:cancel`` path), which misreports ``Allow``.
+    Starlette's own 405 names only the first partially matching route (``GET`` alone for
+    ``/`` although ``POST`` is there too), which misreports ``Allow``.
     """
     methods: set[str] = set()
     for route in getattr(request.app.state, "api_routes", ()):
         if not isinstance(route, APIRoute) or not route.include_in_schema:
             continue
-        match, child = route.matches(request.scope)
-        if match == Match.NONE:
-            continue
-        params = child.get("path_params", {})
-        if all(_ID.fullmatch(str(params[k])) for k in _ID_PARAMS if k in params):
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE:
             methods |= route.methods or set()
     return sorted(methods)
 
