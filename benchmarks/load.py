@@ -4,7 +4,7 @@ Each client owns a job and runs a seeded random mix of the SDK's calls; every an
 checked against what only that caller could expect (its own step count, weight version,
 checkpoint names, echoed prompt, batch shape), so a result delivered to the wrong caller
 counts as an error just like an exception. Prints p50/p90/p99 latency per operation.
-The mock runs in its own process (``python -m mock_server``) so it does not share the
+The mock runs in its own process (the demo's ``running_mock``) so it does not share the
 clients' GIL. tests/hardening/test_load.py runs the same workload at a smaller count.
 """
 
@@ -12,24 +12,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 CLIENTS = 16
 OPS_PER_CLIENT = 100
 SEED = 20261129
-PAT_ENV = "ARCTIC_RL_LOAD_PAT"
 MIX = (
     "fwd_bwd",
     "fwd_no_grad",
@@ -52,7 +46,6 @@ LOAD_COLUMNS = (
     "mean_ms",
     "ops_per_s",
 )
-PREFIX = "/api/v2/databases/RL_DB/schemas/PUBLIC/cortex-training"
 
 
 @dataclass
@@ -228,62 +221,17 @@ def summarize(samples: list[Sample], wall_s: float) -> list[dict[str, Any]]:
     return rows
 
 
-def free_port() -> int:
-    """A port on 127.0.0.1 nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def spawned_mock(
-    state_dir: Path,
-    token: str,
-    *,
-    backend: str = "canned",
-    log_level: str = "warning",
-    output: IO[bytes] | None = None,
-) -> Iterator[str]:
-    """``python -m mock_server`` on a free loopback port; yields its base URL, stops it after.
-
-    The token travels in the environment, not on the command line (no process-list leak).
-    """
-    port = free_port()
-    env = {**os.environ, "CORTEX_GS_MOCK_TOKEN": token}
-    cmd = [sys.executable, "-m", "mock_server", "--host", "127.0.0.1", "--port", str(port)]
-    cmd += ["--backend", backend, "--state-dir", str(state_dir), "--log-level", log_level]
-    sink = output if output is not None else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    try:
-        for _ in range(600):  # up to 30 s for imports and startup
-            if proc.poll() is not None:
-                raise RuntimeError(f"mock exited with {proc.returncode}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            raise RuntimeError("mock did not start listening")
-        yield f"http://127.0.0.1:{port}{PREFIX}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-
-
 def run(
     clients: int = CLIENTS, ops_per_client: int = OPS_PER_CLIENT, seed: int = SEED
 ) -> list[dict[str, Any]]:
     """Run the load, print its latency table, and return rows for ``python -m benchmarks``."""
     from benchmarks.__main__ import render
+    from examples.grpo_demo import PAT_ENV, running_mock
 
-    token = f"load-{os.getpid()}-{time.time_ns()}"
-    os.environ[PAT_ENV] = token
-    with tempfile.TemporaryDirectory() as tmp, spawned_mock(Path(tmp), token) as base_url:
+    with (
+        tempfile.TemporaryDirectory(prefix="arctic-rl-load-") as tmp,
+        running_mock(Path(tmp) / "state", Path(tmp) / "mock.log", backend="canned") as base_url,
+    ):
         samples, wall = asyncio.run(
             run_load(
                 base_url,

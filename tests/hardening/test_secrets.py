@@ -9,8 +9,15 @@ every object and error involved are searched for the token.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import subprocess
+import sys
+import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +32,8 @@ from arctic_rl import (
     AuthenticationError,
     create_arctic_rl_client,
 )
-from benchmarks.load import spawned_mock
-from mock_server.settings import TOKEN_TYPE_HEADER
+from examples.grpo_demo import free_port
+from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER, Settings
 from mock_server.testing import LiveMock
 
 PAT_ENV = "ARCTIC_RL_SECRETS_PAT"
@@ -153,18 +160,40 @@ def test_token_not_in_logs_reprs_or_errors(
     assert_clean(token, [caplog.text, out, err, *records, *texts])
 
 
+@contextmanager
+def debug_server(tmp_path: Path, token: str) -> Iterator[str]:
+    """``python -m mock_server --log-level debug`` (access log on), output to server.log.
+
+    The demo's ``running_mock`` logs at warning; this test wants every line there is.
+    """
+    port = free_port()
+    env = {**os.environ, "CORTEX_GS_MOCK_TOKEN": token}  # never on the command line
+    cmd = [sys.executable, "-m", "mock_server", "--port", str(port), "--log-level", "debug"]
+    cmd += ["--state-dir", str(tmp_path / "state")]
+    with (tmp_path / "server.log").open("wb") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}{Settings(state_dir=tmp_path).prefix}"
+        headers = {"Authorization": f"Bearer {token}", TOKEN_TYPE_HEADER: TOKEN_TYPE}
+        for _ in range(400):  # up to ~20 s for the interpreter and its imports
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{url}/capacity", headers=headers).status_code == 200:
+                    break
+            time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(15)
+
+
 def test_token_not_in_a_subprocess_servers_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``python -m mock_server --log-level debug`` (access log on): its whole output."""
+    """The server's whole debug-level output, after a full session against it."""
     token = secret()
     monkeypatch.setenv(PAT_ENV, token)
-    log_path = tmp_path / "server.log"
-    with (
-        log_path.open("wb") as log,
-        spawned_mock(tmp_path / "state", token, log_level="debug", output=log) as base_url,
-    ):
+    with debug_server(tmp_path, token) as base_url:
         texts = asyncio.run(full_session(base_url))
-    output = log_path.read_text(errors="replace")
+    output = (tmp_path / "server.log").read_text(errors="replace")
     assert "mock Cortex GS" in output and "/forward-backward" in output  # it did log
     assert_clean(token, [output, *texts])
