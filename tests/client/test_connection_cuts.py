@@ -7,11 +7,11 @@ from urllib.parse import urlsplit
 
 import pytest
 import torch
+from faults.proxy import CuttingProxy
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
 
 from .conftest import PAT_ENV, Endpoint
-from .cutting_proxy import CuttingProxy
 from .standins.batches import train_tensors
 
 PROCESSING = {"post": ["logprobs"], "loss_fn": "verl_grpo", "config": {}}
