@@ -77,8 +77,8 @@ CheckpointId = TypeAliasType(
     Annotated[
         StrictStr,
         Field(
-            description="A checkpoint's id, chosen by the caller or named after the global step.",
-            examples=["global_step_10"],
+            description="A checkpoint's id, as the service named it (after the global step).",
+            examples=["global_step12"],
             pattern="^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
         ),
     ],
@@ -90,8 +90,8 @@ ChunkGroupId = TypeAliasType(
     Annotated[
         StrictStr,
         Field(
-            description="The idempotency key of one chunked operation, chosen by the client (a UUID works).",
-            examples=["cg-0c1d2e3f"],
+            description="The idempotency key of one chunked operation, chosen by the client (a UUID4 today).",
+            examples=["0c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"],
             pattern="^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$",
         ),
     ],
@@ -103,7 +103,7 @@ Cursor = TypeAliasType(
     Annotated[
         StrictStr,
         Field(
-            description="An opaque event cursor.",
+            description="An opaque result-chunk cursor, as a poll's non-empty `next_cursor` gave it.",
             examples=["ev-3"],
             pattern="^[A-Za-z0-9_=-]{1,256}$",
         ),
@@ -140,8 +140,10 @@ Base64 = TypeAliasType(
 
 class JobState(StrEnum):
     """
-    A job's lifecycle state. `cancelled`, `terminated` and `failed` are terminal. Older servers
-    send `JOB_STATE_RUNNING`-style names, `done` or `unknown`; the SDK normalises them.
+    A job's customer-facing state. `cancelled`, `terminated` and `failed` are terminal;
+    `initializing` (placed, warming up) is neither running nor terminal. Legacy or internal
+    answers can also hold `done`, `unknown` or enum names such as `JOB_STATE_RUNNING`;
+    clients lowercase and drop the `JOB_STATE_` prefix.
 
     """
 
@@ -156,18 +158,22 @@ class JobState(StrEnum):
 
 class RequestState(StrEnum):
     """
-    A data-plane request's state. `completed`, `failed` and `cancelled` are terminal. Older
-    servers send `done`/`succeeded`, `canceled` or `REQUEST_STATE_`-prefixed names; the SDK
-    normalises them.
+    A data-plane request's state. In flight: `pending`, `running`, `streaming`. Success:
+    `done` (what the service sends), `completed`, `succeeded`. Failure: `failed`.
+    Cancelled: `cancelled`, `canceled`. Raw enum names such as `REQUEST_STATE_DONE` can
+    also appear; clients lowercase and drop the prefix.
 
     """
 
     pending = "pending"
     running = "running"
     streaming = "streaming"
+    done = "done"
     completed = "completed"
+    succeeded = "succeeded"
     failed = "failed"
     cancelled = "cancelled"
+    canceled = "canceled"
 
 
 class JobType(StrEnum):
@@ -182,7 +188,7 @@ class JobType(StrEnum):
 
 class CheckpointType(StrEnum):
     """
-    `resumable` keeps optimizer state for resuming; `weights-only` is smaller, for serving.
+    `resumable` keeps optimizer and training state (the default); `weights-only` is Hugging Face-style model assets, for sampling.
     """
 
     resumable = "resumable"
@@ -191,7 +197,7 @@ class CheckpointType(StrEnum):
 
 class WeightFormat(StrEnum):
     """
-    Layout of weights pushed to sampling sub-jobs.
+    Layout of weights pushed to sampling sub-jobs (`vllm` is the server default; `lora` sends only the adapter).
     """
 
     vllm = "vllm"
@@ -199,30 +205,45 @@ class WeightFormat(StrEnum):
     lora = "lora"
 
 
-ErrorCode1 = TypeAliasType(
-    "ErrorCode1",
-    Annotated[
-        StrictStr,
-        Field(
-            description="A stable error code from the error table (a string); older servers may send an integer, which clients treat as opaque.",
-            examples=["chunk_group_restart_required"],
-            pattern="^[a-z][a-z0-9_]{0,63}$",
-        ),
-    ],
-)
+class ErrorCode(StrEnum):
+    """
+    A stable error code (see the proposed code table in the introduction).
+    """
 
-
-ErrorCode = TypeAliasType(
-    "ErrorCode",
-    Annotated[
-        ErrorCode1 | StrictInt,
-        Field(
-            description="A stable error code from the error table (a string); older servers may send an integer, which clients treat as opaque.",
-            examples=["chunk_group_restart_required"],
-        ),
-        IntegralFloatAsInt,
-    ],
-)
+    bad_json = "bad_json"
+    pickle_refused = "pickle_refused"
+    bad_header = "bad_header"
+    bad_structure = "bad_structure"
+    bad_version = "bad_version"
+    size_mismatch = "size_mismatch"
+    hash_mismatch = "hash_mismatch"
+    missing_chunks = "missing_chunks"
+    duplicate_chunk = "duplicate_chunk"
+    chunk_mismatch = "chunk_mismatch"
+    too_large = "too_large"
+    too_deep = "too_deep"
+    too_many_tensors = "too_many_tensors"
+    bad_dtype = "bad_dtype"
+    bad_value = "bad_value"
+    truncated = "truncated"
+    unauthorized = "unauthorized"
+    job_not_found = "job_not_found"
+    request_not_found = "request_not_found"
+    checkpoint_not_found = "checkpoint_not_found"
+    not_found = "not_found"
+    method_not_allowed = "method_not_allowed"
+    job_not_running = "job_not_running"
+    invalid_state = "invalid_state"
+    chunk_group_restart_required = "chunk_group_restart_required"
+    chunk_group_conflict = "chunk_group_conflict"
+    chunk_group_missing_chunks = "chunk_group_missing_chunks"
+    idempotency_key_conflict = "idempotency_key_conflict"
+    payload_too_large = "payload_too_large"
+    validation_error = "validation_error"
+    not_implemented = "not_implemented"
+    rate_limited = "rate_limited"
+    unavailable = "unavailable"
+    internal_error = "internal_error"
 
 
 class ValidationIssue(BaseModel):
@@ -240,15 +261,22 @@ class ValidationIssue(BaseModel):
     type: Annotated[StrictStr, Field(description="A machine-readable problem type.")]
 
 
-OptimizerConfig = TypeAliasType("OptimizerConfig", Annotated[dict[str, Any], Field(min_length=1)])
-"""
-Optimizer settings passed to the trainer as given (`type`, `lr`, betas, ...); not empty.
-"""
+class OptimizerConfig(BaseModel):
+    """
+    Optimizer settings passed to the trainer as given (`name`, `lr`, betas, ...); not empty.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    name: Annotated[
+        StrictStr | MISSING, Field(description="The optimizer (for example `AdamW`).")
+    ] = MISSING
 
 
 class InferenceConfig(BaseModel):
     """
-    Sampling or log-probability settings; keys not listed here pass through to the engine unchanged.
+    Sampling or log-probability settings; keys not listed here pass through to the engine unchanged (`vllm_config`, `peft_config`, ...).
     """
 
     model_config = ConfigDict(
@@ -262,15 +290,16 @@ class InferenceConfig(BaseModel):
     n_gpus: Annotated[
         StrictInt, Field(description="GPUs for this sub-job.", ge=1), IntegralFloatAsInt
     ]
+    multiplex_job_id: SubJobId | MISSING = MISSING
 
 
 class SourceCheckpointInfo(BaseModel):
     """
-    Start the sub-job from a checkpoint, possibly one of another job.
+    Start the sub-job from a saved checkpoint, possibly one of another job (the server stamps stage credentials itself).
     """
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
     )
     checkpoint_id: CheckpointId
     source_job_id: JobId | MISSING = MISSING
@@ -284,75 +313,79 @@ class CreateJobResponse(BaseModel):
     job_id: JobId
 
 
-class JobSummary(BaseModel):
-    """
-    One job in a listing.
-    """
-
-    job_id: JobId
-    status: JobState
-    reason: Annotated[
-        StrictStr | None | MISSING,
-        Field(description="Why the job is in this state, when the server knows."),
-    ] = MISSING
-    experiment_name: Annotated[
-        StrictStr | None | MISSING, Field(description="The label given at creation.")
-    ] = MISSING
-    created_at: Annotated[AwareDatetime, Field(description="When the job was created.")]
-    updated_at: Annotated[AwareDatetime, Field(description="When the job last changed state.")]
-
-
-class JobList(BaseModel):
-    """
-    The body of `list_jobs`.
-    """
-
-    jobs: Annotated[list[JobSummary], Field(description="Newest first.")]
-
-
 class Capacity(BaseModel):
     """
-    The account's GPU budget.
+    The account's GPU budget. Proto3 JSON omits false and zero fields, so every field may be absent (read it as false or 0).
     """
 
     has_reservation: Annotated[
-        StrictBool, Field(description="Whether the account holds a GPU reservation.")
-    ]
+        StrictBool | MISSING,
+        Field(description="Whether the account holds a GPU reservation."),
+    ] = MISSING
     max_total_gpus: Annotated[
-        StrictInt, Field(description="GPUs the account may use at once.", ge=0), IntegralFloatAsInt
-    ]
+        StrictInt | MISSING,
+        Field(description="The account's GPU ceiling.", ge=0),
+        IntegralFloatAsInt,
+    ] = MISSING
     reserved_gpus: Annotated[
         StrictInt | MISSING,
-        Field(deprecated=True, description="Deprecated; read `max_total_gpus`.", ge=0),
+        Field(
+            deprecated=True,
+            description="Deprecated; read `max_total_gpus` with `has_reservation`.",
+            ge=0,
+        ),
         IntegralFloatAsInt,
     ] = MISSING
     in_use_gpus: Annotated[
-        StrictInt,
-        Field(description="GPUs held by the account's jobs now.", ge=0),
+        StrictInt | MISSING,
+        Field(
+            description="GPUs used by the account's pending, placing, initializing and running jobs.",
+            ge=0,
+        ),
         IntegralFloatAsInt,
-    ]
+    ] = MISSING
     available_gpus: Annotated[
-        StrictInt, Field(description="GPUs a new job could get now.", ge=0), IntegralFloatAsInt
-    ]
+        StrictInt | MISSING,
+        Field(
+            description="Remaining capacity, floored at zero and possibly capped by what is schedulable now.",
+            ge=0,
+        ),
+        IntegralFloatAsInt,
+    ] = MISSING
+
+
+class ExperimentRun(BaseModel):
+    """
+    The experiment and run a job records to.
+    """
+
+    experiment_name: Annotated[
+        StrictStr | MISSING, Field(description="Fully qualified experiment name.")
+    ] = MISSING
+    experiment_run_name: Annotated[
+        StrictStr | MISSING, Field(description="The run's name within the experiment.")
+    ] = MISSING
 
 
 class Checkpoint(BaseModel):
     """
-    One saved checkpoint.
+    One saved checkpoint (proto3 JSON; zero fields may be absent).
     """
 
     checkpoint_id: CheckpointId
     global_steps: Annotated[
-        StrictInt,
+        StrictInt | MISSING,
         Field(description="Optimizer steps taken when it was saved.", ge=0),
         IntegralFloatAsInt,
-    ]
+    ] = MISSING
     avg_loss: Annotated[
         StrictFloat | None | MISSING,
         Field(description="Average loss of the last forward-backward before the save, if any."),
     ] = MISSING
-    created_at: Annotated[AwareDatetime, Field(description="When it was saved.")]
-    checkpoint_type: CheckpointType
+    created_at: Annotated[AwareDatetime | MISSING, Field(description="When it was saved.")] = (
+        MISSING
+    )
+    checkpoint_type: CheckpointType | MISSING = MISSING
 
 
 class CheckpointList(BaseModel):
@@ -360,19 +393,67 @@ class CheckpointList(BaseModel):
     The body of `list_checkpoints`.
     """
 
-    checkpoints: Annotated[list[Checkpoint], Field(description="Oldest first.")]
+    checkpoints: Annotated[list[Checkpoint], Field(description="The job's checkpoints.")]
+
+
+class ExportedFile(BaseModel):
+    """
+    One exported checkpoint file.
+    """
+
+    filename: Annotated[StrictStr, Field(description="The file's name within the checkpoint.")]
+    url: Annotated[StrictStr, Field(description="A short-lived pre-signed download URL.")]
+    size_bytes: Annotated[
+        StrictInt | MISSING,
+        Field(description="The file's size in bytes.", ge=0),
+        IntegralFloatAsInt,
+    ] = MISSING
 
 
 class SaveRequest(BaseModel):
     """
-    The body of `save_checkpoint`; `{}` saves a resumable checkpoint named after the step.
+    The body of `save_checkpoint`; open: fields the service does not use are accepted and
+    ignored. `{}` saves a resumable checkpoint named after the step.
+
     """
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
     )
     checkpoint_id: CheckpointId | MISSING = MISSING
     checkpoint_type: CheckpointType | MISSING = MISSING
+    export_hf: Annotated[
+        StrictBool | MISSING,
+        Field(
+            description="Sent by today's client (always `false` by default); accepted and not used by the service."
+        ),
+    ] = MISSING
+    path: Annotated[
+        StrictStr | MISSING,
+        Field(
+            description="Sent by today's client when given (an on-prem destination); accepted and not used by the service."
+        ),
+    ] = MISSING
+    step: Annotated[
+        StrictInt | MISSING,
+        Field(
+            description="Sent by today's client when given (on-prem); accepted and not used by the service."
+        ),
+        IntegralFloatAsInt,
+    ] = MISSING
+    save_total_limit: Annotated[
+        StrictInt | MISSING,
+        Field(
+            description="Sent by today's client when given (on-prem); accepted and not used by the service."
+        ),
+        IntegralFloatAsInt,
+    ] = MISSING
+    stage_info: Annotated[
+        dict[str, Any] | MISSING,
+        Field(
+            description="Sent by today's client when given (on-prem); accepted and not used (the service stamps its own stage credentials)."
+        ),
+    ] = MISSING
 
 
 class LoadRequest(BaseModel):
@@ -381,7 +462,7 @@ class LoadRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
     )
     checkpoint_id: CheckpointId
     source_job_id: JobId | MISSING = MISSING
@@ -395,6 +476,18 @@ class AcceptedRequest(BaseModel):
 
     request_id: RequestId
     job_id: JobId
+
+
+class GenerateStreamAccepted(BaseModel):
+    """
+    Streaming generation started; `count` is the number of prompts.
+    """
+
+    request_id: RequestId
+    job_id: JobId
+    count: Annotated[
+        StrictInt | MISSING, Field(description="Prompts in the request.", ge=0), IntegralFloatAsInt
+    ] = MISSING
 
 
 class ChunkAccepted(BaseModel):
@@ -419,15 +512,14 @@ class ChunkAccepted(BaseModel):
 
 class StepRequest(BaseModel):
     """
-    The body of `step`; `{}` keeps the scheduler's learning rate.
+    The body of `step`; `{}` keeps the scheduler's learning rate. Open like every JSON body.
     """
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
     )
     learning_rate: Annotated[
-        StrictFloat | MISSING,
-        Field(description="Learning rate for this step only.", gt=0.0),
+        StrictFloat | MISSING, Field(description="Learning rate for this step only.")
     ] = MISSING
 
 
@@ -439,7 +531,7 @@ Prompt = TypeAliasType(
     Annotated[
         StrictStr | list[PromptItem],
         Field(
-            description="A prompt or completion, as text or as token ids.",
+            description="A prompt or completion, as text or as token ids (a single tokenized prompt in a list is `[[1, 2, 3]]`).",
             examples=["2 + 2 ="],
         ),
     ],
@@ -448,7 +540,7 @@ Prompt = TypeAliasType(
 
 class SyncWeightsRequest(BaseModel):
     """
-    The body of `sync_weights` (and the payload of the `weight-sync` operation); `{}` uses the defaults.
+    The body of the proposed `sync_weights` route only; `{}` uses the defaults.
     """
 
     model_config = ConfigDict(
@@ -466,26 +558,137 @@ class SyncWeightsRequest(BaseModel):
 
 class OperationType(StrEnum):
     """
-    An operation with no route of its own. Asynchronous (answer `202 AcceptedRequest`):
-    `weight-sync` (payload a `SyncWeightsRequest`), `forward` (payload a `LogProbsRequest`).
-    Inline (answer `200 OperationResult`): `reset-prefix-cache`, `cancel-request` (payload
-    a `CancelRequestPayload`), `tail-logs` (payload `{sub_job_id?, lines?}`), and the
-    colocation no-ops `sleep`, `wake-up`. Any other value answers `422 validation_error`.
+    The operation types the service accepts. Scheduled (answer `202 AcceptedRequest`):
+    `forward`, `weight-sync`. Inline (answer `200` with the result itself):
+    `bootstrap-router-replay` (a deployment may schedule it instead), `router-replay-discard`,
+    `reset-prefix-cache`, `cancel-request`, `tail-logs`. There is no `sleep`/`wake-up` on the
+    wire (training and sampling never share GPUs on Cortex) and no `zmd-events`.
 
     """
 
-    weight_sync = "weight-sync"
     forward = "forward"
+    weight_sync = "weight-sync"
+    bootstrap_router_replay = "bootstrap-router-replay"
+    router_replay_discard = "router-replay-discard"
     reset_prefix_cache = "reset-prefix-cache"
     cancel_request = "cancel-request"
     tail_logs = "tail-logs"
-    sleep = "sleep"
-    wake_up = "wake-up"
+
+
+class OperationPayload(BaseModel):
+    """
+    An operation's arguments, specific to its `operation_type` (see `OperationRequest`).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+
+
+class ForwardOperationPayload(BaseModel):
+    """
+    The payload of the `forward` operation: a byte payload (at most 60 MiB, never chunked)
+    as base64 in JSON. One backend forward; `fwd()` and `fwd_no_grad()` in the service's
+    own client send exactly this and add no no-gradient semantics. The service's
+    description notes that the backend behind it expects raw DSSST1 bytes, so this path is
+    not end-to-end compatible today; it is not a log-probability API.
+
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    payload_b64: Base64
+    content_type: Annotated[
+        StrictStr | MISSING,
+        Field(description="Media type of the decoded bytes (`application/octet-stream`)."),
+    ] = MISSING
+
+
+class WeightSyncPayload(BaseModel):
+    """
+    The payload of the `weight-sync` operation, open: today's client adds `cuda_ipc` and
+    `low_memory` (colocated strategies, which Cortex does not use) and the service ignores
+    what it does not use.
+
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    source_sub_job_id: SubJobId | MISSING = MISSING
+    target_sub_job_ids: Annotated[
+        list[SubJobId] | MISSING, Field(description="Sub-jobs to update.")
+    ] = MISSING
+    weight_format: WeightFormat | MISSING = MISSING
+    cuda_ipc: Annotated[
+        StrictBool | MISSING,
+        Field(description="Colocated zero-copy sync; sent by today's client, not used on Cortex."),
+    ] = MISSING
+    low_memory: Annotated[
+        StrictBool | MISSING,
+        Field(
+            description="Colocated one-parameter-at-a-time sync; sent by today's client, not used on Cortex."
+        ),
+    ] = MISSING
+
+
+class BootstrapRouterReplayPayload(BaseModel):
+    """
+    The payload of `bootstrap-router-replay`; the sampling sub-job is the routing source, the training sub-job the replay target (and operation receiver).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    source_sub_job_id: SubJobId
+    target_sub_job_id: SubJobId
+    max_cache_bytes: Annotated[
+        StrictInt | MISSING,
+        Field(description="Bound on the replay cache.", ge=0),
+        IntegralFloatAsInt,
+    ] = MISSING
+
+
+class RouterReplayDiscardPayload(BaseModel):
+    """
+    The payload of `router-replay-discard`; extra fields pass through.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    sample_ids: Annotated[
+        list[StrictStr] | MISSING,
+        Field(description="The samples whose routing records to drop."),
+    ] = MISSING
+
+
+class ResetPrefixCachePayload(BaseModel):
+    """
+    The payload of `reset-prefix-cache` (the values shown are the client defaults); extra fields pass through.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    drain: Annotated[
+        StrictBool | MISSING,
+        Field(description="Wait for in-flight requests before resetting."),
+    ] = MISSING
+    timeout_s: Annotated[
+        StrictFloat | MISSING,
+        Field(description="How long to wait for the drain, in seconds."),
+    ] = MISSING
+    retry_interval_s: Annotated[
+        StrictFloat | MISSING,
+        Field(description="How often to retry while draining, in seconds."),
+    ] = MISSING
 
 
 class CancelRequestPayload(BaseModel):
     """
-    The payload of the `cancel-request` operation.
+    The payload of `cancel-request`.
     """
 
     model_config = ConfigDict(
@@ -494,40 +697,55 @@ class CancelRequestPayload(BaseModel):
     request_id: RequestId
 
 
-class OperationPayload(BaseModel):
+class TailLogsPayload(BaseModel):
     """
-    An operation's arguments, specific to its `operation_type`; `{}` when it takes none.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-    )
-
-
-class OperationOutput(BaseModel):
-    """
-    An inline operation's output, specific to its `operation_type` (`{}` for no-ops).
+    The payload of `tail-logs`; absent `cursor` reads from the start.
     """
 
     model_config = ConfigDict(
         extra="allow",
     )
+    cursor: Annotated[
+        StrictStr | MISSING, Field(description="The previous page's `next_cursor`.")
+    ] = MISSING
+    max_lines: Annotated[
+        StrictInt | MISSING,
+        Field(description="Most log entries in this page.", ge=1),
+        IntegralFloatAsInt,
+    ] = MISSING
 
 
-class OperationResult(BaseModel):
+class TailLogsPage(BaseModel):
     """
-    An inline operation's answer.
+    The inline answer of `tail-logs`: one page of the sub-job's stdout. While the job is
+    placing, pages can be empty and not `eof`.
+
     """
 
-    job_id: JobId
-    operation_type: Annotated[StrictStr, Field(description="The operation that ran.")]
-    result: OperationOutput
+    entries: Annotated[list[Any], Field(description="Log entries, oldest first.")]
+    next_cursor: Annotated[StrictStr, Field(description="Pass as `cursor` to read on.")]
+    eof: Annotated[
+        StrictBool,
+        Field(description="Whether the log has ended for now (stop unless following)."),
+    ]
+
+
+class OperationAnswer(BaseModel):
+    """
+    An inline operation's answer, opaque and unwrapped: for `tail-logs` a `TailLogsPage`,
+    for the others the backend's acknowledgement or result.
+
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
 
 
 class JsonResult(BaseModel):
     """
-    A JSON result: `StepResult`, `SaveResult`, `LoadResult`, `SyncWeightsResult`, or an
-    asynchronous operation's output (see each operation's `x-result`).
+    A JSON result: `StepResult`, `SaveResult`, `LoadResult`, or an asynchronous
+    operation's output (open: `weight-sync` answers completion/transfer metadata).
 
     """
 
@@ -538,7 +756,7 @@ class JsonResult(BaseModel):
 
 class InlineBinaryResult(BaseModel):
     """
-    A small DSSST1 result (at most 1 MiB of frame in the mock), base64 in the poll answer.
+    A small DSSST1 result, base64 in the poll answer.
     """
 
     content_type: Annotated[
@@ -552,33 +770,50 @@ class InlineBinaryResult(BaseModel):
 
 class RequestEvent(BaseModel):
     """
-    One event of a request. Known `type`s: `result_chunk` (one DSSST1 `result_chunk` frame
-    of a large result, with `chunk_idx`, `total_chunks`, `payload_b64` and `payload_sha256`,
-    the SHA-256 of the decoded payload), `progress` and `log` (with `message`). Clients
+    One event of a request; events are opaque backend objects. `result_chunk` events carry
+    one DSSST1 `result_chunk` frame of a large result (`payload_b64`, and `payload_sha256`
+    of the decoded payload); a generate-stream's events are `GenerateStreamEvent`s. Clients
     ignore types they do not know.
 
     """
 
-    type: Annotated[
-        StrictStr,
-        Field(description="The event type.", pattern="^[a-z][a-z0-9_]{0,63}$"),
-    ]
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    type: Annotated[StrictStr, Field(description="The event type.")]
+    payload_b64: Base64 | MISSING = MISSING
+    payload_sha256: Sha256Hex | MISSING = MISSING
     chunk_idx: Annotated[
         StrictInt | MISSING,
-        Field(description="Index of this result chunk.", ge=0),
+        Field(
+            description="Index of this result chunk (also inside the chunk frame's descriptor).",
+            ge=0,
+        ),
         IntegralFloatAsInt,
     ] = MISSING
     total_chunks: Annotated[
-        StrictInt | MISSING, Field(description="Result chunks in all.", ge=1), IntegralFloatAsInt
+        StrictInt | MISSING,
+        Field(
+            description="Result chunks in all (also inside the chunk frame's descriptor).",
+            ge=1,
+        ),
+        IntegralFloatAsInt,
     ] = MISSING
-    payload_b64: Base64 | MISSING = MISSING
-    payload_sha256: Sha256Hex | MISSING = MISSING
-    message: Annotated[
-        StrictStr | MISSING, Field(description="Text of a `progress` or `log` event.")
-    ] = MISSING
-    timestamp: Annotated[AwareDatetime | MISSING, Field(description="When the event happened.")] = (
-        MISSING
+
+
+class ResponseOptions(BaseModel):
+    """
+    How the client wants the result delivered.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
     )
+    format: Annotated[StrictStr | MISSING, Field(description="`dssst1`.")] = MISSING
+    delivery: Annotated[
+        StrictStr | MISSING,
+        Field(description="`chunked` (large results as `result_chunk` events)."),
+    ] = MISSING
 
 
 class ChunkDescriptor(BaseModel):
@@ -605,10 +840,25 @@ class ChunkDescriptor(BaseModel):
     operation: Annotated[
         StrictStr | MISSING,
         Field(
-            description="The operation the frame is for (`fwd-bwd`, `fwd-no-grad`, `generate`).",
+            description="The operation the frame is for (`fwd-bwd`, `generate`; proposed `fwd-no-grad`).",
             pattern="^[a-z][a-z0-9-]{0,31}$",
         ),
     ] = MISSING
+
+
+class RequestChunkDescriptor(ChunkDescriptor):
+    """
+    A request chunk's descriptor; request chunks always carry `chunk_group_id` (the server's idempotency key) and `operation`.
+    """
+
+    chunk_group_id: ChunkGroupId
+    operation: Annotated[
+        StrictStr,
+        Field(
+            description="The operation the frame is for (`fwd-bwd`, `generate`; proposed `fwd-no-grad`).",
+            pattern="^[a-z][a-z0-9-]{0,31}$",
+        ),
+    ]
 
 
 class Dtype(StrEnum):
@@ -642,11 +892,47 @@ class TensorRef(BaseModel):
     shape: Annotated[list[ShapeItem], Field(description="Dimensions; `[]` for a 0-d tensor.")]
 
 
+class ModelKwargs(BaseModel):
+    """
+    The model's keyword arguments in a forward-backward frame, generally `[batch, sequence]`
+    tensors. The minimal conventional frame carries `input_ids` and `labels`; today's
+    arctic-platform client sends `input_ids`, `attention_mask` and, when it has them,
+    `position_ids` and `labels` (its loss comes from `context` and `processing`). Other
+    keys pass through.
+
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    input_ids: TensorRef
+    attention_mask: TensorRef | MISSING = MISSING
+    position_ids: TensorRef | MISSING = MISSING
+    labels: TensorRef | MISSING = MISSING
+
+
+class ForwardBackwardContext(BaseModel):
+    """
+    Backend-owned loss inputs (an open backend contract: the deployed training backend, not
+    this API, decides the keys). ArcticTraining's GRPO loss reads `input_ids`, `advantages`
+    and a boolean `loss_mask`.
+
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    input_ids: TensorRef | MISSING = MISSING
+    advantages: TensorRef | MISSING = MISSING
+    loss_mask: TensorRef | MISSING = MISSING
+
+
 class TrainBatch(BaseModel):
     """
-    The pre-tokenised batch (the `kwargs` of a forward-backward frame). B is the batch size,
-    P the prompt length and R the response length; `[B, P+R]` tensors cover the whole
-    sequence. Extra keys pass through and must round-trip unchanged.
+    The pre-tokenised batch verl and SkyRL build, as the `kwargs` of a forward-backward
+    frame. B is the batch size, P the prompt length and R the response length;
+    `[B, P+R]` tensors cover the whole sequence. Extra keys pass through and must
+    round-trip unchanged.
 
     """
 
@@ -666,21 +952,6 @@ class TrainBatch(BaseModel):
     rollout_is_weights: TensorRef | MISSING = MISSING
 
 
-class ForwardInputs(BaseModel):
-    """
-    The model inputs of a forward-no-grad frame; extra keys pass through.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    input_ids: TensorRef
-    attention_mask: TensorRef
-    position_ids: TensorRef
-    responses: TensorRef | MISSING = MISSING
-    response_mask: TensorRef | MISSING = MISSING
-
-
 class LossConfig(BaseModel):
     """
     Loss settings passed to the loss function as given (clip ratios, KL coefficient, ...).
@@ -691,23 +962,24 @@ class LossConfig(BaseModel):
     )
 
 
-PostItem = TypeAliasType("PostItem", Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")])
-
-
 class Processing(BaseModel):
     """
-    What the trainer does with the batch; absent keys take the job's configured defaults.
+    What the backend does with the batch: an open backend contract (registered loss
+    functions and post-processors come from the deployed training backend).
+
     """
 
+    model_config = ConfigDict(
+        extra="allow",
+    )
     post: Annotated[
-        list[PostItem] | MISSING,
-        Field(description="Per-token outputs to return (`logprobs`, `entropy`)."),
+        list[StrictStr] | MISSING,
+        Field(description="Post-processors to run (for example `compute_logprobs`)."),
     ] = MISSING
     loss_fn: Annotated[
         StrictStr | MISSING,
         Field(
-            description="Loss function name (for example `verl_grpo`, `ppo`); absent means the job's configured loss.",
-            pattern="^[A-Za-z][A-Za-z0-9_.-]{0,63}$",
+            description="Loss function name (for example `grpo`); absent means the job's configured loss."
         ),
     ] = MISSING
     config: LossConfig | MISSING = MISSING
@@ -728,20 +1000,32 @@ class BatchMeta(BaseModel):
 
 class ForwardBackwardBatch(BaseModel):
     """
-    The value inside a forward-backward frame.
+    The value inside a forward-backward frame. The minimal frame is
+    `{args: [], kwargs: {input_ids, labels}}`; ArcticTraining adds backend-owned `context`
+    and `processing`. Other keys pass through (the proposed pre-tokenised batch is
+    `TrainBatch`).
+
     """
 
+    model_config = ConfigDict(
+        extra="allow",
+    )
     args: Annotated[
         list[Any] | MISSING, Field(description="Positional arguments; normally empty.")
     ] = MISSING
-    kwargs: TrainBatch
-    meta: BatchMeta | MISSING = MISSING
+    kwargs: ModelKwargs
+    context: ForwardBackwardContext | MISSING = MISSING
     processing: Processing | MISSING = MISSING
+    router_replay: Annotated[
+        Any | MISSING,
+        Field(description="Router-replay data the client adds when given, a backend contract."),
+    ] = MISSING
+    meta: BatchMeta | MISSING = MISSING
 
 
 class TrainMetrics(BaseModel):
     """
-    Training metrics reduced over the batch; servers may add more keys.
+    Training metrics; the exact keys are backend and loss dependent (today often `{}`).
     """
 
     model_config = ConfigDict(
@@ -773,7 +1057,9 @@ class TrainMetrics(BaseModel):
 
 class PostProcessOutputs(BaseModel):
     """
-    Per-token outputs requested with `processing.post`, shape `[B, R]`.
+    Today intentionally an empty object: callers must not assume that `compute_logprobs`
+    output appears here.
+
     """
 
     model_config = ConfigDict(
@@ -785,17 +1071,34 @@ class PostProcessOutputs(BaseModel):
 
 class ForwardBackwardResult(BaseModel):
     """
-    The value inside a forward-backward result frame.
+    The value inside a forward-backward result frame (a conventional backend result, open).
     """
 
-    job_id: JobId
-    avg_loss: Annotated[StrictFloat, Field(description="Mean loss over the batch.")]
-    loss: Annotated[
-        StrictFloat | MISSING,
-        Field(description="Same as `avg_loss`; both are sent so either key works."),
-    ] = MISSING
-    metrics: TrainMetrics
+    job_id: JobId | MISSING = MISSING
+    avg_loss: Annotated[
+        StrictFloat,
+        Field(description="Mean loss over the batch (there is no `loss` alias)."),
+    ]
+    metrics: TrainMetrics | MISSING = MISSING
     post_process_outputs: PostProcessOutputs | MISSING = MISSING
+
+
+class ForwardInputs(BaseModel):
+    """
+    The model inputs of a forward-no-grad frame; extra keys pass through.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    input_ids: TensorRef
+    attention_mask: TensorRef
+    position_ids: TensorRef
+    responses: TensorRef | MISSING = MISSING
+    response_mask: TensorRef | MISSING = MISSING
+
+
+PostItem = TypeAliasType("PostItem", Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")])
 
 
 class NoGradProcessing(BaseModel):
@@ -834,13 +1137,15 @@ class ForwardNoGradBatch(BaseModel):
     processing: NoGradProcessing | MISSING = MISSING
     reference_model: Annotated[
         StrictBool,
-        Field(description="Run the frozen reference model instead of the policy."),
+        Field(
+            description="Run the frozen reference model (the `log_probability` sub-job) instead of the policy."
+        ),
     ] = False
 
 
 class ModelOutputs(BaseModel):
     """
-    Per-token outputs of a forward-no-grad, shape `[B, R]` (or `[B, P+R-1]` without responses).
+    Per-token outputs of a forward-no-grad, shape `[B, T]` (shifted convention).
     """
 
     model_config = ConfigDict(
@@ -912,27 +1217,29 @@ class SamplingParams(BaseModel):
 
 class GenerateRequest(BaseModel):
     """
-    The value inside a generate frame.
+    The value inside a generate frame (and the JSON body of generate-stream).
     """
 
     prompts: Annotated[
-        list[Prompt], Field(description="Prompts as text or token ids.", min_length=1)
+        list[Prompt],
+        Field(description="Prompts as text and/or token-id lists.", min_length=1),
     ]
     sampling_params: Annotated[
-        SamplingParams | list[SamplingParams] | MISSING,
-        Field(description="One set for every prompt, or one per prompt."),
+        SamplingParams | list[SamplingParams | None] | MISSING,
+        Field(
+            description="One object for every prompt, or a list aligned with `prompts` whose entries may be null (engine defaults)."
+        ),
     ] = MISSING
     routing_key: Annotated[
-        StrictStr | MISSING,
+        StrictStr | list[StrictStr | None] | MISSING,
         Field(
-            description="Requests with the same key go to the same sampling replica (prefix-cache reuse).",
-            pattern="^[A-Za-z0-9_.:-]{1,128}$",
+            description="One key for every prompt, or a list aligned with `prompts` whose entries may be null."
         ),
     ] = MISSING
     strict: Annotated[
         StrictBool,
         Field(
-            description="Fail the request when any prompt fails, instead of answering partial results."
+            description="Strict routing-key affinity (requests with the same key must stay on the same replica)."
         ),
     ] = False
 
@@ -942,26 +1249,19 @@ TokenId = TypeAliasType("TokenId", Annotated[StrictInt, Field(ge=0), IntegralFlo
 
 class GenerationOutput(BaseModel):
     """
-    One completion.
+    One completion; the backend can add fields such as log-probabilities or action masks.
     """
 
-    text: Annotated[StrictStr, Field(description="The completion text.")]
-    token_ids: Annotated[list[TokenId], Field(description="The completion's token ids.")]
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    text: Annotated[StrictStr | MISSING, Field(description="The completion text.")] = MISSING
+    token_ids: Annotated[
+        list[TokenId] | MISSING, Field(description="The completion's token ids.")
+    ] = MISSING
     finish_reason: Annotated[
-        StrictStr,
+        StrictStr | MISSING,
         Field(description="Why generation stopped (`stop`, `length`, `abort`)."),
-    ]
-    logprobs: Annotated[
-        list[StrictFloat] | None | MISSING,
-        Field(description="Log-probability of each generated token, when asked for."),
-    ] = MISSING
-    prompt_len: Annotated[
-        StrictInt | MISSING, Field(description="Prompt length in tokens.", ge=0), IntegralFloatAsInt
-    ] = MISSING
-    generation_len: Annotated[
-        StrictInt | MISSING,
-        Field(description="Completion length in tokens.", ge=0),
-        IntegralFloatAsInt,
     ] = MISSING
 
 
@@ -970,7 +1270,7 @@ class GenerateResult(BaseModel):
     The value inside a generate result frame; `results` follows the order of `prompts`.
     """
 
-    job_id: JobId
+    job_id: JobId | MISSING = MISSING
     results: Annotated[
         list[GenerationOutput], Field(description="One entry per prompt (times `n`).")
     ]
@@ -995,52 +1295,49 @@ class LogProbsResult(BaseModel):
     ] = MISSING
 
 
-class StepResult(BaseModel):
+class PeakMemory(BaseModel):
     """
-    The JSON result of `step`.
+    Per-step peak memory in bytes, present when the training config sets
+    `step_peak_memory_log`: `gpu_peak` is the job-wide GPU high-water mark across ranks for
+    this forward-backward plus step cycle, `cpu_peak` rank 0's process RSS.
+
     """
 
-    global_steps: Annotated[
-        StrictInt, Field(description="Optimizer steps taken so far.", ge=0), IntegralFloatAsInt
-    ]
-    last_lr: Annotated[
-        StrictFloat | list[StrictFloat],
-        Field(description="Learning rate used (a scalar, or one per parameter group)."),
-    ]
-    peak_memory: Annotated[
-        StrictFloat | MISSING,
-        Field(description="Peak accelerator memory in GiB during the step.", ge=0.0),
-    ] = MISSING
-    metrics: TrainMetrics | MISSING = MISSING
+    gpu_peak: Annotated[StrictInt, Field(description="Bytes.", ge=0), IntegralFloatAsInt]
+    cpu_peak: Annotated[StrictInt, Field(description="Bytes.", ge=0), IntegralFloatAsInt]
 
 
 class SaveResult(BaseModel):
     """
-    The JSON result of `save_checkpoint`.
+    The JSON result of `save_checkpoint`; its `checkpoint_id` is authoritative. Consumers use the fields present.
     """
 
+    model_config = ConfigDict(
+        extra="allow",
+    )
     checkpoint_id: CheckpointId
-    checkpoint_path: Annotated[StrictStr, Field(description="Where the service stored it.")]
-    checkpoint_tag: Annotated[StrictStr, Field(description="The trainer's tag for it.")]
+    checkpoint_path: Annotated[
+        StrictStr | MISSING, Field(description="Where the service stored it.")
+    ] = MISSING
+    checkpoint_tag: Annotated[
+        StrictStr | MISSING, Field(description="The trainer's tag for it.")
+    ] = MISSING
 
 
 class LoadResult(BaseModel):
     """
-    The JSON result of `load_checkpoint`.
+    The JSON result of `load_checkpoint`; the `checkpoint_id` and backend load metadata (open).
     """
 
+    model_config = ConfigDict(
+        extra="allow",
+    )
     checkpoint_id: CheckpointId
-    source_job_id: JobId
-    global_steps: Annotated[
-        StrictInt | MISSING,
-        Field(description="The step count restored with it.", ge=0),
-        IntegralFloatAsInt,
-    ] = MISSING
 
 
 class SyncWeightsResult(BaseModel):
     """
-    The JSON result of `sync_weights` and of the `weight-sync` operation.
+    The JSON result of the proposed `sync_weights` route.
     """
 
     synced_sub_job_ids: Annotated[
@@ -1054,67 +1351,107 @@ class SyncWeightsResult(BaseModel):
 
 class Error(BaseModel):
     """
-    The one error body of this API, for every non-2xx status.
+    An error body, in one of today's two shapes: `{message, code}` with an integer code
+    (the chunk-group errors carry a string code), or FastAPI's validation body
+    `{detail: [...]}`. An older missing-chunks answer is `{chunk_group_id, message}`.
+
     """
 
-    message: Annotated[StrictStr, Field(description="Human-readable; never contains credentials.")]
-    code: ErrorCode
+    message: Annotated[
+        StrictStr | MISSING,
+        Field(description="Human-readable; never contains credentials."),
+    ] = MISSING
+    code: Annotated[
+        StrictInt | StrictStr | MISSING,
+        Field(
+            description="Today an integer (for example 409), or one of the chunk-group codes\n`chunk_group_restart_required`, `chunk_group_conflict`,\n`chunk_group_missing_chunks`. Proposed: always a string from `ErrorCode`.\n"
+        ),
+        IntegralFloatAsInt,
+    ] = MISSING
+    detail: Annotated[
+        list[ValidationIssue] | MISSING,
+        Field(description="FastAPI validation problems, one per offending value."),
+    ] = MISSING
+    chunk_group_id: ChunkGroupId | MISSING = MISSING
     request_id: Annotated[
         StrictStr | MISSING,
         Field(
-            description="The `x-snowflake-request-id` of the failed exchange, when known.",
+            description="The `x-snowflake-request-id` of the failed exchange.",
             pattern="^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$",
         ),
     ] = MISSING
     details: Annotated[
         list[ValidationIssue] | MISSING,
-        Field(description="One entry per problem (validation errors, missing chunk indexes)."),
+        Field(
+            description="One entry per problem (validation errors, missing chunk indexes), with the string codes."
+        ),
     ] = MISSING
 
 
 class TrainingConfig(BaseModel):
     """
-    Training settings; keys not listed here pass through to the trainer unchanged.
+    Training settings. Only `max_seq_len` and `n_gpus` are needed; the service's own typed
+    client also insists on `optimizer` and `train_batch_size`, the service does not (the
+    published arctic-platform client sends them only when its DeepSpeed config has them).
+    Keys not listed here pass through to the trainer unchanged (`ds_config`,
+    `model_provider`, `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
+
     """
 
     model_config = ConfigDict(
         extra="allow",
     )
-    optimizer: OptimizerConfig
+    optimizer: OptimizerConfig | MISSING = MISSING
     max_seq_len: Annotated[
         StrictInt,
         Field(description="Longest sequence (prompt plus response) in tokens.", ge=1),
         IntegralFloatAsInt,
     ]
     train_batch_size: Annotated[
-        StrictInt,
-        Field(description="Sequences per forward-backward call.", ge=1),
+        StrictInt | MISSING,
+        Field(description="Sequences per optimizer step.", ge=1),
         IntegralFloatAsInt,
-    ]
+    ] = MISSING
     n_gpus: Annotated[
         StrictInt, Field(description="GPUs for this sub-job.", ge=1), IntegralFloatAsInt
     ]
     gradient_clipping: Annotated[
-        StrictFloat | MISSING,
-        Field(description="Global gradient-norm clip; absent means no clipping.", ge=0.0),
+        StrictFloat | MISSING, Field(description="Global gradient-norm clip.")
     ] = MISSING
     load_optimizer_states: Annotated[
         StrictBool | MISSING,
-        Field(description="Whether loading a checkpoint restores optimizer state too."),
+        Field(
+            description="Whether resuming a `resumable` checkpoint restores optimizer state too (server default true)."
+        ),
     ] = MISSING
+    multiplex_job_id: SubJobId | MISSING = MISSING
 
 
 class SubJob(BaseModel):
     """
-    One sub-job of a job, with the configuration it was created with.
+    One sub-job of a job, flat, with the configuration it was created with.
     """
 
     sub_job_id: SubJobId
     job_type: JobType
-    status: JobState
-    model_name: Annotated[StrictStr, Field(description="The model this sub-job runs.")]
+    status: JobState | MISSING = MISSING
+    model_name: Annotated[
+        StrictStr | MISSING, Field(description="The model this sub-job runs.")
+    ] = MISSING
     training_config: TrainingConfig | MISSING = MISSING
     inference_config: InferenceConfig | MISSING = MISSING
+
+
+class CheckpointExport(BaseModel):
+    """
+    Short-lived download links for a checkpoint's files.
+    """
+
+    checkpoint_id: CheckpointId
+    files: Annotated[list[ExportedFile], Field(description="One entry per file of the checkpoint.")]
+    expires_at: Annotated[
+        AwareDatetime | MISSING, Field(description="When the links stop working.")
+    ] = MISSING
 
 
 class LogProbsRequest(BaseModel):
@@ -1147,49 +1484,113 @@ class LogProbsRequest(BaseModel):
 
 class OperationRequest(BaseModel):
     """
-    The body of `run_operation`. The payload's shape depends on `operation_type` (stated
-    as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
-    payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
-    `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
-    its rule answers `422 validation_error`.
+    The body of `run_operation`. `operation_type` is required; `sub_job_id` and
+    `sub_job_type` are optional routing hints that must agree when both are given. The
+    payload depends on `operation_type` (stated as `allOf` if/then rules; every payload is
+    open): `forward` a `ForwardOperationPayload`, `weight-sync` a `WeightSyncPayload`,
+    `bootstrap-router-replay` a `BootstrapRouterReplayPayload`, `router-replay-discard` a
+    `RouterReplayDiscardPayload`, `reset-prefix-cache` a `ResetPrefixCachePayload`,
+    `cancel-request` a `CancelRequestPayload`, `tail-logs` a `TailLogsPayload`.
 
     """
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
     )
     operation_type: OperationType
     sub_job_id: SubJobId | MISSING = MISSING
     sub_job_type: JobType | MISSING = MISSING
-    payload: Annotated[OperationPayload, Field(validate_default=True)] = {}
+    payload: OperationPayload | MISSING = MISSING
 
 
 class RequestStatus(BaseModel):
     """
-    One poll of a data-plane request. `result` is set once `status` is `completed`: a JSON
-    object for JSON results, an `InlineBinaryResult` for small DSSST1 results, and null for
-    large DSSST1 results, which arrive as `result_chunk` events instead. `error` is set once
-    `status` is `failed`.
+    One poll of a data-plane request (proto3 JSON: empty fields may be absent). `result` is
+    set once `status` is a success: a JSON object for JSON results, an
+    `InlineBinaryResult` for small DSSST1 results; large DSSST1 results arrive as
+    `result_chunk` events instead. `error` is a string, `""` when there is none.
 
     """
 
     request_id: RequestId
-    job_id: JobId
     status: RequestState
-    created_at: Annotated[AwareDatetime, Field(description="When the request was accepted.")]
-    updated_at: Annotated[AwareDatetime, Field(description="When it last changed.")]
+    created_at: Annotated[
+        AwareDatetime | MISSING, Field(description="When the request was accepted.")
+    ] = MISSING
+    updated_at: Annotated[AwareDatetime | MISSING, Field(description="When it last changed.")] = (
+        MISSING
+    )
     result: Annotated[
-        InlineBinaryResult | JsonResult | None,
+        InlineBinaryResult | JsonResult | None | MISSING,
         Field(description="The result, when done (see above)."),
-    ]
-    error: Annotated[Error | None, Field(description="Why the request failed.")]
-    events: Annotated[list[RequestEvent], Field(description="One page of events, oldest first.")]
+    ] = MISSING
+    error: Annotated[
+        StrictStr | MISSING,
+        Field(description='Why the request failed; `""` when it did not.'),
+    ] = MISSING
+    events: Annotated[
+        list[RequestEvent] | MISSING,
+        Field(description="One page of events, oldest first."),
+    ] = MISSING
     next_cursor: Annotated[
-        Cursor | None,
+        StrictStr | MISSING,
         Field(
-            description="Cursor of the next page; null when the request is terminal and every event was read."
+            description='Cursor of the next result-chunk page; non-empty only while more result chunks are queued, `""` otherwise.',
+            pattern="^[A-Za-z0-9_=-]{0,256}$",
         ),
-    ]
+    ] = MISSING
+
+
+class GenerateStreamEvent(BaseModel):
+    """
+    One event of a generate-stream request. Common shapes: `{type: result, index, result}`
+    per finished prompt, `{type: error, index, error}` per failed prompt, then
+    `{type: done, completed, failed}`. Open: the backend may add fields.
+
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    type: Annotated[StrictStr, Field(description="`result`, `error` or `done`.")]
+    index: Annotated[
+        StrictInt | MISSING,
+        Field(description="The prompt's index (result and error events).", ge=0),
+        IntegralFloatAsInt,
+    ] = MISSING
+    result: GenerationOutput | MISSING = MISSING
+    error: Annotated[
+        StrictStr | MISSING, Field(description="Why the prompt failed (error events).")
+    ] = MISSING
+    completed: Annotated[
+        StrictInt | MISSING,
+        Field(description="Prompts that finished (the done event).", ge=0),
+        IntegralFloatAsInt,
+    ] = MISSING
+    failed: Annotated[
+        StrictInt | MISSING,
+        Field(description="Prompts that failed (the done event).", ge=0),
+        IntegralFloatAsInt,
+    ] = MISSING
+
+
+class FrameOpMetadata(BaseModel):
+    """
+    The `op` metadata of a DSSST1 frame. Today's client puts
+    `response_options: {format: dssst1, delivery: chunked}` in every request frame; chunk
+    frames hold their descriptor under `request_chunk` or `result_chunk`.
+
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    response_options: ResponseOptions | MISSING = MISSING
+    request_chunk: RequestChunkDescriptor | MISSING = MISSING
+    result_chunk: ChunkDescriptor | MISSING = MISSING
+    router_replay: Annotated[
+        Any | MISSING, Field(description="Router-replay metadata, a backend contract.")
+    ] = MISSING
 
 
 class ChunkFrame(BaseModel):
@@ -1202,50 +1603,105 @@ class ChunkFrame(BaseModel):
     payload: TensorRef
 
 
+class StepResult(BaseModel):
+    """
+    The JSON result of `step` (a conventional backend result, open).
+    """
+
+    global_steps: Annotated[
+        StrictInt, Field(description="Optimizer steps taken so far.", ge=0), IntegralFloatAsInt
+    ]
+    last_lr: Annotated[
+        StrictFloat | list[StrictFloat],
+        Field(description="Learning rate used (a scalar or a list, depending on the backend)."),
+    ]
+    peak_memory: PeakMemory | MISSING = MISSING
+    metrics: TrainMetrics | MISSING = MISSING
+
+
 class SubJobConfig(BaseModel):
     """
     One sub-job. Exactly one of `training_config` (for `training`) or `inference_config`
     (for `sampling` and `log_probability`) must be given; the server answers 422 otherwise.
-    The schema states this in `allOf`: an if/then/else on `job_type` and an `anyOf`.
+    The schema states this in `allOf`: an if/then/else on `job_type` and an `anyOf`. Other
+    fields pass through.
 
     """
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
     )
     job_type: JobType
     model_name: Annotated[
         StrictStr,
         Field(
-            description="A model name the service can load (a Hugging Face id or a stage path).",
+            description="A model name the service can load (a Hugging Face id from the model cache).",
             min_length=1,
         ),
     ]
     training_config: TrainingConfig | MISSING = MISSING
     inference_config: InferenceConfig | MISSING = MISSING
     global_batch_size: Annotated[
-        StrictInt | MISSING,
-        Field(description="Samples per optimizer step across all GPUs.", ge=1),
-        IntegralFloatAsInt,
+        StrictInt | MISSING, Field(description="Top-level passthrough field."), IntegralFloatAsInt
     ] = MISSING
     dtype: Annotated[
         StrictStr | MISSING,
-        Field(
-            description="Compute dtype of the model weights.",
-            pattern="^[a-z0-9]{2,16}$",
-        ),
+        Field(description="Compute dtype of the model weights (for example `bfloat16`)."),
     ] = MISSING
     seed: Annotated[
         StrictInt | MISSING,
-        Field(description="Random seed for reproducible runs.", ge=0),
+        Field(description="Random seed for reproducible runs."),
         IntegralFloatAsInt,
+    ] = MISSING
+    model_post_init_: Annotated[
+        list[StrictStr] | MISSING,
+        Field(
+            alias="model_post_init",
+            description="Names the server maps to post-init hooks.",
+        ),
     ] = MISSING
     source_checkpoint_info: SourceCheckpointInfo | MISSING = MISSING
 
 
+class JobSummary(BaseModel):
+    """
+    One job in a listing (proto3 JSON; only `job_id` and `status` are always there).
+    """
+
+    job_id: JobId
+    status: JobState
+    reason: Annotated[
+        StrictStr | None | MISSING,
+        Field(description="Why the job is in this state, when the server knows."),
+    ] = MISSING
+    created_at: Annotated[
+        AwareDatetime | MISSING, Field(description="When the job was created.")
+    ] = MISSING
+    updated_at: Annotated[
+        AwareDatetime | MISSING, Field(description="When the job last changed state.")
+    ] = MISSING
+    submitted_by: Annotated[
+        StrictStr | MISSING,
+        Field(description="The submitting user's name; best-effort, may be absent."),
+    ] = MISSING
+    owner_role: Annotated[
+        StrictStr | MISSING,
+        Field(description="The owning role's name; best-effort, may be absent."),
+    ] = MISSING
+    sub_jobs: Annotated[list[SubJob] | MISSING, Field(description="The job's sub-jobs.")] = MISSING
+
+
+class JobList(BaseModel):
+    """
+    The body of `list_jobs`.
+    """
+
+    jobs: Annotated[list[JobSummary], Field(description="The caller's jobs.")]
+
+
 class Job(BaseModel):
     """
-    A job and its sub-jobs.
+    A job and its sub-jobs (proto3 JSON; only `job_id` and `status` are always there).
     """
 
     job_id: JobId
@@ -1253,31 +1709,39 @@ class Job(BaseModel):
     reason: Annotated[
         StrictStr | None | MISSING,
         Field(
-            description="Why the job is in this state (for example a placement or startup failure)."
+            description="Why the job is in this state (for example a placement or startup failure); often empty."
         ),
     ] = MISSING
-    created_at: Annotated[AwareDatetime, Field(description="When the job was created.")]
-    updated_at: Annotated[AwareDatetime, Field(description="When the job last changed state.")]
+    created_at: Annotated[
+        AwareDatetime | MISSING, Field(description="When the job was created.")
+    ] = MISSING
+    updated_at: Annotated[
+        AwareDatetime | MISSING, Field(description="When the job last changed state.")
+    ] = MISSING
     image_tag: Annotated[
         StrictStr | None | MISSING,
-        Field(description="The service image running the job."),
+        Field(description="The service image running the job; empty before placement."),
     ] = MISSING
-    experiment_name: Annotated[
-        StrictStr | None | MISSING, Field(description="The label given at creation.")
+    submitted_by: Annotated[
+        StrictStr | MISSING,
+        Field(description="The submitting user's name; best-effort, may be absent."),
+    ] = MISSING
+    owner_role: Annotated[
+        StrictStr | MISSING,
+        Field(description="The owning role's name; best-effort, may be absent."),
     ] = MISSING
     sub_jobs: Annotated[
-        list[SubJob],
-        Field(description="One entry per sub-job config, in creation order."),
-    ]
+        list[SubJob] | MISSING, Field(description="One entry per sub-job config.")
+    ] = MISSING
 
 
 class CreateJobRequest(BaseModel):
     """
-    The body of `create_job`.
+    The body of `create_job`; open (unknown fields are ignored, an internal `debug` block is gated by the server).
     """
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
     )
     sub_job_configs: Annotated[
         list[SubJobConfig],
@@ -1286,7 +1750,7 @@ class CreateJobRequest(BaseModel):
     experiment_name: Annotated[
         StrictStr | MISSING,
         Field(
-            description="A free-form label shown in listings.",
+            description="The experiment to record the run in.",
             max_length=256,
             min_length=1,
         ),

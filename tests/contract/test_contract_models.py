@@ -108,7 +108,7 @@ def test_every_object_schema_has_both_models() -> None:
 
 
 # ---------------------------------------------------------------- the integer policy
-BASE_CONFIG = {"optimizer": {"type": "AdamW"}, "max_seq_len": 8, "train_batch_size": 1, "n_gpus": 1}
+BASE_CONFIG = {"optimizer": {"name": "AdamW"}, "max_seq_len": 8, "train_batch_size": 1, "n_gpus": 1}
 
 
 @pytest.mark.parametrize(("value", "expected"), [(2048, 2048), (2048.0, 2048), (1e3, 1000)])
@@ -157,8 +157,14 @@ def test_other_scalars_are_not_coerced(field: str, value: Any) -> None:
         )
 
 
-def test_request_bodies_reject_unknown_fields() -> None:
-    with pytest.raises(ValidationError):
-        cortex_gs_models.StepRequest.model_validate({"learning_rate": 0.1, "lr": 0.1})
+def test_todays_request_bodies_keep_unknown_fields_and_proposed_ones_refuse_them() -> None:
+    # The service ignores fields it does not use (a save's export_hf, ...); the models keep
+    # them so that a server built on them can log and drop them. New bodies are closed.
+    step = cortex_gs_models.StepRequest.model_validate({"learning_rate": 0.1, "lr": 0.1})
+    assert step.model_dump(exclude_unset=True) == {"learning_rate": 0.1, "lr": 0.1}
+    save = cortex_gs_models.SaveRequest.model_validate({"export_hf": False, "note": "x"})
+    assert save.export_hf is False and save.model_dump(exclude_unset=True)["note"] == "x"
     config = cortex_gs_models.TrainingConfig.model_validate({**BASE_CONFIG, "zero_stage": 2})
     assert config.model_dump(exclude_unset=True)["zero_stage"] == 2
+    with pytest.raises(ValidationError):
+        cortex_gs_models.LogProbsRequest.model_validate({"prompts": ["a"], "temperature": 1.0})

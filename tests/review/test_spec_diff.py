@@ -100,7 +100,7 @@ def _remove_media_type(doc: dict[str, Any]) -> None:
 
 def _narrow_frame_schema(doc: dict[str, Any]) -> None:
     """Inside a DSSST1 frame (linked by x-dssst1-schema): a batch field becomes required."""
-    batch = _schemas(doc)["TrainBatch"]
+    batch = _schemas(doc)["ModelKwargs"]
     optional = next(n for n in batch["properties"] if n not in batch.get("required", []))
     batch["required"] = [*batch.get("required", []), optional]
 
@@ -134,7 +134,7 @@ BREAKING: dict[str, tuple[Edit, str]] = {
     "narrowed request enum": (_narrow_request_enum, "enum values removed"),
     "widened response enum": (_widen_response_enum, "enum values added"),
     "narrowed request type": (_narrow_request_type, "variant"),
-    "tightened parameter bound": (_tighten_parameter, "maximum tightened"),
+    "tightened parameter bound": (_tighten_parameter, "new bound maximum=64"),
     "new required parameter": (_new_required_parameter, "new required parameter"),
     "changed status code": (_change_status_code, "status code removed"),
     "removed media type": (_remove_media_type, "media type 'application/octet-stream' removed"),
@@ -173,7 +173,7 @@ def _description_change(doc: dict[str, Any]) -> None:
 
 def _loosen_parameter(doc: dict[str, Any]) -> None:
     params = _op(doc, "/{job_id}/requests/{request_id}", "get")["parameters"]
-    next(p for p in params if p["name"] == "max_events")["schema"]["maximum"] = 4096
+    next(p for p in params if p["name"] == "max_events")["schema"]["minimum"] = 0
 
 
 def _new_optional_parameter(doc: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ T = TypeVar("T", bound="CancelRequestPayload")
 
 @_attrs_define
 class CancelRequestPayload:
-    """The payload of the `cancel-request` operation.
+    """The payload of `cancel-request`.
 
     Attributes:
         request_id (str): A data-plane request's id.

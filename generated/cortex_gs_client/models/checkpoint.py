@@ -16,22 +16,22 @@ T = TypeVar("T", bound="Checkpoint")
 
 @_attrs_define
 class Checkpoint:
-    """One saved checkpoint.
+    """One saved checkpoint (proto3 JSON; zero fields may be absent).
 
     Attributes:
-        checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global step.
-        global_steps (int): Optimizer steps taken when it was saved.
-        created_at (datetime.datetime): When it was saved.
-        checkpoint_type (CheckpointType): `resumable` keeps optimizer state for resuming; `weights-only` is smaller, for
-            serving.
+        checkpoint_id (str): A checkpoint's id, as the service named it (after the global step).
+        global_steps (int | Unset): Optimizer steps taken when it was saved.
         avg_loss (float | None | Unset): Average loss of the last forward-backward before the save, if any.
+        created_at (datetime.datetime | Unset): When it was saved.
+        checkpoint_type (CheckpointType | Unset): `resumable` keeps optimizer and training state (the default);
+            `weights-only` is Hugging Face-style model assets, for sampling.
     """
 
     checkpoint_id: str
-    global_steps: int
-    created_at: datetime.datetime
-    checkpoint_type: CheckpointType
+    global_steps: int | Unset = UNSET
     avg_loss: float | None | Unset = UNSET
+    created_at: datetime.datetime | Unset = UNSET
+    checkpoint_type: CheckpointType | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -39,28 +39,35 @@ class Checkpoint:
 
         global_steps = self.global_steps
 
-        created_at = self.created_at.isoformat()
-
-        checkpoint_type = self.checkpoint_type.value
-
         avg_loss: float | None | Unset
         if isinstance(self.avg_loss, Unset):
             avg_loss = UNSET
         else:
             avg_loss = self.avg_loss
 
+        created_at: str | Unset = UNSET
+        if not isinstance(self.created_at, Unset):
+            created_at = self.created_at.isoformat()
+
+        checkpoint_type: str | Unset = UNSET
+        if not isinstance(self.checkpoint_type, Unset):
+            checkpoint_type = self.checkpoint_type.value
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "checkpoint_id": checkpoint_id,
-                "global_steps": global_steps,
-                "created_at": created_at,
-                "checkpoint_type": checkpoint_type,
             }
         )
+        if global_steps is not UNSET:
+            field_dict["global_steps"] = global_steps
         if avg_loss is not UNSET:
             field_dict["avg_loss"] = avg_loss
+        if created_at is not UNSET:
+            field_dict["created_at"] = created_at
+        if checkpoint_type is not UNSET:
+            field_dict["checkpoint_type"] = checkpoint_type
 
         return field_dict
 
@@ -69,11 +76,7 @@ class Checkpoint:
         d = dict(src_dict)
         checkpoint_id = d.pop("checkpoint_id")
 
-        global_steps = d.pop("global_steps")
-
-        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
-
-        checkpoint_type = CheckpointType(d.pop("checkpoint_type"))
+        global_steps = d.pop("global_steps", UNSET)
 
         def _parse_avg_loss(data: object) -> float | None | Unset:
             if data is None:
@@ -84,12 +87,26 @@ class Checkpoint:
 
         avg_loss = _parse_avg_loss(d.pop("avg_loss", UNSET))
 
+        _created_at = d.pop("created_at", UNSET)
+        created_at: datetime.datetime | Unset
+        if isinstance(_created_at, Unset):
+            created_at = UNSET
+        else:
+            created_at = datetime.datetime.fromisoformat(_created_at)
+
+        _checkpoint_type = d.pop("checkpoint_type", UNSET)
+        checkpoint_type: CheckpointType | Unset
+        if isinstance(_checkpoint_type, Unset):
+            checkpoint_type = UNSET
+        else:
+            checkpoint_type = CheckpointType(_checkpoint_type)
+
         checkpoint = cls(
             checkpoint_id=checkpoint_id,
             global_steps=global_steps,
+            avg_loss=avg_loss,
             created_at=created_at,
             checkpoint_type=checkpoint_type,
-            avg_loss=avg_loss,
         )
 
         checkpoint.additional_properties = d

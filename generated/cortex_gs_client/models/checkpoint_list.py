@@ -19,7 +19,7 @@ class CheckpointList:
     """The body of `list_checkpoints`.
 
     Attributes:
-        checkpoints (list[Checkpoint]): Oldest first.
+        checkpoints (list[Checkpoint]): The job's checkpoints.
     """
 
     checkpoints: list[Checkpoint]

@@ -17,7 +17,7 @@ class ChunkAccepted:
     Attributes:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
             `capacity` (that route wins).
-        chunk_group_id (str): The idempotency key of one chunked operation, chosen by the client (a UUID works).
+        chunk_group_id (str): The idempotency key of one chunked operation, chosen by the client (a UUID4 today).
         chunk_idx (int): Index of the chunk just stored.
         received_chunks (int): Distinct chunks of the group stored so far.
         total_chunks (int): Chunks in the group.

@@ -23,8 +23,9 @@ class ChunkDescriptor:
             total_chunks (int): Chunks in the group.
             frame_sha256 (str): A SHA-256 digest as 64 lowercase hex digits.
             frame_size_bytes (int): Size of the original frame in bytes.
-            chunk_group_id (str | Unset): The idempotency key of one chunked operation, chosen by the client (a UUID works).
-            operation (str | Unset): The operation the frame is for (`fwd-bwd`, `fwd-no-grad`, `generate`).
+            chunk_group_id (str | Unset): The idempotency key of one chunked operation, chosen by the client (a UUID4
+                today).
+            operation (str | Unset): The operation the frame is for (`fwd-bwd`, `generate`; proposed `fwd-no-grad`).
     """
 
     chunk_idx: int

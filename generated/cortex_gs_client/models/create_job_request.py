@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import define as _attrs_define
+from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
@@ -17,15 +18,16 @@ T = TypeVar("T", bound="CreateJobRequest")
 
 @_attrs_define
 class CreateJobRequest:
-    """The body of `create_job`.
+    """The body of `create_job`; open (unknown fields are ignored, an internal `debug` block is gated by the server).
 
     Attributes:
         sub_job_configs (list[SubJobConfig]): One entry per sub-job; at least one.
-        experiment_name (str | Unset): A free-form label shown in listings.
+        experiment_name (str | Unset): The experiment to record the run in.
     """
 
     sub_job_configs: list[SubJobConfig]
     experiment_name: str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         sub_job_configs = []
@@ -36,7 +38,7 @@ class CreateJobRequest:
         experiment_name = self.experiment_name
 
         field_dict: dict[str, Any] = {}
-
+        field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "sub_job_configs": sub_job_configs,
@@ -66,4 +68,21 @@ class CreateJobRequest:
             experiment_name=experiment_name,
         )
 
+        create_job_request.additional_properties = d
         return create_job_request
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

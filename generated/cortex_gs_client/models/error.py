@@ -18,18 +18,27 @@ T = TypeVar("T", bound="Error")
 
 @_attrs_define
 class Error:
-    """The one error body of this API, for every non-2xx status.
+    """An error body, in one of today's two shapes: `{message, code}` with an integer code
+    (the chunk-group errors carry a string code), or FastAPI's validation body
+    `{detail: [...]}`. An older missing-chunks answer is `{chunk_group_id, message}`.
 
-    Attributes:
-        message (str): Human-readable; never contains credentials.
-        code (int | str): A stable error code from the error table (a string); older servers may send an integer, which
-            clients treat as opaque.
-        request_id (str | Unset): The `x-snowflake-request-id` of the failed exchange, when known.
-        details (list[ValidationIssue] | Unset): One entry per problem (validation errors, missing chunk indexes).
+        Attributes:
+            message (str | Unset): Human-readable; never contains credentials.
+            code (int | str | Unset): Today an integer (for example 409), or one of the chunk-group codes
+                `chunk_group_restart_required`, `chunk_group_conflict`,
+                `chunk_group_missing_chunks`. Proposed: always a string from `ErrorCode`.
+            detail (list[ValidationIssue] | Unset): FastAPI validation problems, one per offending value.
+            chunk_group_id (str | Unset): The idempotency key of one chunked operation, chosen by the client (a UUID4
+                today).
+            request_id (str | Unset): The `x-snowflake-request-id` of the failed exchange.
+            details (list[ValidationIssue] | Unset): One entry per problem (validation errors, missing chunk indexes), with
+                the string codes.
     """
 
-    message: str
-    code: int | str
+    message: str | Unset = UNSET
+    code: int | str | Unset = UNSET
+    detail: list[ValidationIssue] | Unset = UNSET
+    chunk_group_id: str | Unset = UNSET
     request_id: str | Unset = UNSET
     details: list[ValidationIssue] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -37,8 +46,20 @@ class Error:
     def to_dict(self) -> dict[str, Any]:
         message = self.message
 
-        code: int | str
-        code = self.code
+        code: int | str | Unset
+        if isinstance(self.code, Unset):
+            code = UNSET
+        else:
+            code = self.code
+
+        detail: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.detail, Unset):
+            detail = []
+            for detail_item_data in self.detail:
+                detail_item = detail_item_data.to_dict()
+                detail.append(detail_item)
+
+        chunk_group_id = self.chunk_group_id
 
         request_id = self.request_id
 
@@ -51,12 +72,15 @@ class Error:
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update(
-            {
-                "message": message,
-                "code": code,
-            }
-        )
+        field_dict.update({})
+        if message is not UNSET:
+            field_dict["message"] = message
+        if code is not UNSET:
+            field_dict["code"] = code
+        if detail is not UNSET:
+            field_dict["detail"] = detail
+        if chunk_group_id is not UNSET:
+            field_dict["chunk_group_id"] = chunk_group_id
         if request_id is not UNSET:
             field_dict["request_id"] = request_id
         if details is not UNSET:
@@ -69,12 +93,25 @@ class Error:
         from ..models.validation_issue import ValidationIssue  # noqa: PLC0415
 
         d = dict(src_dict)
-        message = d.pop("message")
+        message = d.pop("message", UNSET)
 
-        def _parse_code(data: object) -> int | str:
-            return cast(int | str, data)
+        def _parse_code(data: object) -> int | str | Unset:
+            if isinstance(data, Unset):
+                return data
+            return cast(int | str | Unset, data)
 
-        code = _parse_code(d.pop("code"))
+        code = _parse_code(d.pop("code", UNSET))
+
+        _detail = d.pop("detail", UNSET)
+        detail: list[ValidationIssue] | Unset = UNSET
+        if _detail is not UNSET:
+            detail = []
+            for detail_item_data in _detail:
+                detail_item = ValidationIssue.from_dict(detail_item_data)
+
+                detail.append(detail_item)
+
+        chunk_group_id = d.pop("chunk_group_id", UNSET)
 
         request_id = d.pop("request_id", UNSET)
 
@@ -90,6 +127,8 @@ class Error:
         error = cls(
             message=message,
             code=code,
+            detail=detail,
+            chunk_group_id=chunk_group_id,
             request_id=request_id,
             details=details,
         )

@@ -11,8 +11,9 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.batch_meta import BatchMeta
+    from ..models.forward_backward_context import ForwardBackwardContext
+    from ..models.model_kwargs import ModelKwargs
     from ..models.processing import Processing
-    from ..models.train_batch import TrainBatch
 
 
 T = TypeVar("T", bound="ForwardBackwardBatch")
@@ -20,25 +21,37 @@ T = TypeVar("T", bound="ForwardBackwardBatch")
 
 @_attrs_define
 class ForwardBackwardBatch:
-    """The value inside a forward-backward frame.
+    """The value inside a forward-backward frame. The minimal frame is
+    `{args: [], kwargs: {input_ids, labels}}`; ArcticTraining adds backend-owned `context`
+    and `processing`. Other keys pass through (the proposed pre-tokenised batch is
+    `TrainBatch`).
 
-    Attributes:
-        kwargs (TrainBatch): The pre-tokenised batch (the `kwargs` of a forward-backward frame). B is the batch size,
-            P the prompt length and R the response length; `[B, P+R]` tensors cover the whole
-            sequence. Extra keys pass through and must round-trip unchanged.
-        args (list[Any] | Unset): Positional arguments; normally empty.
-        meta (BatchMeta | Unset): Batch metadata carried next to the tensors and passed through to the trainer (verl
-            puts
-            `global_batch_size`, `batch_num_tokens` as a 0-d tensor, `actor_config` and
-            `policy_loss_config` here).
-        processing (Processing | Unset): What the trainer does with the batch; absent keys take the job's configured
-            defaults.
+        Attributes:
+            kwargs (ModelKwargs): The model's keyword arguments in a forward-backward frame, generally `[batch, sequence]`
+                tensors. The minimal conventional frame carries `input_ids` and `labels`; today's
+                arctic-platform client sends `input_ids`, `attention_mask` and, when it has them,
+                `position_ids` and `labels` (its loss comes from `context` and `processing`). Other
+                keys pass through.
+            args (list[Any] | Unset): Positional arguments; normally empty.
+            context (ForwardBackwardContext | Unset): Backend-owned loss inputs (an open backend contract: the deployed
+                training backend, not
+                this API, decides the keys). ArcticTraining's GRPO loss reads `input_ids`, `advantages`
+                and a boolean `loss_mask`.
+            processing (Processing | Unset): What the backend does with the batch: an open backend contract (registered loss
+                functions and post-processors come from the deployed training backend).
+            router_replay (Any | Unset): Router-replay data the client adds when given, a backend contract.
+            meta (BatchMeta | Unset): Batch metadata carried next to the tensors and passed through to the trainer (verl
+                puts
+                `global_batch_size`, `batch_num_tokens` as a 0-d tensor, `actor_config` and
+                `policy_loss_config` here).
     """
 
-    kwargs: TrainBatch
+    kwargs: ModelKwargs
     args: list[Any] | Unset = UNSET
-    meta: BatchMeta | Unset = UNSET
+    context: ForwardBackwardContext | Unset = UNSET
     processing: Processing | Unset = UNSET
+    router_replay: Any | Unset = UNSET
+    meta: BatchMeta | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,13 +61,19 @@ class ForwardBackwardBatch:
         if not isinstance(self.args, Unset):
             args = self.args
 
-        meta: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.meta, Unset):
-            meta = self.meta.to_dict()
+        context: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.context, Unset):
+            context = self.context.to_dict()
 
         processing: dict[str, Any] | Unset = UNSET
         if not isinstance(self.processing, Unset):
             processing = self.processing.to_dict()
+
+        router_replay = self.router_replay
+
+        meta: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.meta, Unset):
+            meta = self.meta.to_dict()
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -65,30 +84,35 @@ class ForwardBackwardBatch:
         )
         if args is not UNSET:
             field_dict["args"] = args
-        if meta is not UNSET:
-            field_dict["meta"] = meta
+        if context is not UNSET:
+            field_dict["context"] = context
         if processing is not UNSET:
             field_dict["processing"] = processing
+        if router_replay is not UNSET:
+            field_dict["router_replay"] = router_replay
+        if meta is not UNSET:
+            field_dict["meta"] = meta
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.batch_meta import BatchMeta  # noqa: PLC0415
+        from ..models.forward_backward_context import ForwardBackwardContext  # noqa: PLC0415
+        from ..models.model_kwargs import ModelKwargs  # noqa: PLC0415
         from ..models.processing import Processing  # noqa: PLC0415
-        from ..models.train_batch import TrainBatch  # noqa: PLC0415
 
         d = dict(src_dict)
-        kwargs = TrainBatch.from_dict(d.pop("kwargs"))
+        kwargs = ModelKwargs.from_dict(d.pop("kwargs"))
 
         args = cast(list[Any], d.pop("args", UNSET))
 
-        _meta = d.pop("meta", UNSET)
-        meta: BatchMeta | Unset
-        if isinstance(_meta, Unset):
-            meta = UNSET
+        _context = d.pop("context", UNSET)
+        context: ForwardBackwardContext | Unset
+        if isinstance(_context, Unset):
+            context = UNSET
         else:
-            meta = BatchMeta.from_dict(_meta)
+            context = ForwardBackwardContext.from_dict(_context)
 
         _processing = d.pop("processing", UNSET)
         processing: Processing | Unset
@@ -97,11 +121,22 @@ class ForwardBackwardBatch:
         else:
             processing = Processing.from_dict(_processing)
 
+        router_replay = d.pop("router_replay", UNSET)
+
+        _meta = d.pop("meta", UNSET)
+        meta: BatchMeta | Unset
+        if isinstance(_meta, Unset):
+            meta = UNSET
+        else:
+            meta = BatchMeta.from_dict(_meta)
+
         forward_backward_batch = cls(
             kwargs=kwargs,
             args=args,
-            meta=meta,
+            context=context,
             processing=processing,
+            router_replay=router_replay,
+            meta=meta,
         )
 
         forward_backward_batch.additional_properties = d

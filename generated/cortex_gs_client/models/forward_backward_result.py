@@ -19,33 +19,33 @@ T = TypeVar("T", bound="ForwardBackwardResult")
 
 @_attrs_define
 class ForwardBackwardResult:
-    """The value inside a forward-backward result frame.
+    """The value inside a forward-backward result frame (a conventional backend result, open).
 
     Attributes:
-        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
-            `capacity` (that route wins).
-        avg_loss (float): Mean loss over the batch.
-        metrics (TrainMetrics): Training metrics reduced over the batch; servers may add more keys.
-        loss (float | Unset): Same as `avg_loss`; both are sent so either key works.
-        post_process_outputs (PostProcessOutputs | Unset): Per-token outputs requested with `processing.post`, shape
-            `[B, R]`.
+        avg_loss (float): Mean loss over the batch (there is no `loss` alias).
+        job_id (str | Unset): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is
+            never `capacity` (that route wins).
+        metrics (TrainMetrics | Unset): Training metrics; the exact keys are backend and loss dependent (today often
+            `{}`).
+        post_process_outputs (PostProcessOutputs | Unset): Today intentionally an empty object: callers must not assume
+            that `compute_logprobs`
+            output appears here.
     """
 
-    job_id: str
     avg_loss: float
-    metrics: TrainMetrics
-    loss: float | Unset = UNSET
+    job_id: str | Unset = UNSET
+    metrics: TrainMetrics | Unset = UNSET
     post_process_outputs: PostProcessOutputs | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        job_id = self.job_id
-
         avg_loss = self.avg_loss
 
-        metrics = self.metrics.to_dict()
+        job_id = self.job_id
 
-        loss = self.loss
+        metrics: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.metrics, Unset):
+            metrics = self.metrics.to_dict()
 
         post_process_outputs: dict[str, Any] | Unset = UNSET
         if not isinstance(self.post_process_outputs, Unset):
@@ -55,13 +55,13 @@ class ForwardBackwardResult:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "job_id": job_id,
                 "avg_loss": avg_loss,
-                "metrics": metrics,
             }
         )
-        if loss is not UNSET:
-            field_dict["loss"] = loss
+        if job_id is not UNSET:
+            field_dict["job_id"] = job_id
+        if metrics is not UNSET:
+            field_dict["metrics"] = metrics
         if post_process_outputs is not UNSET:
             field_dict["post_process_outputs"] = post_process_outputs
 
@@ -73,13 +73,16 @@ class ForwardBackwardResult:
         from ..models.train_metrics import TrainMetrics  # noqa: PLC0415
 
         d = dict(src_dict)
-        job_id = d.pop("job_id")
-
         avg_loss = d.pop("avg_loss")
 
-        metrics = TrainMetrics.from_dict(d.pop("metrics"))
+        job_id = d.pop("job_id", UNSET)
 
-        loss = d.pop("loss", UNSET)
+        _metrics = d.pop("metrics", UNSET)
+        metrics: TrainMetrics | Unset
+        if isinstance(_metrics, Unset):
+            metrics = UNSET
+        else:
+            metrics = TrainMetrics.from_dict(_metrics)
 
         _post_process_outputs = d.pop("post_process_outputs", UNSET)
         post_process_outputs: PostProcessOutputs | Unset
@@ -89,10 +92,9 @@ class ForwardBackwardResult:
             post_process_outputs = PostProcessOutputs.from_dict(_post_process_outputs)
 
         forward_backward_result = cls(
-            job_id=job_id,
             avg_loss=avg_loss,
+            job_id=job_id,
             metrics=metrics,
-            loss=loss,
             post_process_outputs=post_process_outputs,
         )
 

@@ -31,7 +31,8 @@ class ForwardNoGradBatch:
             `policy_loss_config` here).
         processing (NoGradProcessing | Unset): Which per-token outputs a forward-no-grad computes; extra keys pass
             through.
-        reference_model (bool | Unset): Run the frozen reference model instead of the policy. Default: False.
+        reference_model (bool | Unset): Run the frozen reference model (the `log_probability` sub-job) instead of the
+            policy. Default: False.
     """
 
     kwargs: ForwardInputs

@@ -22,8 +22,7 @@ class ForwardNoGradResult:
     """The value inside a forward-no-grad result frame.
 
     Attributes:
-        model_outputs (ModelOutputs): Per-token outputs of a forward-no-grad, shape `[B, R]` (or `[B, P+R-1]` without
-            responses).
+        model_outputs (ModelOutputs): Per-token outputs of a forward-no-grad, shape `[B, T]` (shifted convention).
         metrics (ForwardNoGradMetrics | Unset): Timing and diagnostic metrics of a forward-no-grad; servers choose the
             keys.
     """

@@ -18,19 +18,21 @@ T = TypeVar("T", bound="GenerateRequest")
 
 @_attrs_define
 class GenerateRequest:
-    """The value inside a generate frame.
+    """The value inside a generate frame (and the JSON body of generate-stream).
 
     Attributes:
-        prompts (list[list[int] | str]): Prompts as text or token ids.
-        sampling_params (list[SamplingParams] | SamplingParams | Unset): One set for every prompt, or one per prompt.
-        routing_key (str | Unset): Requests with the same key go to the same sampling replica (prefix-cache reuse).
-        strict (bool | Unset): Fail the request when any prompt fails, instead of answering partial results. Default:
-            False.
+        prompts (list[list[int] | str]): Prompts as text and/or token-id lists.
+        sampling_params (list[None | SamplingParams] | SamplingParams | Unset): One object for every prompt, or a list
+            aligned with `prompts` whose entries may be null (engine defaults).
+        routing_key (list[None | str] | str | Unset): One key for every prompt, or a list aligned with `prompts` whose
+            entries may be null.
+        strict (bool | Unset): Strict routing-key affinity (requests with the same key must stay on the same replica).
+            Default: False.
     """
 
     prompts: list[list[int] | str]
-    sampling_params: list[SamplingParams] | SamplingParams | Unset = UNSET
-    routing_key: str | Unset = UNSET
+    sampling_params: list[None | SamplingParams] | SamplingParams | Unset = UNSET
+    routing_key: list[None | str] | str | Unset = UNSET
     strict: bool | Unset = False
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -47,7 +49,7 @@ class GenerateRequest:
                 prompts_item = prompts_item_data
             prompts.append(prompts_item)
 
-        sampling_params: dict[str, Any] | list[dict[str, Any]] | Unset
+        sampling_params: dict[str, Any] | list[dict[str, Any] | None] | Unset
         if isinstance(self.sampling_params, Unset):
             sampling_params = UNSET
         elif isinstance(self.sampling_params, SamplingParams):
@@ -55,10 +57,25 @@ class GenerateRequest:
         else:
             sampling_params = []
             for sampling_params_type_1_item_data in self.sampling_params:
-                sampling_params_type_1_item = sampling_params_type_1_item_data.to_dict()
+                sampling_params_type_1_item: dict[str, Any] | None
+                if isinstance(sampling_params_type_1_item_data, SamplingParams):
+                    sampling_params_type_1_item = sampling_params_type_1_item_data.to_dict()
+                else:
+                    sampling_params_type_1_item = sampling_params_type_1_item_data
                 sampling_params.append(sampling_params_type_1_item)
 
-        routing_key = self.routing_key
+        routing_key: list[None | str] | str | Unset
+        if isinstance(self.routing_key, Unset):
+            routing_key = UNSET
+        elif isinstance(self.routing_key, list):
+            routing_key = []
+            for routing_key_type_1_item_data in self.routing_key:
+                routing_key_type_1_item: None | str
+                routing_key_type_1_item = routing_key_type_1_item_data
+                routing_key.append(routing_key_type_1_item)
+
+        else:
+            routing_key = self.routing_key
 
         strict = self.strict
 
@@ -102,7 +119,9 @@ class GenerateRequest:
 
             prompts.append(prompts_item)
 
-        def _parse_sampling_params(data: object) -> list[SamplingParams] | SamplingParams | Unset:
+        def _parse_sampling_params(
+            data: object,
+        ) -> list[None | SamplingParams] | SamplingParams | Unset:
             if isinstance(data, Unset):
                 return data
             try:
@@ -118,7 +137,21 @@ class GenerateRequest:
             sampling_params_type_1 = []
             _sampling_params_type_1 = data
             for sampling_params_type_1_item_data in _sampling_params_type_1:
-                sampling_params_type_1_item = SamplingParams.from_dict(
+
+                def _parse_sampling_params_type_1_item(data: object) -> None | SamplingParams:
+                    if data is None:
+                        return data
+                    try:
+                        if not isinstance(data, dict):
+                            raise TypeError()
+                        sampling_params_type_1_item_type_0 = SamplingParams.from_dict(data)
+
+                        return sampling_params_type_1_item_type_0
+                    except (TypeError, ValueError, AttributeError, KeyError):
+                        pass
+                    return cast(None | SamplingParams, data)
+
+                sampling_params_type_1_item = _parse_sampling_params_type_1_item(
                     sampling_params_type_1_item_data
                 )
 
@@ -128,7 +161,33 @@ class GenerateRequest:
 
         sampling_params = _parse_sampling_params(d.pop("sampling_params", UNSET))
 
-        routing_key = d.pop("routing_key", UNSET)
+        def _parse_routing_key(data: object) -> list[None | str] | str | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                routing_key_type_1 = []
+                _routing_key_type_1 = data
+                for routing_key_type_1_item_data in _routing_key_type_1:
+
+                    def _parse_routing_key_type_1_item(data: object) -> None | str:
+                        if data is None:
+                            return data
+                        return cast(None | str, data)
+
+                    routing_key_type_1_item = _parse_routing_key_type_1_item(
+                        routing_key_type_1_item_data
+                    )
+
+                    routing_key_type_1.append(routing_key_type_1_item)
+
+                return routing_key_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[None | str] | str | Unset, data)
+
+        routing_key = _parse_routing_key(d.pop("routing_key", UNSET))
 
         strict = d.pop("strict", UNSET)
 

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.generation_output import GenerationOutput
 
@@ -19,31 +21,32 @@ class GenerateResult:
     """The value inside a generate result frame; `results` follows the order of `prompts`.
 
     Attributes:
-        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
-            `capacity` (that route wins).
         results (list[GenerationOutput]): One entry per prompt (times `n`).
+        job_id (str | Unset): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is
+            never `capacity` (that route wins).
     """
 
-    job_id: str
     results: list[GenerationOutput]
+    job_id: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        job_id = self.job_id
-
         results = []
         for results_item_data in self.results:
             results_item = results_item_data.to_dict()
             results.append(results_item)
 
+        job_id = self.job_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "job_id": job_id,
                 "results": results,
             }
         )
+        if job_id is not UNSET:
+            field_dict["job_id"] = job_id
 
         return field_dict
 
@@ -52,8 +55,6 @@ class GenerateResult:
         from ..models.generation_output import GenerationOutput  # noqa: PLC0415
 
         d = dict(src_dict)
-        job_id = d.pop("job_id")
-
         results = []
         _results = d.pop("results")
         for results_item_data in _results:
@@ -61,9 +62,11 @@ class GenerateResult:
 
             results.append(results_item)
 
+        job_id = d.pop("job_id", UNSET)
+
         generate_result = cls(
-            job_id=job_id,
             results=results,
+            job_id=job_id,
         )
 
         generate_result.additional_properties = d

@@ -14,100 +14,53 @@ T = TypeVar("T", bound="GenerationOutput")
 
 @_attrs_define
 class GenerationOutput:
-    """One completion.
+    """One completion; the backend can add fields such as log-probabilities or action masks.
 
     Attributes:
-        text (str): The completion text.
-        token_ids (list[int]): The completion's token ids.
-        finish_reason (str): Why generation stopped (`stop`, `length`, `abort`).
-        logprobs (list[float] | None | Unset): Log-probability of each generated token, when asked for.
-        prompt_len (int | Unset): Prompt length in tokens.
-        generation_len (int | Unset): Completion length in tokens.
+        text (str | Unset): The completion text.
+        token_ids (list[int] | Unset): The completion's token ids.
+        finish_reason (str | Unset): Why generation stopped (`stop`, `length`, `abort`).
     """
 
-    text: str
-    token_ids: list[int]
-    finish_reason: str
-    logprobs: list[float] | None | Unset = UNSET
-    prompt_len: int | Unset = UNSET
-    generation_len: int | Unset = UNSET
+    text: str | Unset = UNSET
+    token_ids: list[int] | Unset = UNSET
+    finish_reason: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         text = self.text
 
-        token_ids = self.token_ids
+        token_ids: list[int] | Unset = UNSET
+        if not isinstance(self.token_ids, Unset):
+            token_ids = self.token_ids
 
         finish_reason = self.finish_reason
 
-        logprobs: list[float] | None | Unset
-        if isinstance(self.logprobs, Unset):
-            logprobs = UNSET
-        elif isinstance(self.logprobs, list):
-            logprobs = self.logprobs
-
-        else:
-            logprobs = self.logprobs
-
-        prompt_len = self.prompt_len
-
-        generation_len = self.generation_len
-
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
-        field_dict.update(
-            {
-                "text": text,
-                "token_ids": token_ids,
-                "finish_reason": finish_reason,
-            }
-        )
-        if logprobs is not UNSET:
-            field_dict["logprobs"] = logprobs
-        if prompt_len is not UNSET:
-            field_dict["prompt_len"] = prompt_len
-        if generation_len is not UNSET:
-            field_dict["generation_len"] = generation_len
+        field_dict.update({})
+        if text is not UNSET:
+            field_dict["text"] = text
+        if token_ids is not UNSET:
+            field_dict["token_ids"] = token_ids
+        if finish_reason is not UNSET:
+            field_dict["finish_reason"] = finish_reason
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        text = d.pop("text")
+        text = d.pop("text", UNSET)
 
-        token_ids = cast(list[int], d.pop("token_ids"))
+        token_ids = cast(list[int], d.pop("token_ids", UNSET))
 
-        finish_reason = d.pop("finish_reason")
-
-        def _parse_logprobs(data: object) -> list[float] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                logprobs_type_0 = cast(list[float], data)
-
-                return logprobs_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[float] | None | Unset, data)
-
-        logprobs = _parse_logprobs(d.pop("logprobs", UNSET))
-
-        prompt_len = d.pop("prompt_len", UNSET)
-
-        generation_len = d.pop("generation_len", UNSET)
+        finish_reason = d.pop("finish_reason", UNSET)
 
         generation_output = cls(
             text=text,
             token_ids=token_ids,
             finish_reason=finish_reason,
-            logprobs=logprobs,
-            prompt_len=prompt_len,
-            generation_len=generation_len,
         )
 
         generation_output.additional_properties = d

@@ -7,26 +7,34 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="InferenceConfig")
 
 
 @_attrs_define
 class InferenceConfig:
-    """Sampling or log-probability settings; keys not listed here pass through to the engine unchanged.
+    """Sampling or log-probability settings; keys not listed here pass through to the engine unchanged (`vllm_config`,
+    `peft_config`, ...).
 
-    Attributes:
-        max_seq_len (int): Longest sequence (prompt plus completion) in tokens.
-        n_gpus (int): GPUs for this sub-job.
+        Attributes:
+            max_seq_len (int): Longest sequence (prompt plus completion) in tokens.
+            n_gpus (int): GPUs for this sub-job.
+            multiplex_job_id (str | Unset): `{job_id}:{training|sampling|log_prob}:{index}`. Note `log_prob` here but
+                `log_probability` as a job type.
     """
 
     max_seq_len: int
     n_gpus: int
+    multiplex_job_id: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         max_seq_len = self.max_seq_len
 
         n_gpus = self.n_gpus
+
+        multiplex_job_id = self.multiplex_job_id
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -36,6 +44,8 @@ class InferenceConfig:
                 "n_gpus": n_gpus,
             }
         )
+        if multiplex_job_id is not UNSET:
+            field_dict["multiplex_job_id"] = multiplex_job_id
 
         return field_dict
 
@@ -46,9 +56,12 @@ class InferenceConfig:
 
         n_gpus = d.pop("n_gpus")
 
+        multiplex_job_id = d.pop("multiplex_job_id", UNSET)
+
         inference_config = cls(
             max_seq_len=max_seq_len,
             n_gpus=n_gpus,
+            multiplex_job_id=multiplex_job_id,
         )
 
         inference_config.additional_properties = d

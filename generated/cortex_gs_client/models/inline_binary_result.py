@@ -12,7 +12,7 @@ T = TypeVar("T", bound="InlineBinaryResult")
 
 @_attrs_define
 class InlineBinaryResult:
-    """A small DSSST1 result (at most 1 MiB of frame in the mock), base64 in the poll answer.
+    """A small DSSST1 result, base64 in the poll answer.
 
     Attributes:
         content_type (Literal['application/octet-stream']): Media type of the decoded payload.

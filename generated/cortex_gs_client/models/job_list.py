@@ -19,7 +19,7 @@ class JobList:
     """The body of `list_jobs`.
 
     Attributes:
-        jobs (list[JobSummary]): Newest first.
+        jobs (list[JobSummary]): The caller's jobs.
     """
 
     jobs: list[JobSummary]

@@ -12,8 +12,8 @@ T = TypeVar("T", bound="JsonResult")
 
 @_attrs_define
 class JsonResult:
-    """A JSON result: `StepResult`, `SaveResult`, `LoadResult`, `SyncWeightsResult`, or an
-    asynchronous operation's output (see each operation's `x-result`).
+    """A JSON result: `StepResult`, `SaveResult`, `LoadResult`, or an asynchronous
+    operation's output (open: `weight-sync` answers completion/transfer metadata).
 
     """
 

@@ -18,7 +18,7 @@ T = TypeVar("T", bound="ModelOutputs")
 
 @_attrs_define
 class ModelOutputs:
-    """Per-token outputs of a forward-no-grad, shape `[B, R]` (or `[B, P+R-1]` without responses).
+    """Per-token outputs of a forward-no-grad, shape `[B, T]` (shifted convention).
 
     Attributes:
         logprobs (TensorRef): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape. On the

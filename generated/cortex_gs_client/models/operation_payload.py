@@ -12,7 +12,7 @@ T = TypeVar("T", bound="OperationPayload")
 
 @_attrs_define
 class OperationPayload:
-    """An operation's arguments, specific to its `operation_type`; `{}` when it takes none."""
+    """An operation's arguments, specific to its `operation_type` (see `OperationRequest`)."""
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import define as _attrs_define
+from attrs import field as _attrs_field
 
 from ..models.job_type import JobType
 from ..models.operation_type import OperationType
@@ -19,30 +20,33 @@ T = TypeVar("T", bound="OperationRequest")
 
 @_attrs_define
 class OperationRequest:
-    """The body of `run_operation`. The payload's shape depends on `operation_type` (stated
-    as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
-    payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
-    `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
-    its rule answers `422 validation_error`.
+    """The body of `run_operation`. `operation_type` is required; `sub_job_id` and
+    `sub_job_type` are optional routing hints that must agree when both are given. The
+    payload depends on `operation_type` (stated as `allOf` if/then rules; every payload is
+    open): `forward` a `ForwardOperationPayload`, `weight-sync` a `WeightSyncPayload`,
+    `bootstrap-router-replay` a `BootstrapRouterReplayPayload`, `router-replay-discard` a
+    `RouterReplayDiscardPayload`, `reset-prefix-cache` a `ResetPrefixCachePayload`,
+    `cancel-request` a `CancelRequestPayload`, `tail-logs` a `TailLogsPayload`.
 
         Attributes:
-            operation_type (OperationType): An operation with no route of its own. Asynchronous (answer `202
+            operation_type (OperationType): The operation types the service accepts. Scheduled (answer `202
                 AcceptedRequest`):
-                `weight-sync` (payload a `SyncWeightsRequest`), `forward` (payload a `LogProbsRequest`).
-                Inline (answer `200 OperationResult`): `reset-prefix-cache`, `cancel-request` (payload
-                a `CancelRequestPayload`), `tail-logs` (payload `{sub_job_id?, lines?}`), and the
-                colocation no-ops `sleep`, `wake-up`. Any other value answers `422 validation_error`.
+                `forward`, `weight-sync`. Inline (answer `200` with the result itself):
+                `bootstrap-router-replay` (a deployment may schedule it instead), `router-replay-discard`,
+                `reset-prefix-cache`, `cancel-request`, `tail-logs`. There is no `sleep`/`wake-up` on the
+                wire (training and sampling never share GPUs on Cortex) and no `zmd-events`.
             sub_job_id (str | Unset): `{job_id}:{training|sampling|log_prob}:{index}`. Note `log_prob` here but
                 `log_probability` as a job type.
             sub_job_type (JobType | Unset): What a sub-job does.
-            payload (OperationPayload | Unset): An operation's arguments, specific to its `operation_type`; `{}` when it
-                takes none.
+            payload (OperationPayload | Unset): An operation's arguments, specific to its `operation_type` (see
+                `OperationRequest`).
     """
 
     operation_type: OperationType
     sub_job_id: str | Unset = UNSET
     sub_job_type: JobType | Unset = UNSET
     payload: OperationPayload | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         operation_type = self.operation_type.value
@@ -58,7 +62,7 @@ class OperationRequest:
             payload = self.payload.to_dict()
 
         field_dict: dict[str, Any] = {}
-
+        field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "operation_type": operation_type,
@@ -103,4 +107,21 @@ class OperationRequest:
             payload=payload,
         )
 
+        operation_request.additional_properties = d
         return operation_request
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -3,12 +3,12 @@ from enum import StrEnum
 
 
 class OperationType(StrEnum):
+    BOOTSTRAP_ROUTER_REPLAY = "bootstrap-router-replay"
     CANCEL_REQUEST = "cancel-request"
     FORWARD = "forward"
     RESET_PREFIX_CACHE = "reset-prefix-cache"
-    SLEEP = "sleep"
+    ROUTER_REPLAY_DISCARD = "router-replay-discard"
     TAIL_LOGS = "tail-logs"
-    WAKE_UP = "wake-up"
     WEIGHT_SYNC = "weight-sync"
 
     def __str__(self) -> str:

@@ -7,26 +7,41 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="OptimizerConfig")
 
 
 @_attrs_define
 class OptimizerConfig:
-    """Optimizer settings passed to the trainer as given (`type`, `lr`, betas, ...); not empty."""
+    """Optimizer settings passed to the trainer as given (`name`, `lr`, betas, ...); not empty.
 
+    Attributes:
+        name (str | Unset): The optimizer (for example `AdamW`).
+    """
+
+    name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        name = self.name
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update({})
+        if name is not UNSET:
+            field_dict["name"] = name
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        optimizer_config = cls()
+        name = d.pop("name", UNSET)
+
+        optimizer_config = cls(
+            name=name,
+        )
 
         optimizer_config.additional_properties = d
         return optimizer_config

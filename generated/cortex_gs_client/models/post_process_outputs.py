@@ -18,15 +18,16 @@ T = TypeVar("T", bound="PostProcessOutputs")
 
 @_attrs_define
 class PostProcessOutputs:
-    """Per-token outputs requested with `processing.post`, shape `[B, R]`.
+    """Today intentionally an empty object: callers must not assume that `compute_logprobs`
+    output appears here.
 
-    Attributes:
-        logprobs (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
-            On the
-            wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
-        entropy (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
-            On the
-            wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
+        Attributes:
+            logprobs (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
+                On the
+                wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
+            entropy (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
+                On the
+                wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
     """
 
     logprobs: TensorRef | Unset = UNSET

@@ -18,14 +18,14 @@ T = TypeVar("T", bound="Processing")
 
 @_attrs_define
 class Processing:
-    """What the trainer does with the batch; absent keys take the job's configured defaults.
+    """What the backend does with the batch: an open backend contract (registered loss
+    functions and post-processors come from the deployed training backend).
 
-    Attributes:
-        post (list[str] | Unset): Per-token outputs to return (`logprobs`, `entropy`).
-        loss_fn (str | Unset): Loss function name (for example `verl_grpo`, `ppo`); absent means the job's configured
-            loss.
-        config (LossConfig | Unset): Loss settings passed to the loss function as given (clip ratios, KL coefficient,
-            ...).
+        Attributes:
+            post (list[str] | Unset): Post-processors to run (for example `compute_logprobs`).
+            loss_fn (str | Unset): Loss function name (for example `grpo`); absent means the job's configured loss.
+            config (LossConfig | Unset): Loss settings passed to the loss function as given (clip ratios, KL coefficient,
+                ...).
     """
 
     post: list[str] | Unset = UNSET

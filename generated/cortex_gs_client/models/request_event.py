@@ -1,7 +1,6 @@
 # generated from openapi/cortex_gs.yaml by make generate; do not edit
 from __future__ import annotations
 
-import datetime
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -15,46 +14,36 @@ T = TypeVar("T", bound="RequestEvent")
 
 @_attrs_define
 class RequestEvent:
-    """One event of a request. Known `type`s: `result_chunk` (one DSSST1 `result_chunk` frame
-    of a large result, with `chunk_idx`, `total_chunks`, `payload_b64` and `payload_sha256`,
-    the SHA-256 of the decoded payload), `progress` and `log` (with `message`). Clients
+    """One event of a request; events are opaque backend objects. `result_chunk` events carry
+    one DSSST1 `result_chunk` frame of a large result (`payload_b64`, and `payload_sha256`
+    of the decoded payload); a generate-stream's events are `GenerateStreamEvent`s. Clients
     ignore types they do not know.
 
         Attributes:
             type_ (str): The event type.
-            chunk_idx (int | Unset): Index of this result chunk.
-            total_chunks (int | Unset): Result chunks in all.
             payload_b64 (str | Unset): Standard base64 (RFC 4648, with padding).
             payload_sha256 (str | Unset): A SHA-256 digest as 64 lowercase hex digits.
-            message (str | Unset): Text of a `progress` or `log` event.
-            timestamp (datetime.datetime | Unset): When the event happened.
+            chunk_idx (int | Unset): Index of this result chunk (also inside the chunk frame's descriptor).
+            total_chunks (int | Unset): Result chunks in all (also inside the chunk frame's descriptor).
     """
 
     type_: str
-    chunk_idx: int | Unset = UNSET
-    total_chunks: int | Unset = UNSET
     payload_b64: str | Unset = UNSET
     payload_sha256: str | Unset = UNSET
-    message: str | Unset = UNSET
-    timestamp: datetime.datetime | Unset = UNSET
+    chunk_idx: int | Unset = UNSET
+    total_chunks: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_ = self.type_
 
-        chunk_idx = self.chunk_idx
-
-        total_chunks = self.total_chunks
-
         payload_b64 = self.payload_b64
 
         payload_sha256 = self.payload_sha256
 
-        message = self.message
+        chunk_idx = self.chunk_idx
 
-        timestamp: str | Unset = UNSET
-        if not isinstance(self.timestamp, Unset):
-            timestamp = self.timestamp.isoformat()
+        total_chunks = self.total_chunks
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -63,18 +52,14 @@ class RequestEvent:
                 "type": type_,
             }
         )
-        if chunk_idx is not UNSET:
-            field_dict["chunk_idx"] = chunk_idx
-        if total_chunks is not UNSET:
-            field_dict["total_chunks"] = total_chunks
         if payload_b64 is not UNSET:
             field_dict["payload_b64"] = payload_b64
         if payload_sha256 is not UNSET:
             field_dict["payload_sha256"] = payload_sha256
-        if message is not UNSET:
-            field_dict["message"] = message
-        if timestamp is not UNSET:
-            field_dict["timestamp"] = timestamp
+        if chunk_idx is not UNSET:
+            field_dict["chunk_idx"] = chunk_idx
+        if total_chunks is not UNSET:
+            field_dict["total_chunks"] = total_chunks
 
         return field_dict
 
@@ -83,31 +68,20 @@ class RequestEvent:
         d = dict(src_dict)
         type_ = d.pop("type")
 
-        chunk_idx = d.pop("chunk_idx", UNSET)
-
-        total_chunks = d.pop("total_chunks", UNSET)
-
         payload_b64 = d.pop("payload_b64", UNSET)
 
         payload_sha256 = d.pop("payload_sha256", UNSET)
 
-        message = d.pop("message", UNSET)
+        chunk_idx = d.pop("chunk_idx", UNSET)
 
-        _timestamp = d.pop("timestamp", UNSET)
-        timestamp: datetime.datetime | Unset
-        if isinstance(_timestamp, Unset):
-            timestamp = UNSET
-        else:
-            timestamp = datetime.datetime.fromisoformat(_timestamp)
+        total_chunks = d.pop("total_chunks", UNSET)
 
         request_event = cls(
             type_=type_,
-            chunk_idx=chunk_idx,
-            total_chunks=total_chunks,
             payload_b64=payload_b64,
             payload_sha256=payload_sha256,
-            message=message,
-            timestamp=timestamp,
+            chunk_idx=chunk_idx,
+            total_chunks=total_chunks,
         )
 
         request_event.additional_properties = d

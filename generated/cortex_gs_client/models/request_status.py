@@ -9,9 +9,9 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.request_state import RequestState
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.error import Error
     from ..models.inline_binary_result import InlineBinaryResult
     from ..models.json_result import JsonResult
     from ..models.request_event import RequestEvent
@@ -22,72 +22,71 @@ T = TypeVar("T", bound="RequestStatus")
 
 @_attrs_define
 class RequestStatus:
-    """One poll of a data-plane request. `result` is set once `status` is `completed`: a JSON
-    object for JSON results, an `InlineBinaryResult` for small DSSST1 results, and null for
-    large DSSST1 results, which arrive as `result_chunk` events instead. `error` is set once
-    `status` is `failed`.
+    """One poll of a data-plane request (proto3 JSON: empty fields may be absent). `result` is
+    set once `status` is a success: a JSON object for JSON results, an
+    `InlineBinaryResult` for small DSSST1 results; large DSSST1 results arrive as
+    `result_chunk` events instead. `error` is a string, `""` when there is none.
 
         Attributes:
             request_id (str): A data-plane request's id.
-            job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
-                `capacity` (that route wins).
-            status (RequestState): A data-plane request's state. `completed`, `failed` and `cancelled` are terminal. Older
-                servers send `done`/`succeeded`, `canceled` or `REQUEST_STATE_`-prefixed names; the SDK
-                normalises them.
-            created_at (datetime.datetime): When the request was accepted.
-            updated_at (datetime.datetime): When it last changed.
-            result (InlineBinaryResult | JsonResult | None): The result, when done (see above).
-            error (Error | None): Why the request failed.
-            events (list[RequestEvent]): One page of events, oldest first.
-            next_cursor (None | str): Cursor of the next page; null when the request is terminal and every event was read.
+            status (RequestState): A data-plane request's state. In flight: `pending`, `running`, `streaming`. Success:
+                `done` (what the service sends), `completed`, `succeeded`. Failure: `failed`.
+                Cancelled: `cancelled`, `canceled`. Raw enum names such as `REQUEST_STATE_DONE` can
+                also appear; clients lowercase and drop the prefix.
+            created_at (datetime.datetime | Unset): When the request was accepted.
+            updated_at (datetime.datetime | Unset): When it last changed.
+            result (InlineBinaryResult | JsonResult | None | Unset): The result, when done (see above).
+            error (str | Unset): Why the request failed; `""` when it did not.
+            events (list[RequestEvent] | Unset): One page of events, oldest first.
+            next_cursor (str | Unset): Cursor of the next result-chunk page; non-empty only while more result chunks are
+                queued, `""` otherwise.
     """
 
     request_id: str
-    job_id: str
     status: RequestState
-    created_at: datetime.datetime
-    updated_at: datetime.datetime
-    result: InlineBinaryResult | JsonResult | None
-    error: Error | None
-    events: list[RequestEvent]
-    next_cursor: None | str
+    created_at: datetime.datetime | Unset = UNSET
+    updated_at: datetime.datetime | Unset = UNSET
+    result: InlineBinaryResult | JsonResult | None | Unset = UNSET
+    error: str | Unset = UNSET
+    events: list[RequestEvent] | Unset = UNSET
+    next_cursor: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.error import Error  # noqa: PLC0415
         from ..models.inline_binary_result import InlineBinaryResult  # noqa: PLC0415
         from ..models.json_result import JsonResult  # noqa: PLC0415
 
         request_id = self.request_id
 
-        job_id = self.job_id
-
         status = self.status.value
 
-        created_at = self.created_at.isoformat()
+        created_at: str | Unset = UNSET
+        if not isinstance(self.created_at, Unset):
+            created_at = self.created_at.isoformat()
 
-        updated_at = self.updated_at.isoformat()
+        updated_at: str | Unset = UNSET
+        if not isinstance(self.updated_at, Unset):
+            updated_at = self.updated_at.isoformat()
 
-        result: dict[str, Any] | None
-        if isinstance(self.result, InlineBinaryResult):
+        result: dict[str, Any] | None | Unset
+        if isinstance(self.result, Unset):
+            result = UNSET
+        elif isinstance(self.result, InlineBinaryResult):
             result = self.result.to_dict()
         elif isinstance(self.result, JsonResult):
             result = self.result.to_dict()
         else:
             result = self.result
 
-        error: dict[str, Any] | None
-        if isinstance(self.error, Error):
-            error = self.error.to_dict()
-        else:
-            error = self.error
+        error = self.error
 
-        events = []
-        for events_item_data in self.events:
-            events_item = events_item_data.to_dict()
-            events.append(events_item)
+        events: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.events, Unset):
+            events = []
+            for events_item_data in self.events:
+                events_item = events_item_data.to_dict()
+                events.append(events_item)
 
-        next_cursor: None | str
         next_cursor = self.next_cursor
 
         field_dict: dict[str, Any] = {}
@@ -95,22 +94,26 @@ class RequestStatus:
         field_dict.update(
             {
                 "request_id": request_id,
-                "job_id": job_id,
                 "status": status,
-                "created_at": created_at,
-                "updated_at": updated_at,
-                "result": result,
-                "error": error,
-                "events": events,
-                "next_cursor": next_cursor,
             }
         )
+        if created_at is not UNSET:
+            field_dict["created_at"] = created_at
+        if updated_at is not UNSET:
+            field_dict["updated_at"] = updated_at
+        if result is not UNSET:
+            field_dict["result"] = result
+        if error is not UNSET:
+            field_dict["error"] = error
+        if events is not UNSET:
+            field_dict["events"] = events
+        if next_cursor is not UNSET:
+            field_dict["next_cursor"] = next_cursor
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.error import Error  # noqa: PLC0415
         from ..models.inline_binary_result import InlineBinaryResult  # noqa: PLC0415
         from ..models.json_result import JsonResult  # noqa: PLC0415
         from ..models.request_event import RequestEvent  # noqa: PLC0415
@@ -118,16 +121,26 @@ class RequestStatus:
         d = dict(src_dict)
         request_id = d.pop("request_id")
 
-        job_id = d.pop("job_id")
-
         status = RequestState(d.pop("status"))
 
-        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+        _created_at = d.pop("created_at", UNSET)
+        created_at: datetime.datetime | Unset
+        if isinstance(_created_at, Unset):
+            created_at = UNSET
+        else:
+            created_at = datetime.datetime.fromisoformat(_created_at)
 
-        updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
+        _updated_at = d.pop("updated_at", UNSET)
+        updated_at: datetime.datetime | Unset
+        if isinstance(_updated_at, Unset):
+            updated_at = UNSET
+        else:
+            updated_at = datetime.datetime.fromisoformat(_updated_at)
 
-        def _parse_result(data: object) -> InlineBinaryResult | JsonResult | None:
+        def _parse_result(data: object) -> InlineBinaryResult | JsonResult | None | Unset:
             if data is None:
+                return data
+            if isinstance(data, Unset):
                 return data
             try:
                 if not isinstance(data, dict):
@@ -145,42 +158,25 @@ class RequestStatus:
                 return result_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(InlineBinaryResult | JsonResult | None, data)
+            return cast(InlineBinaryResult | JsonResult | None | Unset, data)
 
-        result = _parse_result(d.pop("result"))
+        result = _parse_result(d.pop("result", UNSET))
 
-        def _parse_error(data: object) -> Error | None:
-            if data is None:
-                return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                error_type_0 = Error.from_dict(data)
+        error = d.pop("error", UNSET)
 
-                return error_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(Error | None, data)
+        _events = d.pop("events", UNSET)
+        events: list[RequestEvent] | Unset = UNSET
+        if _events is not UNSET:
+            events = []
+            for events_item_data in _events:
+                events_item = RequestEvent.from_dict(events_item_data)
 
-        error = _parse_error(d.pop("error"))
+                events.append(events_item)
 
-        events = []
-        _events = d.pop("events")
-        for events_item_data in _events:
-            events_item = RequestEvent.from_dict(events_item_data)
-
-            events.append(events_item)
-
-        def _parse_next_cursor(data: object) -> None | str:
-            if data is None:
-                return data
-            return cast(None | str, data)
-
-        next_cursor = _parse_next_cursor(d.pop("next_cursor"))
+        next_cursor = d.pop("next_cursor", UNSET)
 
         request_status = cls(
             request_id=request_id,
-            job_id=job_id,
             status=status,
             created_at=created_at,
             updated_at=updated_at,

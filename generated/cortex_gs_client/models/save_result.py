@@ -7,22 +7,24 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="SaveResult")
 
 
 @_attrs_define
 class SaveResult:
-    """The JSON result of `save_checkpoint`.
+    """The JSON result of `save_checkpoint`; its `checkpoint_id` is authoritative. Consumers use the fields present.
 
     Attributes:
-        checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global step.
-        checkpoint_path (str): Where the service stored it.
-        checkpoint_tag (str): The trainer's tag for it.
+        checkpoint_id (str): A checkpoint's id, as the service named it (after the global step).
+        checkpoint_path (str | Unset): Where the service stored it.
+        checkpoint_tag (str | Unset): The trainer's tag for it.
     """
 
     checkpoint_id: str
-    checkpoint_path: str
-    checkpoint_tag: str
+    checkpoint_path: str | Unset = UNSET
+    checkpoint_tag: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -37,10 +39,12 @@ class SaveResult:
         field_dict.update(
             {
                 "checkpoint_id": checkpoint_id,
-                "checkpoint_path": checkpoint_path,
-                "checkpoint_tag": checkpoint_tag,
             }
         )
+        if checkpoint_path is not UNSET:
+            field_dict["checkpoint_path"] = checkpoint_path
+        if checkpoint_tag is not UNSET:
+            field_dict["checkpoint_tag"] = checkpoint_tag
 
         return field_dict
 
@@ -49,9 +53,9 @@ class SaveResult:
         d = dict(src_dict)
         checkpoint_id = d.pop("checkpoint_id")
 
-        checkpoint_path = d.pop("checkpoint_path")
+        checkpoint_path = d.pop("checkpoint_path", UNSET)
 
-        checkpoint_tag = d.pop("checkpoint_tag")
+        checkpoint_tag = d.pop("checkpoint_tag", UNSET)
 
         save_result = cls(
             checkpoint_id=checkpoint_id,

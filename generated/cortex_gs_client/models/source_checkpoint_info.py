@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from attrs import define as _attrs_define
+from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
@@ -13,16 +14,17 @@ T = TypeVar("T", bound="SourceCheckpointInfo")
 
 @_attrs_define
 class SourceCheckpointInfo:
-    """Start the sub-job from a checkpoint, possibly one of another job.
+    """Start the sub-job from a saved checkpoint, possibly one of another job (the server stamps stage credentials itself).
 
     Attributes:
-        checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global step.
+        checkpoint_id (str): A checkpoint's id, as the service named it (after the global step).
         source_job_id (str | Unset): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator)
             and is never `capacity` (that route wins).
     """
 
     checkpoint_id: str
     source_job_id: str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         checkpoint_id = self.checkpoint_id
@@ -30,7 +32,7 @@ class SourceCheckpointInfo:
         source_job_id = self.source_job_id
 
         field_dict: dict[str, Any] = {}
-
+        field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "checkpoint_id": checkpoint_id,
@@ -53,4 +55,21 @@ class SourceCheckpointInfo:
             source_job_id=source_job_id,
         )
 
+        source_checkpoint_info.additional_properties = d
         return source_checkpoint_info
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

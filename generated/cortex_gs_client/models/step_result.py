@@ -10,6 +10,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.peak_memory import PeakMemory
     from ..models.train_metrics import TrainMetrics
 
 
@@ -18,18 +19,21 @@ T = TypeVar("T", bound="StepResult")
 
 @_attrs_define
 class StepResult:
-    """The JSON result of `step`.
+    """The JSON result of `step` (a conventional backend result, open).
 
     Attributes:
         global_steps (int): Optimizer steps taken so far.
-        last_lr (float | list[float]): Learning rate used (a scalar, or one per parameter group).
-        peak_memory (float | Unset): Peak accelerator memory in GiB during the step.
-        metrics (TrainMetrics | Unset): Training metrics reduced over the batch; servers may add more keys.
+        last_lr (float | list[float]): Learning rate used (a scalar or a list, depending on the backend).
+        peak_memory (PeakMemory | Unset): Per-step peak memory in bytes, present when the training config sets
+            `step_peak_memory_log`: `gpu_peak` is the job-wide GPU high-water mark across ranks for
+            this forward-backward plus step cycle, `cpu_peak` rank 0's process RSS.
+        metrics (TrainMetrics | Unset): Training metrics; the exact keys are backend and loss dependent (today often
+            `{}`).
     """
 
     global_steps: int
     last_lr: float | list[float]
-    peak_memory: float | Unset = UNSET
+    peak_memory: PeakMemory | Unset = UNSET
     metrics: TrainMetrics | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -43,7 +47,9 @@ class StepResult:
         else:
             last_lr = self.last_lr
 
-        peak_memory = self.peak_memory
+        peak_memory: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.peak_memory, Unset):
+            peak_memory = self.peak_memory.to_dict()
 
         metrics: dict[str, Any] | Unset = UNSET
         if not isinstance(self.metrics, Unset):
@@ -66,6 +72,7 @@ class StepResult:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.peak_memory import PeakMemory  # noqa: PLC0415
         from ..models.train_metrics import TrainMetrics  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -84,7 +91,12 @@ class StepResult:
 
         last_lr = _parse_last_lr(d.pop("last_lr"))
 
-        peak_memory = d.pop("peak_memory", UNSET)
+        _peak_memory = d.pop("peak_memory", UNSET)
+        peak_memory: PeakMemory | Unset
+        if isinstance(_peak_memory, Unset):
+            peak_memory = UNSET
+        else:
+            peak_memory = PeakMemory.from_dict(_peak_memory)
 
         _metrics = d.pop("metrics", UNSET)
         metrics: TrainMetrics | Unset

@@ -21,25 +21,31 @@ T = TypeVar("T", bound="SubJob")
 
 @_attrs_define
 class SubJob:
-    """One sub-job of a job, with the configuration it was created with.
+    """One sub-job of a job, flat, with the configuration it was created with.
 
     Attributes:
         sub_job_id (str): `{job_id}:{training|sampling|log_prob}:{index}`. Note `log_prob` here but `log_probability` as
             a job type.
         job_type (JobType): What a sub-job does.
-        status (JobState): A job's lifecycle state. `cancelled`, `terminated` and `failed` are terminal. Older servers
-            send `JOB_STATE_RUNNING`-style names, `done` or `unknown`; the SDK normalises them.
-        model_name (str): The model this sub-job runs.
-        training_config (TrainingConfig | Unset): Training settings; keys not listed here pass through to the trainer
-            unchanged.
+        status (JobState | Unset): A job's customer-facing state. `cancelled`, `terminated` and `failed` are terminal;
+            `initializing` (placed, warming up) is neither running nor terminal. Legacy or internal
+            answers can also hold `done`, `unknown` or enum names such as `JOB_STATE_RUNNING`;
+            clients lowercase and drop the `JOB_STATE_` prefix.
+        model_name (str | Unset): The model this sub-job runs.
+        training_config (TrainingConfig | Unset): Training settings. Only `max_seq_len` and `n_gpus` are needed; the
+            service's own typed
+            client also insists on `optimizer` and `train_batch_size`, the service does not (the
+            published arctic-platform client sends them only when its DeepSpeed config has them).
+            Keys not listed here pass through to the trainer unchanged (`ds_config`,
+            `model_provider`, `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
         inference_config (InferenceConfig | Unset): Sampling or log-probability settings; keys not listed here pass
-            through to the engine unchanged.
+            through to the engine unchanged (`vllm_config`, `peft_config`, ...).
     """
 
     sub_job_id: str
     job_type: JobType
-    status: JobState
-    model_name: str
+    status: JobState | Unset = UNSET
+    model_name: str | Unset = UNSET
     training_config: TrainingConfig | Unset = UNSET
     inference_config: InferenceConfig | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -49,7 +55,9 @@ class SubJob:
 
         job_type = self.job_type.value
 
-        status = self.status.value
+        status: str | Unset = UNSET
+        if not isinstance(self.status, Unset):
+            status = self.status.value
 
         model_name = self.model_name
 
@@ -67,10 +75,12 @@ class SubJob:
             {
                 "sub_job_id": sub_job_id,
                 "job_type": job_type,
-                "status": status,
-                "model_name": model_name,
             }
         )
+        if status is not UNSET:
+            field_dict["status"] = status
+        if model_name is not UNSET:
+            field_dict["model_name"] = model_name
         if training_config is not UNSET:
             field_dict["training_config"] = training_config
         if inference_config is not UNSET:
@@ -88,9 +98,14 @@ class SubJob:
 
         job_type = JobType(d.pop("job_type"))
 
-        status = JobState(d.pop("status"))
+        _status = d.pop("status", UNSET)
+        status: JobState | Unset
+        if isinstance(_status, Unset):
+            status = UNSET
+        else:
+            status = JobState(_status)
 
-        model_name = d.pop("model_name")
+        model_name = d.pop("model_name", UNSET)
 
         _training_config = d.pop("training_config", UNSET)
         training_config: TrainingConfig | Unset

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
+from attrs import field as _attrs_field
 
 from ..models.job_type import JobType
 from ..types import UNSET, Unset
@@ -22,20 +23,26 @@ T = TypeVar("T", bound="SubJobConfig")
 class SubJobConfig:
     """One sub-job. Exactly one of `training_config` (for `training`) or `inference_config`
     (for `sampling` and `log_probability`) must be given; the server answers 422 otherwise.
-    The schema states this in `allOf`: an if/then/else on `job_type` and an `anyOf`.
+    The schema states this in `allOf`: an if/then/else on `job_type` and an `anyOf`. Other
+    fields pass through.
 
         Attributes:
             job_type (JobType): What a sub-job does.
-            model_name (str): A model name the service can load (a Hugging Face id or a stage path).
-            training_config (TrainingConfig | Unset): Training settings; keys not listed here pass through to the trainer
-                unchanged.
+            model_name (str): A model name the service can load (a Hugging Face id from the model cache).
+            training_config (TrainingConfig | Unset): Training settings. Only `max_seq_len` and `n_gpus` are needed; the
+                service's own typed
+                client also insists on `optimizer` and `train_batch_size`, the service does not (the
+                published arctic-platform client sends them only when its DeepSpeed config has them).
+                Keys not listed here pass through to the trainer unchanged (`ds_config`,
+                `model_provider`, `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
             inference_config (InferenceConfig | Unset): Sampling or log-probability settings; keys not listed here pass
-                through to the engine unchanged.
-            global_batch_size (int | Unset): Samples per optimizer step across all GPUs.
-            dtype (str | Unset): Compute dtype of the model weights.
+                through to the engine unchanged (`vllm_config`, `peft_config`, ...).
+            global_batch_size (int | Unset): Top-level passthrough field.
+            dtype (str | Unset): Compute dtype of the model weights (for example `bfloat16`).
             seed (int | Unset): Random seed for reproducible runs.
-            source_checkpoint_info (SourceCheckpointInfo | Unset): Start the sub-job from a checkpoint, possibly one of
-                another job.
+            model_post_init (list[str] | Unset): Names the server maps to post-init hooks.
+            source_checkpoint_info (SourceCheckpointInfo | Unset): Start the sub-job from a saved checkpoint, possibly one
+                of another job (the server stamps stage credentials itself).
     """
 
     job_type: JobType
@@ -45,7 +52,9 @@ class SubJobConfig:
     global_batch_size: int | Unset = UNSET
     dtype: str | Unset = UNSET
     seed: int | Unset = UNSET
+    model_post_init: list[str] | Unset = UNSET
     source_checkpoint_info: SourceCheckpointInfo | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         job_type = self.job_type.value
@@ -66,12 +75,16 @@ class SubJobConfig:
 
         seed = self.seed
 
+        model_post_init: list[str] | Unset = UNSET
+        if not isinstance(self.model_post_init, Unset):
+            model_post_init = self.model_post_init
+
         source_checkpoint_info: dict[str, Any] | Unset = UNSET
         if not isinstance(self.source_checkpoint_info, Unset):
             source_checkpoint_info = self.source_checkpoint_info.to_dict()
 
         field_dict: dict[str, Any] = {}
-
+        field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "job_type": job_type,
@@ -88,6 +101,8 @@ class SubJobConfig:
             field_dict["dtype"] = dtype
         if seed is not UNSET:
             field_dict["seed"] = seed
+        if model_post_init is not UNSET:
+            field_dict["model_post_init"] = model_post_init
         if source_checkpoint_info is not UNSET:
             field_dict["source_checkpoint_info"] = source_checkpoint_info
 
@@ -124,6 +139,8 @@ class SubJobConfig:
 
         seed = d.pop("seed", UNSET)
 
+        model_post_init = cast(list[str], d.pop("model_post_init", UNSET))
+
         _source_checkpoint_info = d.pop("source_checkpoint_info", UNSET)
         source_checkpoint_info: SourceCheckpointInfo | Unset
         if isinstance(_source_checkpoint_info, Unset):
@@ -139,7 +156,25 @@ class SubJobConfig:
             global_batch_size=global_batch_size,
             dtype=dtype,
             seed=seed,
+            model_post_init=model_post_init,
             source_checkpoint_info=source_checkpoint_info,
         )
 
+        sub_job_config.additional_properties = d
         return sub_job_config
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -14,14 +14,15 @@ T = TypeVar("T", bound="SyncWeightsRequest")
 
 @_attrs_define
 class SyncWeightsRequest:
-    """The body of `sync_weights` (and the payload of the `weight-sync` operation); `{}` uses the defaults.
+    """The body of the proposed `sync_weights` route only; `{}` uses the defaults.
 
     Attributes:
         source_sub_job_id (str | Unset): `{job_id}:{training|sampling|log_prob}:{index}`. Note `log_prob` here but
             `log_probability` as a job type.
         target_sub_job_ids (list[str] | Unset): Sub-jobs to update; absent means every sampling and log-probability sub-
             job.
-        weight_format (WeightFormat | Unset): Layout of weights pushed to sampling sub-jobs.
+        weight_format (WeightFormat | Unset): Layout of weights pushed to sampling sub-jobs (`vllm` is the server
+            default; `lora` sends only the adapter).
     """
 
     source_sub_job_id: str | Unset = UNSET

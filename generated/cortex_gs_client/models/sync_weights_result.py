@@ -14,11 +14,12 @@ T = TypeVar("T", bound="SyncWeightsResult")
 
 @_attrs_define
 class SyncWeightsResult:
-    """The JSON result of `sync_weights` and of the `weight-sync` operation.
+    """The JSON result of the proposed `sync_weights` route.
 
     Attributes:
         synced_sub_job_ids (list[str]): Sub-jobs that now hold the new weights.
-        weight_format (WeightFormat): Layout of weights pushed to sampling sub-jobs.
+        weight_format (WeightFormat): Layout of weights pushed to sampling sub-jobs (`vllm` is the server default;
+            `lora` sends only the adapter).
         version (int): Weight version, one more per sync.
     """
 

@@ -18,9 +18,10 @@ T = TypeVar("T", bound="TrainBatch")
 
 @_attrs_define
 class TrainBatch:
-    """The pre-tokenised batch (the `kwargs` of a forward-backward frame). B is the batch size,
-    P the prompt length and R the response length; `[B, P+R]` tensors cover the whole
-    sequence. Extra keys pass through and must round-trip unchanged.
+    """The pre-tokenised batch verl and SkyRL build, as the `kwargs` of a forward-backward
+    frame. B is the batch size, P the prompt length and R the response length;
+    `[B, P+R]` tensors cover the whole sequence. Extra keys pass through and must
+    round-trip unchanged.
 
         Attributes:
             input_ids (TensorRef): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape. On the

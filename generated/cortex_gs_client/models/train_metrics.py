@@ -14,7 +14,7 @@ T = TypeVar("T", bound="TrainMetrics")
 
 @_attrs_define
 class TrainMetrics:
-    """Training metrics reduced over the batch; servers may add more keys.
+    """Training metrics; the exact keys are backend and loss dependent (today often `{}`).
 
     Attributes:
         grad_norm (float | list[float] | Unset): Global gradient norm (a scalar, or one per rank).

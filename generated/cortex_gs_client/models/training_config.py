@@ -18,53 +18,69 @@ T = TypeVar("T", bound="TrainingConfig")
 
 @_attrs_define
 class TrainingConfig:
-    """Training settings; keys not listed here pass through to the trainer unchanged.
+    """Training settings. Only `max_seq_len` and `n_gpus` are needed; the service's own typed
+    client also insists on `optimizer` and `train_batch_size`, the service does not (the
+    published arctic-platform client sends them only when its DeepSpeed config has them).
+    Keys not listed here pass through to the trainer unchanged (`ds_config`,
+    `model_provider`, `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
 
-    Attributes:
-        optimizer (OptimizerConfig): Optimizer settings passed to the trainer as given (`type`, `lr`, betas, ...); not
-            empty.
-        max_seq_len (int): Longest sequence (prompt plus response) in tokens.
-        train_batch_size (int): Sequences per forward-backward call.
-        n_gpus (int): GPUs for this sub-job.
-        gradient_clipping (float | Unset): Global gradient-norm clip; absent means no clipping.
-        load_optimizer_states (bool | Unset): Whether loading a checkpoint restores optimizer state too.
+        Attributes:
+            max_seq_len (int): Longest sequence (prompt plus response) in tokens.
+            n_gpus (int): GPUs for this sub-job.
+            optimizer (OptimizerConfig | Unset): Optimizer settings passed to the trainer as given (`name`, `lr`, betas,
+                ...); not empty.
+            train_batch_size (int | Unset): Sequences per optimizer step.
+            gradient_clipping (float | Unset): Global gradient-norm clip.
+            load_optimizer_states (bool | Unset): Whether resuming a `resumable` checkpoint restores optimizer state too
+                (server default true).
+            multiplex_job_id (str | Unset): `{job_id}:{training|sampling|log_prob}:{index}`. Note `log_prob` here but
+                `log_probability` as a job type.
     """
 
-    optimizer: OptimizerConfig
     max_seq_len: int
-    train_batch_size: int
     n_gpus: int
+    optimizer: OptimizerConfig | Unset = UNSET
+    train_batch_size: int | Unset = UNSET
     gradient_clipping: float | Unset = UNSET
     load_optimizer_states: bool | Unset = UNSET
+    multiplex_job_id: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        optimizer = self.optimizer.to_dict()
-
         max_seq_len = self.max_seq_len
 
-        train_batch_size = self.train_batch_size
-
         n_gpus = self.n_gpus
+
+        optimizer: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.optimizer, Unset):
+            optimizer = self.optimizer.to_dict()
+
+        train_batch_size = self.train_batch_size
 
         gradient_clipping = self.gradient_clipping
 
         load_optimizer_states = self.load_optimizer_states
 
+        multiplex_job_id = self.multiplex_job_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
-                "optimizer": optimizer,
                 "max_seq_len": max_seq_len,
-                "train_batch_size": train_batch_size,
                 "n_gpus": n_gpus,
             }
         )
+        if optimizer is not UNSET:
+            field_dict["optimizer"] = optimizer
+        if train_batch_size is not UNSET:
+            field_dict["train_batch_size"] = train_batch_size
         if gradient_clipping is not UNSET:
             field_dict["gradient_clipping"] = gradient_clipping
         if load_optimizer_states is not UNSET:
             field_dict["load_optimizer_states"] = load_optimizer_states
+        if multiplex_job_id is not UNSET:
+            field_dict["multiplex_job_id"] = multiplex_job_id
 
         return field_dict
 
@@ -73,25 +89,33 @@ class TrainingConfig:
         from ..models.optimizer_config import OptimizerConfig  # noqa: PLC0415
 
         d = dict(src_dict)
-        optimizer = OptimizerConfig.from_dict(d.pop("optimizer"))
-
         max_seq_len = d.pop("max_seq_len")
 
-        train_batch_size = d.pop("train_batch_size")
-
         n_gpus = d.pop("n_gpus")
+
+        _optimizer = d.pop("optimizer", UNSET)
+        optimizer: OptimizerConfig | Unset
+        if isinstance(_optimizer, Unset):
+            optimizer = UNSET
+        else:
+            optimizer = OptimizerConfig.from_dict(_optimizer)
+
+        train_batch_size = d.pop("train_batch_size", UNSET)
 
         gradient_clipping = d.pop("gradient_clipping", UNSET)
 
         load_optimizer_states = d.pop("load_optimizer_states", UNSET)
 
+        multiplex_job_id = d.pop("multiplex_job_id", UNSET)
+
         training_config = cls(
-            optimizer=optimizer,
             max_seq_len=max_seq_len,
-            train_batch_size=train_batch_size,
             n_gpus=n_gpus,
+            optimizer=optimizer,
+            train_batch_size=train_batch_size,
             gradient_clipping=gradient_clipping,
             load_optimizer_states=load_optimizer_states,
+            multiplex_job_id=multiplex_job_id,
         )
 
         training_config.additional_properties = d

@@ -30,6 +30,10 @@ def _get_kwargs(
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
 ) -> Any | Error | None:
+    if response.status_code == 200:
+        response_200 = cast(Any, None)
+        return response_200
+
     if response.status_code == 204:
         response_204 = cast(Any, None)
         return response_204
@@ -89,13 +93,13 @@ def sync_detailed(
 ) -> Response[Any | Error]:
     """Delete a checkpoint
 
-     Deletes one checkpoint. Older servers answer 200 with an empty body; clients accept both.
+     Deletes one checkpoint. No body either way: `200` or `204` on success. A missing
+    checkpoint is not a success: `404`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
-        checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global
-            step.
+        checkpoint_id (str): A checkpoint's id, as the service named it (after the global step).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -125,13 +129,13 @@ def sync(
 ) -> Any | Error | None:
     """Delete a checkpoint
 
-     Deletes one checkpoint. Older servers answer 200 with an empty body; clients accept both.
+     Deletes one checkpoint. No body either way: `200` or `204` on success. A missing
+    checkpoint is not a success: `404`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
-        checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global
-            step.
+        checkpoint_id (str): A checkpoint's id, as the service named it (after the global step).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -156,13 +160,13 @@ async def asyncio_detailed(
 ) -> Response[Any | Error]:
     """Delete a checkpoint
 
-     Deletes one checkpoint. Older servers answer 200 with an empty body; clients accept both.
+     Deletes one checkpoint. No body either way: `200` or `204` on success. A missing
+    checkpoint is not a success: `404`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
-        checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global
-            step.
+        checkpoint_id (str): A checkpoint's id, as the service named it (after the global step).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -190,13 +194,13 @@ async def asyncio(
 ) -> Any | Error | None:
     """Delete a checkpoint
 
-     Deletes one checkpoint. Older servers answer 200 with an empty body; clients accept both.
+     Deletes one checkpoint. No body either way: `200` or `204` on success. A missing
+    checkpoint is not a success: `404`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
-        checkpoint_id (str): A checkpoint's id, chosen by the caller or named after the global
-            step.
+        checkpoint_id (str): A checkpoint's id, as the service named it (after the global step).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

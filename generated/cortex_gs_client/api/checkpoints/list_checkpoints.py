@@ -88,7 +88,7 @@ def sync_detailed(
 ) -> Response[CheckpointList | Error]:
     """List checkpoints
 
-     The job's saved checkpoints, oldest first.
+     The job's saved checkpoints.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -120,7 +120,7 @@ def sync(
 ) -> CheckpointList | Error | None:
     """List checkpoints
 
-     The job's saved checkpoints, oldest first.
+     The job's saved checkpoints.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -147,7 +147,7 @@ async def asyncio_detailed(
 ) -> Response[CheckpointList | Error]:
     """List checkpoints
 
-     The job's saved checkpoints, oldest first.
+     The job's saved checkpoints.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -177,7 +177,7 @@ async def asyncio(
 ) -> CheckpointList | Error | None:
     """List checkpoints
 
-     The job's saved checkpoints, oldest first.
+     The job's saved checkpoints.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a

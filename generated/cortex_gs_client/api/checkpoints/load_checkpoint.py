@@ -86,6 +86,11 @@ def _parse_response(
 
         return response_500
 
+    if response.status_code == 501:
+        response_501 = Error.from_dict(response.json())
+
+        return response_501
+
     if response.status_code == 503:
         response_503 = Error.from_dict(response.json())
 
@@ -117,8 +122,10 @@ def sync_detailed(
 ) -> Response[AcceptedRequest | Error]:
     """Load a checkpoint
 
-     Loads a checkpoint of this job, or of `source_job_id`, into the training sub-job (or into
-    `target_sub_job_id`). The polled result is a JSON `LoadResult`.
+     Loads a checkpoint of this job, or of `source_job_id`, into the session's training
+    sub-job, or into `target_sub_job_id`. A target that does not belong to this session
+    answers `400`; a target that is not a training sub-job answers `501`. The polled
+    result is a JSON `LoadResult`: the `checkpoint_id` and backend load metadata.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -156,8 +163,10 @@ def sync(
 ) -> AcceptedRequest | Error | None:
     """Load a checkpoint
 
-     Loads a checkpoint of this job, or of `source_job_id`, into the training sub-job (or into
-    `target_sub_job_id`). The polled result is a JSON `LoadResult`.
+     Loads a checkpoint of this job, or of `source_job_id`, into the session's training
+    sub-job, or into `target_sub_job_id`. A target that does not belong to this session
+    answers `400`; a target that is not a training sub-job answers `501`. The polled
+    result is a JSON `LoadResult`: the `checkpoint_id` and backend load metadata.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -190,8 +199,10 @@ async def asyncio_detailed(
 ) -> Response[AcceptedRequest | Error]:
     """Load a checkpoint
 
-     Loads a checkpoint of this job, or of `source_job_id`, into the training sub-job (or into
-    `target_sub_job_id`). The polled result is a JSON `LoadResult`.
+     Loads a checkpoint of this job, or of `source_job_id`, into the session's training
+    sub-job, or into `target_sub_job_id`. A target that does not belong to this session
+    answers `400`; a target that is not a training sub-job answers `501`. The polled
+    result is a JSON `LoadResult`: the `checkpoint_id` and backend load metadata.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -227,8 +238,10 @@ async def asyncio(
 ) -> AcceptedRequest | Error | None:
     """Load a checkpoint
 
-     Loads a checkpoint of this job, or of `source_job_id`, into the training sub-job (or into
-    `target_sub_job_id`). The polled result is a JSON `LoadResult`.
+     Loads a checkpoint of this job, or of `source_job_id`, into the session's training
+    sub-job, or into `target_sub_job_id`. A target that does not belong to this session
+    answers `400`; a target that is not a training sub-job answers `501`. The polled
+    result is a JSON `LoadResult`: the `checkpoint_id` and backend load metadata.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a

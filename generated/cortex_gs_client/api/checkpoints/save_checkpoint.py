@@ -117,15 +117,20 @@ def sync_detailed(
 ) -> Response[AcceptedRequest | Error]:
     """Save a checkpoint
 
-     Saves the training sub-job's state. Without `checkpoint_id` the server names the checkpoint
-    after the global step. The polled result is a JSON `SaveResult`.
+     Saves the training sub-job's state (`resumable` unless `checkpoint_type` says
+    otherwise). The service names the checkpoint: a caller's `checkpoint_id` is accepted
+    but not forwarded, so use the `checkpoint_id` of the polled result. Fields the service
+    does not use (`export_hf`, `path`, `step`, `save_total_limit`, `stage_info`, which
+    today's client sends) are accepted and ignored. The polled result is a JSON
+    `SaveResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (SaveRequest): The body of `save_checkpoint`; `{}` saves a resumable checkpoint named
-            after the step.
+        body (SaveRequest): The body of `save_checkpoint`; open: fields the service does not use
+            are accepted and
+            ignored. `{}` saves a resumable checkpoint named after the step.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -157,15 +162,20 @@ def sync(
 ) -> AcceptedRequest | Error | None:
     """Save a checkpoint
 
-     Saves the training sub-job's state. Without `checkpoint_id` the server names the checkpoint
-    after the global step. The polled result is a JSON `SaveResult`.
+     Saves the training sub-job's state (`resumable` unless `checkpoint_type` says
+    otherwise). The service names the checkpoint: a caller's `checkpoint_id` is accepted
+    but not forwarded, so use the `checkpoint_id` of the polled result. Fields the service
+    does not use (`export_hf`, `path`, `step`, `save_total_limit`, `stage_info`, which
+    today's client sends) are accepted and ignored. The polled result is a JSON
+    `SaveResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (SaveRequest): The body of `save_checkpoint`; `{}` saves a resumable checkpoint named
-            after the step.
+        body (SaveRequest): The body of `save_checkpoint`; open: fields the service does not use
+            are accepted and
+            ignored. `{}` saves a resumable checkpoint named after the step.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -192,15 +202,20 @@ async def asyncio_detailed(
 ) -> Response[AcceptedRequest | Error]:
     """Save a checkpoint
 
-     Saves the training sub-job's state. Without `checkpoint_id` the server names the checkpoint
-    after the global step. The polled result is a JSON `SaveResult`.
+     Saves the training sub-job's state (`resumable` unless `checkpoint_type` says
+    otherwise). The service names the checkpoint: a caller's `checkpoint_id` is accepted
+    but not forwarded, so use the `checkpoint_id` of the polled result. Fields the service
+    does not use (`export_hf`, `path`, `step`, `save_total_limit`, `stage_info`, which
+    today's client sends) are accepted and ignored. The polled result is a JSON
+    `SaveResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (SaveRequest): The body of `save_checkpoint`; `{}` saves a resumable checkpoint named
-            after the step.
+        body (SaveRequest): The body of `save_checkpoint`; open: fields the service does not use
+            are accepted and
+            ignored. `{}` saves a resumable checkpoint named after the step.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -230,15 +245,20 @@ async def asyncio(
 ) -> AcceptedRequest | Error | None:
     """Save a checkpoint
 
-     Saves the training sub-job's state. Without `checkpoint_id` the server names the checkpoint
-    after the global step. The polled result is a JSON `SaveResult`.
+     Saves the training sub-job's state (`resumable` unless `checkpoint_type` says
+    otherwise). The service names the checkpoint: a caller's `checkpoint_id` is accepted
+    but not forwarded, so use the `checkpoint_id` of the polled result. Fields the service
+    does not use (`export_hf`, `path`, `step`, `save_total_limit`, `stage_info`, which
+    today's client sends) are accepted and ignored. The polled result is a JSON
+    `SaveResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (SaveRequest): The body of `save_checkpoint`; `{}` saves a resumable checkpoint named
-            after the step.
+        body (SaveRequest): The body of `save_checkpoint`; open: fields the service does not use
+            are accepted and
+            ignored. `{}` saves a resumable checkpoint named after the step.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

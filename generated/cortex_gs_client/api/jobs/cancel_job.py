@@ -1,6 +1,6 @@
 # generated from openapi/cortex_gs.yaml by make generate; do not edit
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import httpx
@@ -8,7 +8,6 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.error import Error
-from ...models.job import Job
 from ...types import Response
 
 
@@ -28,10 +27,9 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Error | Job | None:
+) -> Any | Error | None:
     if response.status_code == 200:
-        response_200 = Job.from_dict(response.json())
-
+        response_200 = cast(Any, None)
         return response_200
 
     if response.status_code == 401:
@@ -77,7 +75,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[Error | Job]:
+) -> Response[Any | Error]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -90,12 +88,13 @@ def sync_detailed(
     job_id: str,
     *,
     client: AuthenticatedClient | Client,
-) -> Response[Error | Job]:
+) -> Response[Any | Error]:
     """Cancel a job
 
-     Asks the job to stop and answers the job as it is now. Idempotent while the job is
-    cancelling or cancelled; a `terminated` or `failed` job answers `409 invalid_state`.
-    The request has no body.
+     Asks the job to stop. The request has no body and the answer is `200` with an empty
+    body (read the job with `get_job`). Pending, placing and running jobs enter
+    cancellation; repeating a cancel while the job is cancelling or cancelled is an
+    idempotent success; a `terminated` or `failed` job answers `409`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -106,7 +105,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Error | Job]
+        Response[Any | Error]
     """
 
     kwargs = _get_kwargs(
@@ -124,12 +123,13 @@ def sync(
     job_id: str,
     *,
     client: AuthenticatedClient | Client,
-) -> Error | Job | None:
+) -> Any | Error | None:
     """Cancel a job
 
-     Asks the job to stop and answers the job as it is now. Idempotent while the job is
-    cancelling or cancelled; a `terminated` or `failed` job answers `409 invalid_state`.
-    The request has no body.
+     Asks the job to stop. The request has no body and the answer is `200` with an empty
+    body (read the job with `get_job`). Pending, placing and running jobs enter
+    cancellation; repeating a cancel while the job is cancelling or cancelled is an
+    idempotent success; a `terminated` or `failed` job answers `409`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -140,7 +140,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Error | Job
+        Any | Error
     """
 
     return sync_detailed(
@@ -153,12 +153,13 @@ async def asyncio_detailed(
     job_id: str,
     *,
     client: AuthenticatedClient | Client,
-) -> Response[Error | Job]:
+) -> Response[Any | Error]:
     """Cancel a job
 
-     Asks the job to stop and answers the job as it is now. Idempotent while the job is
-    cancelling or cancelled; a `terminated` or `failed` job answers `409 invalid_state`.
-    The request has no body.
+     Asks the job to stop. The request has no body and the answer is `200` with an empty
+    body (read the job with `get_job`). Pending, placing and running jobs enter
+    cancellation; repeating a cancel while the job is cancelling or cancelled is an
+    idempotent success; a `terminated` or `failed` job answers `409`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -169,7 +170,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Error | Job]
+        Response[Any | Error]
     """
 
     kwargs = _get_kwargs(
@@ -185,12 +186,13 @@ async def asyncio(
     job_id: str,
     *,
     client: AuthenticatedClient | Client,
-) -> Error | Job | None:
+) -> Any | Error | None:
     """Cancel a job
 
-     Asks the job to stop and answers the job as it is now. Idempotent while the job is
-    cancelling or cancelled; a `terminated` or `failed` job answers `409 invalid_state`.
-    The request has no body.
+     Asks the job to stop. The request has no body and the answer is `200` with an empty
+    body (read the job with `get_job`). Pending, placing and running jobs enter
+    cancellation; repeating a cancel while the job is cancelling or cancelled is an
+    idempotent success; a `terminated` or `failed` job answers `409`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -201,7 +203,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Error | Job
+        Any | Error
     """
 
     return (

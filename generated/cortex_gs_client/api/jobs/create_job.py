@@ -109,12 +109,13 @@ def sync_detailed(
 
      Creates a job with one sub-job per entry of `sub_job_configs` and answers its id. The job
     starts `pending` and moves through `placing` and `initializing` to `running`.
-    Without an `Idempotency-Key` this is not safe to retry: a retry after the server
-    received the request creates a second job.
+    Not safe to retry blindly: a retry after the server received the request creates a
+    second job (clients retry only when the connection never reached the server).
 
     Args:
         idempotency_key (str | Unset):
-        body (CreateJobRequest): The body of `create_job`.
+        body (CreateJobRequest): The body of `create_job`; open (unknown fields are ignored, an
+            internal `debug` block is gated by the server).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -146,12 +147,13 @@ def sync(
 
      Creates a job with one sub-job per entry of `sub_job_configs` and answers its id. The job
     starts `pending` and moves through `placing` and `initializing` to `running`.
-    Without an `Idempotency-Key` this is not safe to retry: a retry after the server
-    received the request creates a second job.
+    Not safe to retry blindly: a retry after the server received the request creates a
+    second job (clients retry only when the connection never reached the server).
 
     Args:
         idempotency_key (str | Unset):
-        body (CreateJobRequest): The body of `create_job`.
+        body (CreateJobRequest): The body of `create_job`; open (unknown fields are ignored, an
+            internal `debug` block is gated by the server).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -178,12 +180,13 @@ async def asyncio_detailed(
 
      Creates a job with one sub-job per entry of `sub_job_configs` and answers its id. The job
     starts `pending` and moves through `placing` and `initializing` to `running`.
-    Without an `Idempotency-Key` this is not safe to retry: a retry after the server
-    received the request creates a second job.
+    Not safe to retry blindly: a retry after the server received the request creates a
+    second job (clients retry only when the connection never reached the server).
 
     Args:
         idempotency_key (str | Unset):
-        body (CreateJobRequest): The body of `create_job`.
+        body (CreateJobRequest): The body of `create_job`; open (unknown fields are ignored, an
+            internal `debug` block is gated by the server).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -213,12 +216,13 @@ async def asyncio(
 
      Creates a job with one sub-job per entry of `sub_job_configs` and answers its id. The job
     starts `pending` and moves through `placing` and `initializing` to `running`.
-    Without an `Idempotency-Key` this is not safe to retry: a retry after the server
-    received the request creates a second job.
+    Not safe to retry blindly: a retry after the server received the request creates a
+    second job (clients retry only when the connection never reached the server).
 
     Args:
         idempotency_key (str | Unset):
-        body (CreateJobRequest): The body of `create_job`.
+        body (CreateJobRequest): The body of `create_job`; open (unknown fields are ignored, an
+            internal `debug` block is gated by the server).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

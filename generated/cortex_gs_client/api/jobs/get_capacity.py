@@ -72,7 +72,8 @@ def sync_detailed(
 ) -> Response[Capacity | Error]:
     """Read GPU capacity
 
-     The account's GPU budget and how much of it running jobs use now.
+     The account's GPU budget and how much of it its jobs use now. Proto3 JSON omits false
+    and zero fields, so any of them may be absent (read absent as false or 0).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -97,7 +98,8 @@ def sync(
 ) -> Capacity | Error | None:
     """Read GPU capacity
 
-     The account's GPU budget and how much of it running jobs use now.
+     The account's GPU budget and how much of it its jobs use now. Proto3 JSON omits false
+    and zero fields, so any of them may be absent (read absent as false or 0).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -118,7 +120,8 @@ async def asyncio_detailed(
 ) -> Response[Capacity | Error]:
     """Read GPU capacity
 
-     The account's GPU budget and how much of it running jobs use now.
+     The account's GPU budget and how much of it its jobs use now. Proto3 JSON omits false
+    and zero fields, so any of them may be absent (read absent as false or 0).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -141,7 +144,8 @@ async def asyncio(
 ) -> Capacity | Error | None:
     """Read GPU capacity
 
-     The account's GPU budget and how much of it running jobs use now.
+     The account's GPU budget and how much of it its jobs use now. Proto3 JSON omits false
+    and zero fields, so any of them may be absent (read absent as false or 0).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

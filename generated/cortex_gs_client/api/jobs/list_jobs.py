@@ -93,12 +93,16 @@ def sync_detailed(
 ) -> Response[Error | JobList]:
     """List jobs
 
-     Lists the caller's jobs, newest first, optionally filtered by state.
+     Lists the caller's jobs, optionally filtered by state. Entries are proto3 JSON: only
+    `job_id` and `status` are always there (the published example has just those and
+    `sub_jobs`).
 
     Args:
-        status (JobState | Unset): A job's lifecycle state. `cancelled`, `terminated` and `failed`
-            are terminal. Older servers
-            send `JOB_STATE_RUNNING`-style names, `done` or `unknown`; the SDK normalises them.
+        status (JobState | Unset): A job's customer-facing state. `cancelled`, `terminated` and
+            `failed` are terminal;
+            `initializing` (placed, warming up) is neither running nor terminal. Legacy or internal
+            answers can also hold `done`, `unknown` or enum names such as `JOB_STATE_RUNNING`;
+            clients lowercase and drop the `JOB_STATE_` prefix.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -126,12 +130,16 @@ def sync(
 ) -> Error | JobList | None:
     """List jobs
 
-     Lists the caller's jobs, newest first, optionally filtered by state.
+     Lists the caller's jobs, optionally filtered by state. Entries are proto3 JSON: only
+    `job_id` and `status` are always there (the published example has just those and
+    `sub_jobs`).
 
     Args:
-        status (JobState | Unset): A job's lifecycle state. `cancelled`, `terminated` and `failed`
-            are terminal. Older servers
-            send `JOB_STATE_RUNNING`-style names, `done` or `unknown`; the SDK normalises them.
+        status (JobState | Unset): A job's customer-facing state. `cancelled`, `terminated` and
+            `failed` are terminal;
+            `initializing` (placed, warming up) is neither running nor terminal. Legacy or internal
+            answers can also hold `done`, `unknown` or enum names such as `JOB_STATE_RUNNING`;
+            clients lowercase and drop the `JOB_STATE_` prefix.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -154,12 +162,16 @@ async def asyncio_detailed(
 ) -> Response[Error | JobList]:
     """List jobs
 
-     Lists the caller's jobs, newest first, optionally filtered by state.
+     Lists the caller's jobs, optionally filtered by state. Entries are proto3 JSON: only
+    `job_id` and `status` are always there (the published example has just those and
+    `sub_jobs`).
 
     Args:
-        status (JobState | Unset): A job's lifecycle state. `cancelled`, `terminated` and `failed`
-            are terminal. Older servers
-            send `JOB_STATE_RUNNING`-style names, `done` or `unknown`; the SDK normalises them.
+        status (JobState | Unset): A job's customer-facing state. `cancelled`, `terminated` and
+            `failed` are terminal;
+            `initializing` (placed, warming up) is neither running nor terminal. Legacy or internal
+            answers can also hold `done`, `unknown` or enum names such as `JOB_STATE_RUNNING`;
+            clients lowercase and drop the `JOB_STATE_` prefix.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -185,12 +197,16 @@ async def asyncio(
 ) -> Error | JobList | None:
     """List jobs
 
-     Lists the caller's jobs, newest first, optionally filtered by state.
+     Lists the caller's jobs, optionally filtered by state. Entries are proto3 JSON: only
+    `job_id` and `status` are always there (the published example has just those and
+    `sub_jobs`).
 
     Args:
-        status (JobState | Unset): A job's lifecycle state. `cancelled`, `terminated` and `failed`
-            are terminal. Older servers
-            send `JOB_STATE_RUNNING`-style names, `done` or `unknown`; the SDK normalises them.
+        status (JobState | Unset): A job's customer-facing state. `cancelled`, `terminated` and
+            `failed` are terminal;
+            `initializing` (placed, warming up) is neither running nor terminal. Legacy or internal
+            answers can also hold `done`, `unknown` or enum names such as `JOB_STATE_RUNNING`;
+            clients lowercase and drop the `JOB_STATE_` prefix.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -9,8 +9,8 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.accepted_request import AcceptedRequest
 from ...models.error import Error
+from ...models.operation_answer import OperationAnswer
 from ...models.operation_request import OperationRequest
-from ...models.operation_result import OperationResult
 from ...types import UNSET, Response, Unset
 
 
@@ -41,9 +41,9 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> AcceptedRequest | Error | OperationResult | None:
+) -> AcceptedRequest | Error | OperationAnswer | None:
     if response.status_code == 200:
-        response_200 = OperationResult.from_dict(response.json())
+        response_200 = OperationAnswer.from_dict(response.json())
 
         return response_200
 
@@ -105,7 +105,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[AcceptedRequest | Error | OperationResult]:
+) -> Response[AcceptedRequest | Error | OperationAnswer]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -120,32 +120,36 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: OperationRequest,
     idempotency_key: str | Unset = UNSET,
-) -> Response[AcceptedRequest | Error | OperationResult]:
+) -> Response[AcceptedRequest | Error | OperationAnswer]:
     """Run a named operation
 
-     Runs an operation type that has no route of its own. Asynchronous types (`weight-sync`,
-    `forward`) answer `202 AcceptedRequest` and are polled like any data-plane request;
-    inline types (`reset-prefix-cache`, `cancel-request`, `tail-logs`, and the colocation
-    no-ops `sleep`/`wake-up`) answer `200 OperationResult` at once. Unknown types answer
-    `422 validation_error`.
+     Runs one of the operation types in `OperationType`. Answers are opaque: an answer that
+    carries a `request_id` is polled like any data-plane request (`forward`, `weight-sync`;
+    `bootstrap-router-replay` when a deployment schedules it); any other answer is the
+    inline result itself (`bootstrap-router-replay`, `router-replay-discard`,
+    `reset-prefix-cache`, `cancel-request` acknowledgements, and `tail-logs` pages
+    `{entries, next_cursor, eof}`). Only `tail-logs` is allowed while the job is `placing`;
+    the others need `running`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (OperationRequest): The body of `run_operation`. The payload's shape depends on
-            `operation_type` (stated
-            as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
-            payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
-            `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
-            its rule answers `422 validation_error`.
+        body (OperationRequest): The body of `run_operation`. `operation_type` is required;
+            `sub_job_id` and
+            `sub_job_type` are optional routing hints that must agree when both are given. The
+            payload depends on `operation_type` (stated as `allOf` if/then rules; every payload is
+            open): `forward` a `ForwardOperationPayload`, `weight-sync` a `WeightSyncPayload`,
+            `bootstrap-router-replay` a `BootstrapRouterReplayPayload`, `router-replay-discard` a
+            `RouterReplayDiscardPayload`, `reset-prefix-cache` a `ResetPrefixCachePayload`,
+            `cancel-request` a `CancelRequestPayload`, `tail-logs` a `TailLogsPayload`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | Error | OperationResult]
+        Response[AcceptedRequest | Error | OperationAnswer]
     """
 
     kwargs = _get_kwargs(
@@ -167,32 +171,36 @@ def sync(
     client: AuthenticatedClient | Client,
     body: OperationRequest,
     idempotency_key: str | Unset = UNSET,
-) -> AcceptedRequest | Error | OperationResult | None:
+) -> AcceptedRequest | Error | OperationAnswer | None:
     """Run a named operation
 
-     Runs an operation type that has no route of its own. Asynchronous types (`weight-sync`,
-    `forward`) answer `202 AcceptedRequest` and are polled like any data-plane request;
-    inline types (`reset-prefix-cache`, `cancel-request`, `tail-logs`, and the colocation
-    no-ops `sleep`/`wake-up`) answer `200 OperationResult` at once. Unknown types answer
-    `422 validation_error`.
+     Runs one of the operation types in `OperationType`. Answers are opaque: an answer that
+    carries a `request_id` is polled like any data-plane request (`forward`, `weight-sync`;
+    `bootstrap-router-replay` when a deployment schedules it); any other answer is the
+    inline result itself (`bootstrap-router-replay`, `router-replay-discard`,
+    `reset-prefix-cache`, `cancel-request` acknowledgements, and `tail-logs` pages
+    `{entries, next_cursor, eof}`). Only `tail-logs` is allowed while the job is `placing`;
+    the others need `running`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (OperationRequest): The body of `run_operation`. The payload's shape depends on
-            `operation_type` (stated
-            as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
-            payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
-            `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
-            its rule answers `422 validation_error`.
+        body (OperationRequest): The body of `run_operation`. `operation_type` is required;
+            `sub_job_id` and
+            `sub_job_type` are optional routing hints that must agree when both are given. The
+            payload depends on `operation_type` (stated as `allOf` if/then rules; every payload is
+            open): `forward` a `ForwardOperationPayload`, `weight-sync` a `WeightSyncPayload`,
+            `bootstrap-router-replay` a `BootstrapRouterReplayPayload`, `router-replay-discard` a
+            `RouterReplayDiscardPayload`, `reset-prefix-cache` a `ResetPrefixCachePayload`,
+            `cancel-request` a `CancelRequestPayload`, `tail-logs` a `TailLogsPayload`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | Error | OperationResult
+        AcceptedRequest | Error | OperationAnswer
     """
 
     return sync_detailed(
@@ -209,32 +217,36 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: OperationRequest,
     idempotency_key: str | Unset = UNSET,
-) -> Response[AcceptedRequest | Error | OperationResult]:
+) -> Response[AcceptedRequest | Error | OperationAnswer]:
     """Run a named operation
 
-     Runs an operation type that has no route of its own. Asynchronous types (`weight-sync`,
-    `forward`) answer `202 AcceptedRequest` and are polled like any data-plane request;
-    inline types (`reset-prefix-cache`, `cancel-request`, `tail-logs`, and the colocation
-    no-ops `sleep`/`wake-up`) answer `200 OperationResult` at once. Unknown types answer
-    `422 validation_error`.
+     Runs one of the operation types in `OperationType`. Answers are opaque: an answer that
+    carries a `request_id` is polled like any data-plane request (`forward`, `weight-sync`;
+    `bootstrap-router-replay` when a deployment schedules it); any other answer is the
+    inline result itself (`bootstrap-router-replay`, `router-replay-discard`,
+    `reset-prefix-cache`, `cancel-request` acknowledgements, and `tail-logs` pages
+    `{entries, next_cursor, eof}`). Only `tail-logs` is allowed while the job is `placing`;
+    the others need `running`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (OperationRequest): The body of `run_operation`. The payload's shape depends on
-            `operation_type` (stated
-            as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
-            payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
-            `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
-            its rule answers `422 validation_error`.
+        body (OperationRequest): The body of `run_operation`. `operation_type` is required;
+            `sub_job_id` and
+            `sub_job_type` are optional routing hints that must agree when both are given. The
+            payload depends on `operation_type` (stated as `allOf` if/then rules; every payload is
+            open): `forward` a `ForwardOperationPayload`, `weight-sync` a `WeightSyncPayload`,
+            `bootstrap-router-replay` a `BootstrapRouterReplayPayload`, `router-replay-discard` a
+            `RouterReplayDiscardPayload`, `reset-prefix-cache` a `ResetPrefixCachePayload`,
+            `cancel-request` a `CancelRequestPayload`, `tail-logs` a `TailLogsPayload`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | Error | OperationResult]
+        Response[AcceptedRequest | Error | OperationAnswer]
     """
 
     kwargs = _get_kwargs(
@@ -254,32 +266,36 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: OperationRequest,
     idempotency_key: str | Unset = UNSET,
-) -> AcceptedRequest | Error | OperationResult | None:
+) -> AcceptedRequest | Error | OperationAnswer | None:
     """Run a named operation
 
-     Runs an operation type that has no route of its own. Asynchronous types (`weight-sync`,
-    `forward`) answer `202 AcceptedRequest` and are polled like any data-plane request;
-    inline types (`reset-prefix-cache`, `cancel-request`, `tail-logs`, and the colocation
-    no-ops `sleep`/`wake-up`) answer `200 OperationResult` at once. Unknown types answer
-    `422 validation_error`.
+     Runs one of the operation types in `OperationType`. Answers are opaque: an answer that
+    carries a `request_id` is polled like any data-plane request (`forward`, `weight-sync`;
+    `bootstrap-router-replay` when a deployment schedules it); any other answer is the
+    inline result itself (`bootstrap-router-replay`, `router-replay-discard`,
+    `reset-prefix-cache`, `cancel-request` acknowledgements, and `tail-logs` pages
+    `{entries, next_cursor, eof}`). Only `tail-logs` is allowed while the job is `placing`;
+    the others need `running`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (OperationRequest): The body of `run_operation`. The payload's shape depends on
-            `operation_type` (stated
-            as `allOf` if/then rules): `weight-sync` takes a `SyncWeightsRequest` (`{}` or no
-            payload uses the defaults), `forward` a `LogProbsRequest`, `cancel-request` a
-            `CancelRequestPayload`; the other types take any object (`{}`). A payload that breaks
-            its rule answers `422 validation_error`.
+        body (OperationRequest): The body of `run_operation`. `operation_type` is required;
+            `sub_job_id` and
+            `sub_job_type` are optional routing hints that must agree when both are given. The
+            payload depends on `operation_type` (stated as `allOf` if/then rules; every payload is
+            open): `forward` a `ForwardOperationPayload`, `weight-sync` a `WeightSyncPayload`,
+            `bootstrap-router-replay` a `BootstrapRouterReplayPayload`, `router-replay-discard` a
+            `RouterReplayDiscardPayload`, `reset-prefix-cache` a `ResetPrefixCachePayload`,
+            `cancel-request` a `CancelRequestPayload`, `tail-logs` a `TailLogsPayload`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | Error | OperationResult
+        AcceptedRequest | Error | OperationAnswer
     """
 
     return (

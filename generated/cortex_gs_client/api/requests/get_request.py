@@ -109,18 +109,21 @@ def sync_detailed(
 ) -> Response[Error | RequestStatus]:
     """Poll a request
 
-     A request's status, its result when done, and one page of its events. Events are paged:
-    pass the previous page's `next_cursor` as `cursor` to read on; the same cursor always
-    answers the same page, so a retried poll never skips an event. `next_cursor` is null
-    once the request is terminal and every event was read. Large binary results arrive only
-    as `result_chunk` events (with `result: null`); small ones inline as an
-    `InlineBinaryResult`; JSON results as an object in `result`.
+     A request's status, its result when done, and one page of its events. Two delivery
+    modes: a large DSSST1 result arrives as `result_chunk` events paged by
+    `next_cursor` (echo it as `cursor`; the same cursor answers the same page again);
+    `next_cursor` is non-empty only while more result chunks are queued, and `""` when
+    nothing is (a client re-polls at once while it is non-empty, and backs off otherwise).
+    Streaming-generation events are drained destructively, up to `max_events` per poll.
+    Small DSSST1 results come inline as an `InlineBinaryResult`; JSON results as an object
+    in `result`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         request_id (str): A data-plane request's id.
-        cursor (str | Unset): An opaque event cursor.
+        cursor (str | Unset): An opaque result-chunk cursor, as a poll's non-empty `next_cursor`
+            gave it.
         max_events (int | Unset):  Default: 16.
         wait_s (float | Unset):
 
@@ -158,18 +161,21 @@ def sync(
 ) -> Error | RequestStatus | None:
     """Poll a request
 
-     A request's status, its result when done, and one page of its events. Events are paged:
-    pass the previous page's `next_cursor` as `cursor` to read on; the same cursor always
-    answers the same page, so a retried poll never skips an event. `next_cursor` is null
-    once the request is terminal and every event was read. Large binary results arrive only
-    as `result_chunk` events (with `result: null`); small ones inline as an
-    `InlineBinaryResult`; JSON results as an object in `result`.
+     A request's status, its result when done, and one page of its events. Two delivery
+    modes: a large DSSST1 result arrives as `result_chunk` events paged by
+    `next_cursor` (echo it as `cursor`; the same cursor answers the same page again);
+    `next_cursor` is non-empty only while more result chunks are queued, and `""` when
+    nothing is (a client re-polls at once while it is non-empty, and backs off otherwise).
+    Streaming-generation events are drained destructively, up to `max_events` per poll.
+    Small DSSST1 results come inline as an `InlineBinaryResult`; JSON results as an object
+    in `result`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         request_id (str): A data-plane request's id.
-        cursor (str | Unset): An opaque event cursor.
+        cursor (str | Unset): An opaque result-chunk cursor, as a poll's non-empty `next_cursor`
+            gave it.
         max_events (int | Unset):  Default: 16.
         wait_s (float | Unset):
 
@@ -202,18 +208,21 @@ async def asyncio_detailed(
 ) -> Response[Error | RequestStatus]:
     """Poll a request
 
-     A request's status, its result when done, and one page of its events. Events are paged:
-    pass the previous page's `next_cursor` as `cursor` to read on; the same cursor always
-    answers the same page, so a retried poll never skips an event. `next_cursor` is null
-    once the request is terminal and every event was read. Large binary results arrive only
-    as `result_chunk` events (with `result: null`); small ones inline as an
-    `InlineBinaryResult`; JSON results as an object in `result`.
+     A request's status, its result when done, and one page of its events. Two delivery
+    modes: a large DSSST1 result arrives as `result_chunk` events paged by
+    `next_cursor` (echo it as `cursor`; the same cursor answers the same page again);
+    `next_cursor` is non-empty only while more result chunks are queued, and `""` when
+    nothing is (a client re-polls at once while it is non-empty, and backs off otherwise).
+    Streaming-generation events are drained destructively, up to `max_events` per poll.
+    Small DSSST1 results come inline as an `InlineBinaryResult`; JSON results as an object
+    in `result`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         request_id (str): A data-plane request's id.
-        cursor (str | Unset): An opaque event cursor.
+        cursor (str | Unset): An opaque result-chunk cursor, as a poll's non-empty `next_cursor`
+            gave it.
         max_events (int | Unset):  Default: 16.
         wait_s (float | Unset):
 
@@ -249,18 +258,21 @@ async def asyncio(
 ) -> Error | RequestStatus | None:
     """Poll a request
 
-     A request's status, its result when done, and one page of its events. Events are paged:
-    pass the previous page's `next_cursor` as `cursor` to read on; the same cursor always
-    answers the same page, so a retried poll never skips an event. `next_cursor` is null
-    once the request is terminal and every event was read. Large binary results arrive only
-    as `result_chunk` events (with `result: null`); small ones inline as an
-    `InlineBinaryResult`; JSON results as an object in `result`.
+     A request's status, its result when done, and one page of its events. Two delivery
+    modes: a large DSSST1 result arrives as `result_chunk` events paged by
+    `next_cursor` (echo it as `cursor`; the same cursor answers the same page again);
+    `next_cursor` is non-empty only while more result chunks are queued, and `""` when
+    nothing is (a client re-polls at once while it is non-empty, and backs off otherwise).
+    Streaming-generation events are drained destructively, up to `max_events` per poll.
+    Small DSSST1 results come inline as an `InlineBinaryResult`; JSON results as an object
+    in `result`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         request_id (str): A data-plane request's id.
-        cursor (str | Unset): An opaque event cursor.
+        cursor (str | Unset): An opaque result-chunk cursor, as a poll's non-empty `next_cursor`
+            gave it.
         max_events (int | Unset):  Default: 16.
         wait_s (float | Unset):
 

@@ -114,8 +114,9 @@ def sync_detailed(
     """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
-    given) on the log-probability or sampling sub-job; `top_k > 0` adds the top-k candidates.
-    JSON in, DSSST1 out: the polled result is a `LogProbsResult`, inline or in result chunks.
+    given) on the `log_probability` (else sampling) sub-job; `top_k > 0` adds the top-k
+    candidates. JSON in, DSSST1 out: the polled result is a `LogProbsResult`, inline or in
+    result chunks.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -151,8 +152,9 @@ def sync(
     """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
-    given) on the log-probability or sampling sub-job; `top_k > 0` adds the top-k candidates.
-    JSON in, DSSST1 out: the polled result is a `LogProbsResult`, inline or in result chunks.
+    given) on the `log_probability` (else sampling) sub-job; `top_k > 0` adds the top-k
+    candidates. JSON in, DSSST1 out: the polled result is a `LogProbsResult`, inline or in
+    result chunks.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -183,8 +185,9 @@ async def asyncio_detailed(
     """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
-    given) on the log-probability or sampling sub-job; `top_k > 0` adds the top-k candidates.
-    JSON in, DSSST1 out: the polled result is a `LogProbsResult`, inline or in result chunks.
+    given) on the `log_probability` (else sampling) sub-job; `top_k > 0` adds the top-k
+    candidates. JSON in, DSSST1 out: the polled result is a `LogProbsResult`, inline or in
+    result chunks.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -218,8 +221,9 @@ async def asyncio(
     """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
-    given) on the log-probability or sampling sub-job; `top_k > 0` adds the top-k candidates.
-    JSON in, DSSST1 out: the polled result is a `LogProbsResult`, inline or in result chunks.
+    given) on the `log_probability` (else sampling) sub-job; `top_k > 0` adds the top-k
+    candidates. JSON in, DSSST1 out: the polled result is a `LogProbsResult`, inline or in
+    result chunks.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a

@@ -125,8 +125,8 @@ def sync_detailed(
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
-            sync` operation); `{}` uses the defaults.
+        body (SyncWeightsRequest): The body of the proposed `sync_weights` route only; `{}` uses
+            the defaults.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -166,8 +166,8 @@ def sync(
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
-            sync` operation); `{}` uses the defaults.
+        body (SyncWeightsRequest): The body of the proposed `sync_weights` route only; `{}` uses
+            the defaults.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -202,8 +202,8 @@ async def asyncio_detailed(
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
-            sync` operation); `{}` uses the defaults.
+        body (SyncWeightsRequest): The body of the proposed `sync_weights` route only; `{}` uses
+            the defaults.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -241,8 +241,8 @@ async def asyncio(
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (SyncWeightsRequest): The body of `sync_weights` (and the payload of the `weight-
-            sync` operation); `{}` uses the defaults.
+        body (SyncWeightsRequest): The body of the proposed `sync_weights` route only; `{}` uses
+            the defaults.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

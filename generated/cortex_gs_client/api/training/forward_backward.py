@@ -115,12 +115,13 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
-    """Forward and backward pass (one chunk)
+    """Forward and backward pass (a frame, or one chunk of it)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardBackwardBatch`. The body is always a
-    chunk envelope (see the chunk-group rules). Non-final chunks answer `200 ChunkAccepted`;
-    the chunk that completes the group answers `202 AcceptedRequest`, and the polled result
-    is a DSSST1 `ForwardBackwardResult`.
+     Sends a DSSST1 frame holding a `ForwardBackwardBatch`: today's client always sends a
+    chunk envelope (operation `fwd-bwd`), even for one chunk; older clients send the bare
+    frame when it fits, and the service accepts it. Non-final chunks answer `200` without
+    a `request_id`; the final chunk (or a bare frame) answers `202 AcceptedRequest`. The
+    polled result is a DSSST1 `ForwardBackwardResult`. See the chunk-group rules.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -153,12 +154,13 @@ def sync(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
-    """Forward and backward pass (one chunk)
+    """Forward and backward pass (a frame, or one chunk of it)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardBackwardBatch`. The body is always a
-    chunk envelope (see the chunk-group rules). Non-final chunks answer `200 ChunkAccepted`;
-    the chunk that completes the group answers `202 AcceptedRequest`, and the polled result
-    is a DSSST1 `ForwardBackwardResult`.
+     Sends a DSSST1 frame holding a `ForwardBackwardBatch`: today's client always sends a
+    chunk envelope (operation `fwd-bwd`), even for one chunk; older clients send the bare
+    frame when it fits, and the service accepts it. Non-final chunks answer `200` without
+    a `request_id`; the final chunk (or a bare frame) answers `202 AcceptedRequest`. The
+    polled result is a DSSST1 `ForwardBackwardResult`. See the chunk-group rules.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -186,12 +188,13 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
-    """Forward and backward pass (one chunk)
+    """Forward and backward pass (a frame, or one chunk of it)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardBackwardBatch`. The body is always a
-    chunk envelope (see the chunk-group rules). Non-final chunks answer `200 ChunkAccepted`;
-    the chunk that completes the group answers `202 AcceptedRequest`, and the polled result
-    is a DSSST1 `ForwardBackwardResult`.
+     Sends a DSSST1 frame holding a `ForwardBackwardBatch`: today's client always sends a
+    chunk envelope (operation `fwd-bwd`), even for one chunk; older clients send the bare
+    frame when it fits, and the service accepts it. Non-final chunks answer `200` without
+    a `request_id`; the final chunk (or a bare frame) answers `202 AcceptedRequest`. The
+    polled result is a DSSST1 `ForwardBackwardResult`. See the chunk-group rules.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -222,12 +225,13 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
-    """Forward and backward pass (one chunk)
+    """Forward and backward pass (a frame, or one chunk of it)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardBackwardBatch`. The body is always a
-    chunk envelope (see the chunk-group rules). Non-final chunks answer `200 ChunkAccepted`;
-    the chunk that completes the group answers `202 AcceptedRequest`, and the polled result
-    is a DSSST1 `ForwardBackwardResult`.
+     Sends a DSSST1 frame holding a `ForwardBackwardBatch`: today's client always sends a
+    chunk envelope (operation `fwd-bwd`), even for one chunk; older clients send the bare
+    frame when it fits, and the service accepts it. Non-final chunks answer `200` without
+    a `request_id`; the final chunk (or a bare frame) answers `202 AcceptedRequest`. The
+    polled result is a DSSST1 `ForwardBackwardResult`. See the chunk-group rules.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a

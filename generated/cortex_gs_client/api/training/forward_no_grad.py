@@ -117,9 +117,12 @@ def sync_detailed(
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
     """Forward pass without gradients (one chunk; proposed)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch`; chunk-group rules and
-    answers are those of forward-backward. `reference_model: true` runs the frozen reference
-    model instead of the policy. The polled result is a DSSST1 `ForwardNoGradResult`.
+     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch` (always a chunk
+    envelope, operation `fwd-no-grad`); chunk-group rules and answers are those of
+    forward-backward. It runs on the training sub-job (current policy) or, with
+    `reference_model: true`, on the job's `log_probability` sub-job (the frozen reference
+    model). It does not replace or change the `forward` operation. The polled result is a
+    DSSST1 `ForwardNoGradResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -154,9 +157,12 @@ def sync(
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
     """Forward pass without gradients (one chunk; proposed)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch`; chunk-group rules and
-    answers are those of forward-backward. `reference_model: true` runs the frozen reference
-    model instead of the policy. The polled result is a DSSST1 `ForwardNoGradResult`.
+     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch` (always a chunk
+    envelope, operation `fwd-no-grad`); chunk-group rules and answers are those of
+    forward-backward. It runs on the training sub-job (current policy) or, with
+    `reference_model: true`, on the job's `log_probability` sub-job (the frozen reference
+    model). It does not replace or change the `forward` operation. The polled result is a
+    DSSST1 `ForwardNoGradResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -186,9 +192,12 @@ async def asyncio_detailed(
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
     """Forward pass without gradients (one chunk; proposed)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch`; chunk-group rules and
-    answers are those of forward-backward. `reference_model: true` runs the frozen reference
-    model instead of the policy. The polled result is a DSSST1 `ForwardNoGradResult`.
+     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch` (always a chunk
+    envelope, operation `fwd-no-grad`); chunk-group rules and answers are those of
+    forward-backward. It runs on the training sub-job (current policy) or, with
+    `reference_model: true`, on the job's `log_probability` sub-job (the frozen reference
+    model). It does not replace or change the `forward` operation. The polled result is a
+    DSSST1 `ForwardNoGradResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
@@ -221,9 +230,12 @@ async def asyncio(
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
     """Forward pass without gradients (one chunk; proposed)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch`; chunk-group rules and
-    answers are those of forward-backward. `reference_model: true` runs the frozen reference
-    model instead of the policy. The polled result is a DSSST1 `ForwardNoGradResult`.
+     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch` (always a chunk
+    envelope, operation `fwd-no-grad`); chunk-group rules and answers are those of
+    forward-backward. It runs on the training sub-job (current policy) or, with
+    `reference_model: true`, on the job's `log_probability` sub-job (the frozen reference
+    model). It does not replace or change the `forward` operation. The polled result is a
+    DSSST1 `ForwardNoGradResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a

@@ -117,14 +117,16 @@ def sync_detailed(
 ) -> Response[AcceptedRequest | Error]:
     """Optimizer step
 
-     Applies the gradients accumulated by forward-backward calls since the last step, optionally
-    overriding the learning rate for this step. The polled result is a JSON `StepResult`.
+     Applies the gradients accumulated by forward-backward calls since the last step,
+    optionally overriding the learning rate for this step (`{}` keeps the scheduler's).
+    The polled result is a JSON `StepResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate.
+        body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate. Open
+            like every JSON body.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -156,14 +158,16 @@ def sync(
 ) -> AcceptedRequest | Error | None:
     """Optimizer step
 
-     Applies the gradients accumulated by forward-backward calls since the last step, optionally
-    overriding the learning rate for this step. The polled result is a JSON `StepResult`.
+     Applies the gradients accumulated by forward-backward calls since the last step,
+    optionally overriding the learning rate for this step (`{}` keeps the scheduler's).
+    The polled result is a JSON `StepResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate.
+        body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate. Open
+            like every JSON body.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -190,14 +194,16 @@ async def asyncio_detailed(
 ) -> Response[AcceptedRequest | Error]:
     """Optimizer step
 
-     Applies the gradients accumulated by forward-backward calls since the last step, optionally
-    overriding the learning rate for this step. The polled result is a JSON `StepResult`.
+     Applies the gradients accumulated by forward-backward calls since the last step,
+    optionally overriding the learning rate for this step (`{}` keeps the scheduler's).
+    The polled result is a JSON `StepResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate.
+        body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate. Open
+            like every JSON body.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -227,14 +233,16 @@ async def asyncio(
 ) -> AcceptedRequest | Error | None:
     """Optimizer step
 
-     Applies the gradients accumulated by forward-backward calls since the last step, optionally
-    overriding the learning rate for this step. The polled result is a JSON `StepResult`.
+     Applies the gradients accumulated by forward-backward calls since the last step,
+    optionally overriding the learning rate for this step (`{}` keeps the scheduler's).
+    The polled result is a JSON `StepResult`.
 
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
         idempotency_key (str | Unset):
-        body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate.
+        body (StepRequest): The body of `step`; `{}` keeps the scheduler's learning rate. Open
+            like every JSON body.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

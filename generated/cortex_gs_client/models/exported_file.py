@@ -7,29 +7,63 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="OperationOutput")
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="ExportedFile")
 
 
 @_attrs_define
-class OperationOutput:
-    """An inline operation's output, specific to its `operation_type` (`{}` for no-ops)."""
+class ExportedFile:
+    """One exported checkpoint file.
 
+    Attributes:
+        filename (str): The file's name within the checkpoint.
+        url (str): A short-lived pre-signed download URL.
+        size_bytes (int | Unset): The file's size in bytes.
+    """
+
+    filename: str
+    url: str
+    size_bytes: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        filename = self.filename
+
+        url = self.url
+
+        size_bytes = self.size_bytes
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "filename": filename,
+                "url": url,
+            }
+        )
+        if size_bytes is not UNSET:
+            field_dict["size_bytes"] = size_bytes
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        operation_output = cls()
+        filename = d.pop("filename")
 
-        operation_output.additional_properties = d
-        return operation_output
+        url = d.pop("url")
+
+        size_bytes = d.pop("size_bytes", UNSET)
+
+        exported_file = cls(
+            filename=filename,
+            url=url,
+            size_bytes=size_bytes,
+        )
+
+        exported_file.additional_properties = d
+        return exported_file
 
     @property
     def additional_keys(self) -> list[str]:

@@ -2,72 +2,69 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-if TYPE_CHECKING:
-    from ..models.operation_output import OperationOutput
+from ..types import UNSET, Unset
 
-
-T = TypeVar("T", bound="OperationResult")
+T = TypeVar("T", bound="GenerateStreamAccepted")
 
 
 @_attrs_define
-class OperationResult:
-    """An inline operation's answer.
+class GenerateStreamAccepted:
+    """Streaming generation started; `count` is the number of prompts.
 
     Attributes:
+        request_id (str): A data-plane request's id.
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
             `capacity` (that route wins).
-        operation_type (str): The operation that ran.
-        result (OperationOutput): An inline operation's output, specific to its `operation_type` (`{}` for no-ops).
+        count (int | Unset): Prompts in the request.
     """
 
+    request_id: str
     job_id: str
-    operation_type: str
-    result: OperationOutput
+    count: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        request_id = self.request_id
+
         job_id = self.job_id
 
-        operation_type = self.operation_type
-
-        result = self.result.to_dict()
+        count = self.count
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "request_id": request_id,
                 "job_id": job_id,
-                "operation_type": operation_type,
-                "result": result,
             }
         )
+        if count is not UNSET:
+            field_dict["count"] = count
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.operation_output import OperationOutput  # noqa: PLC0415
-
         d = dict(src_dict)
+        request_id = d.pop("request_id")
+
         job_id = d.pop("job_id")
 
-        operation_type = d.pop("operation_type")
+        count = d.pop("count", UNSET)
 
-        result = OperationOutput.from_dict(d.pop("result"))
-
-        operation_result = cls(
+        generate_stream_accepted = cls(
+            request_id=request_id,
             job_id=job_id,
-            operation_type=operation_type,
-            result=result,
+            count=count,
         )
 
-        operation_result.additional_properties = d
-        return operation_result
+        generate_stream_accepted.additional_properties = d
+        return generate_stream_accepted
 
     @property
     def additional_keys(self) -> list[str]:

@@ -1,0 +1,203 @@
+# generated from openapi/cortex_gs.yaml by make generate; do not edit
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error import Error
+from ...models.experiment_run import ExperimentRun
+from ...types import Response
+
+
+def _get_kwargs(
+    job_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/{job_id}/experiment-run".format(
+            job_id=quote(str(job_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Error | ExperimentRun | None:
+    if response.status_code == 200:
+        response_200 = ExperimentRun.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Error.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Error.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Error.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Error.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Error.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Error.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Error | ExperimentRun]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    job_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[Error | ExperimentRun]:
+    """Resolve the job's experiment run
+
+     The experiment and run the job records to; execution-log download uses them to find
+    the run's stage (`/_logs/{sub_job_id}/` under it).
+
+    Args:
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
+            separator) and is never `capacity` (that route wins).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | ExperimentRun]
+    """
+
+    kwargs = _get_kwargs(
+        job_id=job_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    job_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Error | ExperimentRun | None:
+    """Resolve the job's experiment run
+
+     The experiment and run the job records to; execution-log download uses them to find
+    the run's stage (`/_logs/{sub_job_id}/` under it).
+
+    Args:
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
+            separator) and is never `capacity` (that route wins).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | ExperimentRun
+    """
+
+    return sync_detailed(
+        job_id=job_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    job_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[Error | ExperimentRun]:
+    """Resolve the job's experiment run
+
+     The experiment and run the job records to; execution-log download uses them to find
+    the run's stage (`/_logs/{sub_job_id}/` under it).
+
+    Args:
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
+            separator) and is never `capacity` (that route wins).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Error | ExperimentRun]
+    """
+
+    kwargs = _get_kwargs(
+        job_id=job_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    job_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Error | ExperimentRun | None:
+    """Resolve the job's experiment run
+
+     The experiment and run the job records to; execution-log download uses them to find
+    the run's stage (`/_logs/{sub_job_id}/` under it).
+
+    Args:
+        job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
+            separator) and is never `capacity` (that route wins).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Error | ExperimentRun
+    """
+
+    return (
+        await asyncio_detailed(
+            job_id=job_id,
+            client=client,
+        )
+    ).parsed
