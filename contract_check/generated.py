@@ -1,0 +1,94 @@
+"""The schemathesis engine against the target: generated requests, every check.
+
+Two runs, both safe to point at a shared service:
+
+* **read-only**: every ``GET`` operation, valid and invalid inputs (examples, coverage and
+  fuzzing phases); job-scoped routes use ``JOB`` when one is given, else made-up ids.
+* **refusals**: every other operation except ``create_job``, invalid inputs only
+  (coverage and fuzzing; the examples phase would send the contract's valid examples) and
+  made-up ids, so whatever the server does with them there is nothing to change.
+  ``create_job`` is left to :mod:`contract_check.probes`: schemathesis' negative mode may
+  still produce a body the server accepts, and that would create a job.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+from schemathesis.engine import Status, events, from_schema
+
+from contract_check.kit import Kit, describe, operation_id
+from contract_check.report import Finding
+
+READ_ONLY_METHODS = ["GET", "HEAD", "OPTIONS"]
+MUTATING_METHODS = ["POST", "PUT", "PATCH", "DELETE"]
+
+
+class EngineFailed(RuntimeError):
+    """Schemathesis could not run at all (unreachable target, unusable contract)."""
+
+
+def read_only_run(kit: Kit, job: str | None, notes: list[str]) -> list[Finding]:
+    schema = kit.schema(mode="all", parameters={"job_id": job} if job else None)
+    return run_engine(kit, schema.include(method=READ_ONLY_METHODS), notes)
+
+
+def refusal_run(kit: Kit, notes: list[str]) -> list[Finding]:
+    schema = kit.schema(mode="negative", phases=("coverage", "fuzzing"))
+    selected = schema.include(method=MUTATING_METHODS).exclude(operation_id="create_job")
+    return run_engine(kit, selected, notes)
+
+
+def run_engine(kit: Kit, schema: Any, notes: list[str]) -> list[Finding]:
+    """Execute the schema's phases; every check result becomes a finding.
+
+    A request the server never answered (connection refused, timeout) is a departure of
+    the operation; an operation schemathesis cannot generate requests for is the kit's
+    limit, not the server's fault, and goes to ``notes``.
+    """
+    findings: list[Finding] = []
+    for event in from_schema(schema).execute():
+        if isinstance(event, events.ScenarioFinished):
+            findings += _recorded(kit, event.recorder)
+        elif isinstance(event, events.NonFatalError) and event.related_to_operation:
+            operation = schema.find_operation_by_label(event.label)
+            first_line = str(event.info).strip().splitlines()[0][:200] if str(event.info) else ""
+            if operation is None or not isinstance(event.value, requests.RequestException):
+                notes.append(f"{event.label}: not generated ({event.info.title}: {first_line})")
+                continue
+            detail = f"{event.info.title}: {first_line}"
+            findings.append(kit.finding(operation, "answers", False, detail=detail))
+        elif isinstance(event, events.FatalError):
+            raise EngineFailed(kit.target.mask(f"schemathesis stopped: {event.exception}"))
+    return findings
+
+
+def _recorded(kit: Kit, recorder: Any) -> list[Finding]:
+    findings = []
+    for case_id, nodes in recorder.checks.items():
+        for node in nodes:
+            case = recorder.cases[case_id].value
+            if node.status == Status.SUCCESS:
+                findings.append(kit.finding(case.operation, node.name, True))
+                continue
+            failure = node.failure_info.failure if node.failure_info else None
+            failing_id = (failure.case_id if failure else None) or case_id
+            interaction = recorder.interactions.get(failing_id) or recorder.interactions.get(
+                case_id
+            )
+            response = interaction.response if interaction else None
+            findings.append(
+                kit.finding(
+                    case.operation,
+                    node.name,
+                    False,
+                    detail=describe(failure) if failure else "the check crashed",
+                    request=interaction.request if interaction else None,
+                    status=response.status_code if response is not None else None,
+                )
+            )
+    return findings
+
+
+__all__ = ["EngineFailed", "operation_id", "read_only_run", "refusal_run", "run_engine"]
