@@ -1,8 +1,12 @@
 """Client configuration: the legacy `ArcticRLClientConfig` fields plus a `cortex` block.
 
 Settings come from yaml (a file or a section of a Hydra/OmegaConf config). The
-environment only fills what the yaml left unset, and the token is never part of the
+environment only fills what the yaml left unset (`ARCTIC_CORTEX_*`, the published
+client's names, then the older `CORTEX_*`), and the token is never part of the
 configuration: the yaml names the environment variable that holds it.
+
+Selection is separate: `ARCTIC_RL_BACKEND=cortex` turns a config whose backend is
+"local" (hard-coded by SkyRL and verl) into a Cortex one; any other value changes nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
 from arctic_rl._errors import ConfigError
 
@@ -25,19 +29,35 @@ Backend = Literal["local", "dss-platform", "cortex", "remote"]
 CORTEX_BACKENDS = frozenset({"cortex", "remote"})
 ON_PREM_BACKENDS = frozenset({"local", "dss-platform"})
 DEFAULT_CHUNK_BYTES = 60 * 1024 * 1024
+DEFAULT_PAT_ENV = "ARCTIC_CORTEX_PAT"
+SELECT_ENV = "ARCTIC_RL_BACKEND"
+CORTEX_FILE_ENV = "ARCTIC_RL_CORTEX_FILE"  # the small cortex yaml a recipe may name
+# A full service URL carries this path; a bare base_url is scheme + host (+ port).
+_SERVICE_PATH = "/api/v2/"
 
 # Keys that look like secrets: dropped from yaml with a warning instead of being used.
 _SECRET_KEYS = frozenset({"token", "pat", "password", "secret", "api_key"})
 
-# Environment variables that may fill unset settings: name -> (block, field).
-ENV_FALLBACKS: dict[str, tuple[str, str]] = {
-    "ARCTIC_RL_BACKEND": ("", "backend"),
-    "CORTEX_BASE_URL": ("cortex", "base_url"),
-    "CORTEX_HOST": ("cortex", "host"),
-    "CORTEX_DATABASE": ("cortex", "database"),
-    "CORTEX_SCHEMA": ("cortex", "schema_"),
-    "CORTEX_ENDPOINT": ("cortex", "endpoint"),
-    "CORTEX_PAT_ENV_VAR": ("cortex", "pat_env"),
+# Environment variables that may fill unset cortex settings, first match wins:
+# field -> names. ARCTIC_* ones reach SkyRL's Ray task; CORTEX_* are the older names.
+ENV_FALLBACKS: dict[str, tuple[str, ...]] = {
+    "base_url": ("ARCTIC_CORTEX_BASE_URL", "CORTEX_BASE_URL"),
+    "host": ("ARCTIC_CORTEX_HOST", "CORTEX_HOST"),
+    "database": ("ARCTIC_CORTEX_DATABASE", "CORTEX_DATABASE"),
+    "schema_": ("ARCTIC_CORTEX_SCHEMA", "CORTEX_SCHEMA"),
+    "endpoint": ("ARCTIC_CORTEX_ENDPOINT", "CORTEX_ENDPOINT"),
+    "max_retries": ("ARCTIC_CORTEX_MAX_RETRIES",),
+    "pat_env": ("CORTEX_PAT_ENV_VAR",),
+}
+
+# The published legacy config's flat Cortex keys -> the cortex field they set.
+LEGACY_FLAT_KEYS: dict[str, str] = {
+    "cortex_host": "host",
+    "cortex_base_url": "base_url",
+    "cortex_database": "database",
+    "cortex_schema": "schema",
+    "cortex_endpoint": "endpoint",
+    "cortex_pat_env_var": "pat_env",
 }
 
 
@@ -46,13 +66,17 @@ class CortexConfig(BaseModel):
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, validate_assignment=True)
 
-    base_url: str | None = Field(None, description="Full service URL (mock, staging).")
-    host: str | None = Field(None, description="Account host name.")
+    base_url: str | None = Field(
+        None,
+        description="Scheme and host (https://acct.example); a full service URL with "
+        "/api/v2/ in it is used as given.",
+    )
+    host: str | None = Field(None, description="Account host name (https is implied).")
     scheme: Literal["https", "http"] = "https"
     database: str | None = None
     schema_: str | None = Field(None, alias="schema")
     endpoint: str = "cortex-training"
-    pat_env: str = Field("CORTEX_PAT", description="NAME of the env var holding the PAT.")
+    pat_env: str = Field(DEFAULT_PAT_ENV, description="NAME of the env var holding the PAT.")
     job_id: str | None = Field(None, description="Reconnect to this Cortex job.")
     experiment_name: str | None = None
     connect_timeout: float = 10.0
@@ -69,20 +93,40 @@ class CortexConfig(BaseModel):
 
     def url(self) -> str:
         """The service prefix every route hangs off."""
-        if self.base_url:
+        if self.base_url and _SERVICE_PATH in self.base_url:
             return self.base_url.rstrip("/")
-        missing = [n for n in ("host", "database", "schema_") if not getattr(self, n)]
+        missing = [n for n in ("database", "schema_") if not getattr(self, n)]
+        if not (self.base_url or self.host):
+            missing.insert(0, "host")
         if missing:
             names = ", ".join("schema" if m == "schema_" else m for m in missing)
             raise ConfigError(
-                f"cortex settings incomplete: set cortex.base_url, or cortex.host, "
+                f"cortex settings incomplete: set cortex.host (or cortex.base_url), "
                 f"cortex.database and cortex.schema (missing: {names})"
             )
-        host = str(self.host).removeprefix("https://").removeprefix("http://").rstrip("/")
-        return (
-            f"{self.scheme}://{host}/api/v2/databases/{self.database}"
-            f"/schemas/{self.schema_}/{self.endpoint}"
-        )
+        if self.base_url:
+            root = self.base_url.rstrip("/")
+            if "://" not in root:
+                raise ConfigError(f"cortex.base_url needs a scheme (https://...): {root!r}")
+        else:
+            host = str(self.host).removeprefix("https://").removeprefix("http://").rstrip("/")
+            root = f"{self.scheme}://{host}"
+        return f"{root}/api/v2/databases/{self.database}/schemas/{self.schema_}/{self.endpoint}"
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> CortexConfig:
+        """The small cortex yaml a recipe names: the fields at the top, or under `cortex:`."""
+        import yaml
+
+        try:
+            data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        except OSError as exc:
+            raise ConfigError(f"cannot read the cortex settings file {path}: {exc}") from None
+        if isinstance(data, Mapping) and isinstance(data.get("cortex"), Mapping):
+            data = data["cortex"]
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"the cortex settings file {path} must hold a mapping")
+        return cls.model_validate(_drop_secrets(dict(data)))
 
     def read_token(self, environ: Mapping[str, str] | None = None) -> SecretStr:
         """The PAT from the environment variable named by `pat_env` (never from a file)."""
@@ -103,8 +147,8 @@ class ArcticRLClientConfig(BaseModel):
 
     backend: Backend = "local"
     comm_protocol: Literal["http", "ray"] = "http"
-    host: str = "localhost"
-    port: int = 8000
+    host: str | None = None  # on-prem server address; Cortex ignores both
+    port: int | None = None
     model_name: str
     ds_config: dict[str, Any] = Field(default_factory=dict)
     training_config: dict[str, Any] | None = None
@@ -141,6 +185,44 @@ class ArcticRLClientConfig(BaseModel):
             f"job_id={self.cortex.job_id!r})"
         )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _fold_legacy_keys(cls, data: Any) -> Any:
+        """Honour the published legacy config's flat keys instead of ignoring them.
+
+        `cortex_host`, `cortex_base_url`, ... set the `cortex` block; top-level
+        `max_seq_len` sets `training_config.max_seq_len`. A flat key that disagrees with
+        the nested setting, or an unknown `cortex_*` key, is an error, never dropped.
+        """
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        cortex = data.get("cortex")
+        block = dict(cortex) if isinstance(cortex, Mapping) else {}
+        for key in sorted(k for k in data if isinstance(k, str) and k.startswith("cortex_")):
+            value = data.pop(key)
+            field = LEGACY_FLAT_KEYS.get(key)
+            if field is None:
+                known = ", ".join(sorted(LEGACY_FLAT_KEYS))
+                raise ConfigError(f"unknown legacy setting {key!r} (known: {known})")
+            if value is None:
+                continue
+            if block.get(field) not in (None, value):
+                raise ConfigError(f"{key}={value!r} disagrees with cortex.{field}")
+            block[field] = value
+        if block or isinstance(cortex, Mapping):
+            data["cortex"] = _drop_secrets(block)
+        seq_len = data.pop("max_seq_len", None)
+        if seq_len is not None:
+            training = dict(data.get("training_config") or {})
+            if training.get("max_seq_len") not in (None, seq_len):
+                raise ConfigError(
+                    f"max_seq_len={seq_len!r} disagrees with training_config.max_seq_len"
+                )
+            training["max_seq_len"] = seq_len
+            data["training_config"] = training
+        return data
+
     @property
     def is_cortex(self) -> bool:
         return self.backend in CORTEX_BACKENDS
@@ -157,12 +239,7 @@ class ArcticRLClientConfig(BaseModel):
             data = data[part]
         if not isinstance(data, Mapping):
             raise ConfigError(f"config section {section!r} is not a mapping")
-        merged = dict(data)
-        cortex = merged.get("cortex")
-        if isinstance(cortex, Mapping):
-            merged["cortex"] = _drop_secrets(dict(cortex))
-        merged.update(overrides)
-        cfg = cls.model_validate(merged)
+        cfg = cls.model_validate({**data, **overrides})
         cfg._origin = origin
         return cfg
 
@@ -211,41 +288,56 @@ def _drop_secrets(block: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in block.items() if k.lower() not in _SECRET_KEYS}
 
 
+def cortex_selected(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the launcher override `ARCTIC_RL_BACKEND=cortex` is exported."""
+    env = os.environ if environ is None else environ
+    return env.get(SELECT_ENV, "").strip().lower() == "cortex"
+
+
 def effective_backend(
     config: ArcticRLClientConfig, environ: Mapping[str, str] | None = None
 ) -> str:
-    """The backend after the environment fallback, without logging (for dispatch)."""
-    env = os.environ if environ is None else environ
-    if "backend" in config.model_fields_set or not env.get("ARCTIC_RL_BACKEND"):
-        return config.backend
-    return env["ARCTIC_RL_BACKEND"]
+    """The backend after the launcher override: "local" becomes "cortex" when selected.
+
+    Both frameworks hard-code backend="local", so the override must beat it; any other
+    value of ARCTIC_RL_BACKEND, and any other backend, is left alone.
+    """
+    if config.backend == "local" and cortex_selected(environ):
+        return "cortex"
+    return config.backend
 
 
 def resolve_config(
     config: ArcticRLClientConfig, environ: Mapping[str, str] | None = None
 ) -> tuple[ArcticRLClientConfig, dict[str, str]]:
-    """Fill unset settings from the environment; return the result and each setting's source.
+    """Apply the launcher override and fill unset cortex settings from the environment.
 
-    Explicit settings (yaml or code) always win. One log line reports the sources.
+    Explicit settings (yaml or code) always win over the environment. Returns the result
+    and each setting's source; one log line reports them (never the token).
     """
     env = os.environ if environ is None else environ
     resolved = config.model_copy(deep=True)
     resolved._origin = config._origin
-    cortex_set = config.cortex.model_fields_set if "cortex" in config.model_fields_set else set()
     sources: dict[str, str] = {}
-    for var, (block, field) in ENV_FALLBACKS.items():
-        target: BaseModel = resolved.cortex if block else resolved
-        chosen = cortex_set if block else config.model_fields_set
-        explicit = field in chosen and getattr(target, field) is not None  # null = unset
+    backend = effective_backend(config, env)
+    if backend != config.backend:
+        resolved.backend = backend  # type: ignore[assignment]
+        sources["backend"] = f"env {SELECT_ENV}"
+    else:
+        explicit = "backend" in config.model_fields_set
+        sources["backend"] = config._origin if explicit else "default"
+    cortex_set = config.cortex.model_fields_set if "cortex" in config.model_fields_set else set()
+    for field, names in ENV_FALLBACKS.items():
         label = "schema" if field == "schema_" else field
-        key = f"{block}.{label}" if block else label
-        if explicit:
-            sources[key] = config._origin
-        elif env.get(var):
-            setattr(target, field, env[var])
-            sources[key] = f"env {var}"
-        else:
-            sources[key] = "default"
+        if field in cortex_set and getattr(config.cortex, field) is not None:  # null = unset
+            sources[f"cortex.{label}"] = config._origin
+            continue
+        name = next((n for n in names if env.get(n)), None)
+        if name is None:
+            sources[f"cortex.{label}"] = "default"
+            continue
+        setattr(resolved.cortex, field, env[name])
+        sources[f"cortex.{label}"] = f"env {name}"
     sources["token"] = f"env {resolved.cortex.pat_env}"
     summary = ", ".join(f"{k}={_show(resolved, k)} ({v})" for k, v in sources.items())
     log.info("arctic_rl config: %s", summary)

@@ -10,19 +10,22 @@ which keeps them usable from any event loop the caller happens to run.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
+import os
 import warnings
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from arctic_rl._client import ArcticRLClient
 from arctic_rl._config import (
-    ON_PREM_BACKENDS,
+    CORTEX_BACKENDS,
+    CORTEX_FILE_ENV,
     ArcticRLClientConfig,
     CortexConfig,
     effective_backend,
 )
-from arctic_rl._errors import BackendNotAvailableError
+from arctic_rl._errors import BackendNotAvailableError, ConfigError
 
 __all__ = [
     "LegacyCortexClient",
@@ -36,12 +39,13 @@ __all__ = [
 log = logging.getLogger("arctic_rl")
 T = TypeVar("T")
 
-# Where the on-prem backends live; they are not part of this package.
-_ON_PREM_MODULE = "arctic_platform"
+# The published package's factory and config (its rl extras bring the on-prem servers).
+_ON_PREM_FACTORY = "arctic_platform.rl.client"
+_ON_PREM_CONFIG = "arctic_platform.rl.config"
 _ON_PREM_HINT = (
     "backend {backend!r} runs the on-prem Arctic RL servers, which this package does not "
-    "ship: install the arctic-platform package for it, or select Cortex with "
-    "`backend: cortex` and a `cortex:` block in the yaml"
+    "ship ({reason}): install arctic-platform with its rl extras for it, or select Cortex "
+    "(ARCTIC_RL_BACKEND=cortex, or backend: cortex with a cortex: block in the yaml)"
 )
 _PROCESSING_KEYS = frozenset({"post", "loss_fn", "config"})
 
@@ -65,52 +69,79 @@ class Done(Generic[T]):
         return f"Done({self.value!r})"
 
 
-# Set by an integration (e.g. the SkyRL entrypoint) whose framework hardcodes
-# backend="local": the factory then serves such configs from Cortex instead.
+# Set by an integration whose framework hard-codes backend="local" (the SkyRL entrypoint,
+# the verl plugin): the factory then serves such configs from Cortex in this process.
 _route_to_cortex: CortexConfig | bool = False
 
 
 def route_on_prem_to_cortex(cortex: CortexConfig | bool = True) -> None:
-    """Serve `backend="local"` configs from Cortex (True: with the config's own cortex block;
-    a CortexConfig: with these settings when the config carries none; False: stop routing)."""
+    """Serve `backend="local"` configs from Cortex in this process (True: with the config's
+    own cortex settings; a CortexConfig: with these when the config carries none; False: stop)."""
     global _route_to_cortex
     _route_to_cortex = cortex
 
 
-def _routed(config: ArcticRLClientConfig) -> ArcticRLClientConfig:
-    if _route_to_cortex is False or config.is_cortex:
+def create_arctic_rl_client(config: Any, server_state: Any = None) -> Any:
+    """The legacy factory: a Cortex-backed client, or the published on-prem one.
+
+    `config` may be this package's config, a mapping, or the published package's config
+    (SkyRL and verl build that one when it is installed).
+    """
+    cortex = _cortex_config(config)
+    if cortex is None:
+        return _on_prem_client(config, server_state)
+    return LegacyCortexClient(cortex, server_state)
+
+
+def _adopt(config: Any) -> ArcticRLClientConfig:
+    if isinstance(config, ArcticRLClientConfig):
         return config
-    update: dict[str, Any] = {"backend": "cortex"}
-    if isinstance(_route_to_cortex, CortexConfig) and "cortex" not in config.model_fields_set:
-        update["cortex"] = _route_to_cortex
-    routed = config.model_copy(update=update)
-    routed._origin = config._origin
-    return routed
+    dump = getattr(config, "model_dump", None)
+    if callable(dump):  # the published config: same field names, plain values
+        return ArcticRLClientConfig.from_mapping(dump(), origin="framework")
+    if isinstance(config, Mapping):
+        return ArcticRLClientConfig.from_mapping(config, origin="explicit")
+    raise ConfigError(f"expected an ArcticRLClientConfig or a mapping, got {type(config)}")
 
 
-def create_arctic_rl_client(
-    config: ArcticRLClientConfig | Mapping[str, Any], server_state: Any = None
-) -> Any:
-    """The legacy factory: a Cortex-backed client, or a clear message for on-prem backends."""
-    if not isinstance(config, ArcticRLClientConfig):
-        config = ArcticRLClientConfig.from_mapping(config, origin="explicit")
-    config = _routed(config)
-    backend = effective_backend(config)
-    if backend in ON_PREM_BACKENDS:
-        return _on_prem_client(config, server_state, backend)
-    return LegacyCortexClient(config, server_state)
+def _cortex_config(config: Any) -> ArcticRLClientConfig | None:
+    """The config to serve from Cortex, or None when it stays on-prem."""
+    ours = _adopt(config)
+    if ours.backend in CORTEX_BACKENDS:
+        return ours
+    routed = _route_to_cortex is not False and ours.backend == "local"
+    if not routed and effective_backend(ours) not in CORTEX_BACKENDS:
+        return None
+    cortex = ours.model_copy(update={"backend": "cortex"})
+    cortex._origin = ours._origin
+    if "cortex" not in ours.model_fields_set:
+        settings = _routed_settings()
+        if settings is not None:
+            cortex.cortex = settings
+    return cortex
 
 
-def _on_prem_client(config: ArcticRLClientConfig, server_state: Any, backend: str) -> Any:
-    import importlib
+def _routed_settings() -> CortexConfig | None:
+    """Settings for a config that carries none: the integration's, else the named file."""
+    if isinstance(_route_to_cortex, CortexConfig):
+        return _route_to_cortex
+    path = os.environ.get(CORTEX_FILE_ENV)
+    return CortexConfig.from_file(path) if path else None
 
+
+def _on_prem_client(config: Any, server_state: Any) -> Any:
+    backend = getattr(config, "backend", None) or "local"
     try:
-        platform = importlib.import_module(_ON_PREM_MODULE)
-    except ImportError:
-        raise BackendNotAvailableError(_ON_PREM_HINT.format(backend=backend)) from None
-    factory = getattr(platform, "create_arctic_rl_client", None)
-    if factory is None:
-        raise BackendNotAvailableError(_ON_PREM_HINT.format(backend=backend))
+        factory = importlib.import_module(_ON_PREM_FACTORY).create_arctic_rl_client
+        if isinstance(config, ArcticRLClientConfig | Mapping):
+            published = importlib.import_module(_ON_PREM_CONFIG).ArcticRLClientConfig
+            fields = _adopt(config).model_dump(exclude={"cortex"})
+            config = published.model_validate(fields)
+    except ImportError as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise BackendNotAvailableError(
+            _ON_PREM_HINT.format(backend=backend, reason=reason)
+        ) from None
     return factory(config, server_state)
 
 
@@ -127,12 +158,17 @@ class LegacyCortexClient:
         self._config = config
         self._server_state = server_state
         self._client = client or ArcticRLClient(config)
-        self._warned_grad_norm = False
+        self._warned_none: set[str] = set()
 
     def __repr__(self) -> str:
         return f"LegacyCortexClient(job_id={self._client.job_id!r})"
 
     # -- identity -----------------------------------------------------------------------
+
+    @property
+    def config(self) -> ArcticRLClientConfig:
+        """The config this client was built from (both published legacy clients expose it)."""
+        return self._config
 
     @property
     def client(self) -> ArcticRLClient:
@@ -176,25 +212,25 @@ class LegacyCortexClient:
     async def fwd_bwd(
         self, batch: Mapping[str, Any], processing: Mapping[str, Any] | None = None, **legacy: Any
     ) -> dict[str, Any]:
-        tensors, meta, proc = _fold(batch, processing, legacy)
+        request, meta, proc = _fold(batch, processing, legacy)
         aio = self._client.aio
-        result = await self._run(aio.fwd_bwd(tensors, meta=meta, processing=proc))
-        return normalize_forward(result)
+        result = await self._run(aio.fwd_bwd(request, meta=meta, processing=proc))
+        return normalize_forward(result, warn=self._warn_none_once)
 
     async def fwd_no_grad(
         self, batch: Mapping[str, Any], reference_model: bool = False, **legacy: Any
     ) -> dict[str, Any]:
         processing = legacy.pop("processing", None)
-        tensors, meta, proc = _fold(batch, processing, legacy)
+        request, meta, proc = _fold(batch, processing, legacy)
         aio = self._client.aio
         result = await self._run(
-            aio.fwd_no_grad(tensors, reference_model=reference_model, meta=meta, processing=proc)
+            aio.fwd_no_grad(request, reference_model=reference_model, meta=meta, processing=proc)
         )
-        return normalize_forward(result)
+        return normalize_forward(result, warn=self._warn_none_once)
 
     async def step(self, learning_rate: float | None = None, **_legacy: Any) -> dict[str, Any]:
         result = await self._run(self._client.aio.step(learning_rate))
-        return normalize_step(result, warn=self._warn_grad_norm_once)
+        return normalize_step(result, warn=self._warn_none_once)
 
     async def generate(
         self, prompts: Sequence[Any], sampling_params: Any = None, **legacy: Any
@@ -250,11 +286,12 @@ class LegacyCortexClient:
         self._client.shutdown()
         return Done(None)
 
-    def _warn_grad_norm_once(self) -> None:
-        if not self._warned_grad_norm:
-            self._warned_grad_norm = True
+    def _warn_none_once(self, key: str) -> None:
+        if key not in self._warned_none:
+            self._warned_none.add(key)
             warnings.warn(
-                "the Cortex step result carries no grad_norm; metrics['grad_norm'] is None",
+                f"the Cortex result carries no {key}; it is left out of metrics "
+                f"(callers reduce every metric with np.mean, which fails on None)",
                 RuntimeWarning,
                 stacklevel=3,
             )
@@ -277,23 +314,42 @@ def _required(value: str | None, kind: str) -> str:
 def _fold(
     batch: Mapping[str, Any], processing: Mapping[str, Any] | None, legacy: Mapping[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Accept both the `{"batch", "meta", "processing"}` form and bare tensors + old kwargs."""
-    if "batch" in batch and isinstance(batch["batch"], Mapping):
-        tensors = dict(batch["batch"])
+    """Turn what callers pass into (request batch, meta, processing) for the client.
+
+    Accepted: the `{"batch", "meta", "processing"[, "context"]}` form, bare tensors, and a
+    batch already in Cortex form (`{args, kwargs, context, processing}`), which passes
+    through untouched. Old keywords fold in: `meta=`, `context=`, `processing=`,
+    `post`/`loss_fn`/`config`, `post_processors=` (-> processing.post); the rest go to meta.
+    """
+    context: dict[str, Any] = {}
+    if isinstance(batch.get("kwargs"), Mapping):
+        request, meta, proc = dict(batch), {}, {}
+    elif isinstance(batch.get("batch"), Mapping):
+        request = dict(batch["batch"])
         meta = dict(batch.get("meta") or {})
         proc = dict(batch.get("processing") or {})
+        context.update(batch.get("context") or {})
     else:
-        tensors, meta, proc = dict(batch), {}, {}
+        request, meta, proc = dict(batch), {}, {}
     if processing:
         proc.update(processing)
     for key, value in legacy.items():
         if key == "meta" and isinstance(value, Mapping):
             meta.update(value)
+        elif key == "context" and isinstance(value, Mapping):
+            context.update(value)
+        elif key == "post_processors":
+            proc["post"] = list(value) if not isinstance(value, str) else [value]
         elif key in _PROCESSING_KEYS:
             proc[key] = value
         else:
             meta[key] = value
-    return tensors, meta, proc
+    if context:
+        if "kwargs" in request:
+            request["context"] = {**(request.get("context") or {}), **context}
+        else:
+            request = {"args": [], "kwargs": request, "context": context}
+    return request, meta, proc
 
 
 def _tensor(value: Any) -> Any:
@@ -315,8 +371,13 @@ def _tensors_in(result: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any
     return out
 
 
-def normalize_forward(result: Mapping[str, Any]) -> dict[str, Any]:
-    """post_process_outputs / model_outputs -> batch (tensors); loss <-> avg_loss; grad_norm up."""
+def normalize_forward(
+    result: Mapping[str, Any], warn: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """post_process_outputs / model_outputs -> batch (tensors); loss <-> avg_loss; grad_norm up.
+
+    Metrics never hold None (verl reduces each with np.mean): such keys are left out.
+    """
     out = dict(result)
     outputs = out.get("post_process_outputs") or out.get("model_outputs") or out.get("batch") or {}
     batch = {k: _tensor(v) for k, v in dict(outputs).items() if v is not None}
@@ -326,7 +387,7 @@ def normalize_forward(result: Mapping[str, Any]) -> dict[str, Any]:
     out["batch"] = batch
     out.setdefault("post_process_outputs", batch)
     out.setdefault("model_outputs", batch)
-    metrics = dict(out.get("metrics") or {})
+    metrics = _without_none(out.get("metrics"), warn)
     loss = out.get("loss", out.get("avg_loss", metrics.get("loss")))
     if loss is not None:
         out.setdefault("loss", loss)
@@ -339,19 +400,38 @@ def normalize_forward(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def normalize_step(
-    result: Mapping[str, Any] | None, warn: Callable[[], None] | None = None
+    result: Mapping[str, Any] | None, warn: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
-    """Cortex answers {global_steps, last_lr}; callers read result["metrics"] as a dict."""
+    """Cortex answers {global_steps, last_lr}; callers read result["metrics"] as a dict.
+
+    `last_lr` and `grad_norm` are lifted into metrics when reported; a missing or None
+    one is left out (and `warn` told once) rather than put in as None.
+    """
     out = dict(result or {})
-    metrics = dict(out.get("metrics") or {})
-    metrics.setdefault("last_lr", out.get("last_lr"))
-    grad_norm = metrics.get("grad_norm", out.get("grad_norm"))
-    if grad_norm is None and warn is not None:
-        warn()
-    metrics["grad_norm"] = grad_norm
+    metrics = _without_none(out.get("metrics"), warn)
+    for key in ("last_lr", "grad_norm"):
+        value = metrics.get(key, out.get(key))
+        if value is None:
+            if warn is not None:
+                warn(key)
+            continue
+        metrics[key] = value
+        out[key] = value
     out["metrics"] = metrics
-    out["grad_norm"] = grad_norm
     return out
+
+
+def _without_none(
+    metrics: Mapping[str, Any] | None, warn: Callable[[str], None] | None
+) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for key, value in dict(metrics or {}).items():
+        if value is None:
+            if warn is not None:
+                warn(key)
+            continue
+        kept[key] = value
+    return kept
 
 
 def normalize_generate(result: Mapping[str, Any] | Sequence[Any]) -> list[dict[str, Any]]:

@@ -1,45 +1,88 @@
-"""SkyRL entrypoint: serve SkyRL's Arctic RL client from Cortex, configured from yaml.
+"""SkyRL entrypoint: SkyRL's own Arctic flow, served from Cortex, selected from the recipe.
 
-Select it with `trainer.override_entrypoint=arctic_rl.integrations.skyrl` and put the
-Cortex settings under `trainer.arctic_rl.cortex` (the token stays in the environment
-variable that `pat_env` names). SkyRL imports the entrypoint module on the driver and keeps
-building its client config with `backend="local"`; importing this module makes the factory
-serve such configs from Cortex, so SkyRL's own code does not change.
+One entry selects it: `trainer.override_entrypoint=arctic_rl.integrations.skyrl`.
+SkyRL's `main_base` imports this module and calls `main()`, which
 
-When SkyRL forwards its `trainer.arctic_rl` knobs into the config, the `cortex` block
-travels with them; otherwise call `configure(cfg)` with the SkyRL config once.
+1. takes its own entries off the command line before SkyRL's strict config parse sees
+   them: `arctic_rl.cortex_file=PATH` (the small cortex yaml) and
+   `arctic_rl.cortex.<key>=<value>` (one setting, beating the file);
+2. loads the Cortex settings: those entries, else the file named by
+   `ARCTIC_RL_CORTEX_FILE`; `ARCTIC_CORTEX_*` variables fill what is still unset;
+3. answers `arctic_platform.rl` from this package in this process and exports
+   `ARCTIC_RL_BACKEND=cortex`, which SkyRL forwards (with every `ARCTIC_*` variable) to
+   its Ray task, a fresh process where the `.pth` line installs the same seam;
+4. runs SkyRL's `integrations.arctic_rl.entrypoint.main()` unchanged: its driver builds
+   the client once (backend "local" becomes Cortex), and its Ray task reconnects with
+   the pickled `reconnect_config()`, which carries every Cortex setting but the token.
+
+The token is read from the variable `pat_env` names; it must start with `ARCTIC_` for
+SkyRL to forward it to the Ray task.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+import os
+import sys
+from collections.abc import Sequence
 from typing import Any
 
-from arctic_rl._config import ArcticRLClientConfig, CortexConfig, _drop_secrets, _to_plain
-from arctic_rl._shim import create_arctic_rl_client as _factory
+import yaml
+
+from arctic_rl import _seam
+from arctic_rl._config import CORTEX_FILE_ENV, SELECT_ENV, CortexConfig, resolve_config
+from arctic_rl._errors import ConfigError
 from arctic_rl._shim import route_on_prem_to_cortex
 
-__all__ = ["configure", "cortex_settings", "create_arctic_rl_client"]
+__all__ = ["FILE_ARG", "SETTING_ARG", "SKYRL_ENTRYPOINT", "cortex_settings", "main"]
+
+SKYRL_ENTRYPOINT = "integrations.arctic_rl.entrypoint"
+FILE_ARG = "arctic_rl.cortex_file="
+SETTING_ARG = "arctic_rl.cortex."
+FORWARDED_PREFIX = "ARCTIC_"  # what SkyRL's entrypoint forwards to its Ray task
 
 
-def cortex_settings(cfg: Any) -> CortexConfig:
-    """The `trainer.arctic_rl.cortex` block of a SkyRL config (a DictConfig or a dict)."""
-    plain = _to_plain(cfg) or {}
-    section = (plain.get("trainer") or {}).get("arctic_rl") or {}
-    if not isinstance(section, Mapping):
-        raise TypeError("trainer.arctic_rl must be a mapping")
-    return CortexConfig.model_validate(_drop_secrets(dict(section.get("cortex") or {})))
+def cortex_settings(argv: Sequence[str], environ: dict[str, str] | None = None) -> CortexConfig:
+    """The Cortex settings named by these command-line entries (see the module doc)."""
+    env = os.environ if environ is None else environ
+    path = next((a.removeprefix(FILE_ARG) for a in argv if a.startswith(FILE_ARG)), None)
+    path = path or env.get(CORTEX_FILE_ENV)
+    base = CortexConfig.from_file(path).model_dump(exclude_unset=True) if path else {}
+    for entry in argv:
+        if entry.startswith(SETTING_ARG):
+            key, sep, raw = entry.removeprefix(SETTING_ARG).partition("=")
+            if not sep or not key:
+                raise ConfigError(f"expected {SETTING_ARG}<key>=<value>, got {entry!r}")
+            base[key] = yaml.safe_load(raw)
+    return CortexConfig.model_validate(base)
 
 
-def configure(cfg: Any) -> None:
-    """Use this SkyRL config's `trainer.arctic_rl.cortex` for configs that carry no block."""
-    route_on_prem_to_cortex(cortex_settings(cfg))
+def _own(entry: str) -> bool:
+    return entry.startswith((FILE_ARG, SETTING_ARG))
 
 
-def create_arctic_rl_client(config: ArcticRLClientConfig, server_state: Any = None) -> Any:
-    """The factory, for callers that look it up on the entrypoint module."""
-    return _factory(config, server_state)
+def _checked(settings: CortexConfig, environ: dict[str, str]) -> CortexConfig:
+    """Fail on the driver, before any job exists, on what would fail in the Ray task."""
+    from arctic_rl._config import ArcticRLClientConfig
+
+    probe = ArcticRLClientConfig(model_name="-", backend="cortex", cortex=settings)
+    resolved, _ = resolve_config(probe, environ)
+    resolved.cortex.url()
+    resolved.cortex.read_token(environ)
+    if not resolved.cortex.pat_env.startswith(FORWARDED_PREFIX):
+        raise ConfigError(
+            f"cortex.pat_env is {resolved.cortex.pat_env!r}: SkyRL forwards only ARCTIC_* "
+            f"variables to its Ray task, so name one that starts with ARCTIC_"
+        )
+    return settings
 
 
-# Importing the entrypoint is how SkyRL selects it: route its hardcoded "local" to Cortex.
-route_on_prem_to_cortex(True)
+def main() -> Any:
+    """SkyRL's Arctic flow on Cortex (called by SkyRL's main_base)."""
+    argv = sys.argv[1:]
+    settings = _checked(cortex_settings(argv), dict(os.environ))
+    sys.argv[1:] = [a for a in argv if not _own(a)]
+    os.environ[SELECT_ENV] = "cortex"
+    _seam.install()
+    route_on_prem_to_cortex(settings)
+    return importlib.import_module(SKYRL_ENTRYPOINT).main()

@@ -1,75 +1,84 @@
-"""SkyRL's and verl's call sequences, replayed through the shim: every key they read is there."""
+"""SkyRL's Arctic flow replayed in subprocesses, through `arctic_platform.rl`, on the mock.
+
+The replay (`standins/skyrl_repo`) runs as SkyRL does: `main_base` dispatches to
+`trainer.override_entrypoint=arctic_rl.integrations.skyrl`, the driver builds the client
+with backend "local", and a fresh "Ray task" process with only ARCTIC_* variables
+reconnects through `reconnect_config()` and trains the reference model.
+"""
 
 from __future__ import annotations
 
-import logging
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
-import torch
-from omegaconf import OmegaConf
+import pytest
+import yaml
 
-from .conftest import Endpoint
-from .standins import skyrl_like, verl_like
-from .standins.batches import OUTPUT_SHAPE
-
-
-def _skyrl_cfg(endpoint: Endpoint, with_block: bool = True) -> object:
-    arctic = {"cortex": endpoint.cortex_block()} if with_block else {}
-    return OmegaConf.create(
-        {
-            "trainer": {
-                "override_entrypoint": "arctic_rl.integrations.skyrl",
-                "policy": {"model": {"path": "tiny-byte-lm"}},
-                "arctic_rl": arctic,
-            }
-        }
-    )
+STANDINS = Path(__file__).parent / "standins"
+SKYRL_REPO = STANDINS / "skyrl_repo"
+HIDE_PUBLISHED = STANDINS / "hide_published"
+PAT_ENV = "ARCTIC_REPLAY_PAT"
+ITERATIONS = 20
 
 
-async def test_skyrl_sequence_through_the_shim(endpoint: Endpoint, caplog):
-    caplog.set_level(logging.INFO, logger="arctic_rl")
-    client, (training, sampling, log_prob) = skyrl_like.build_client(_skyrl_cfg(endpoint))
-    try:
-        job = client.job_id
-        assert training == f"{job}:training:0" and sampling == f"{job}:sampling:0"
-        assert log_prob is None
-        seen = await skyrl_like.train_iteration(client)
-        assert len(seen["generate"]) == 2
-        for text, token_ids, finish_reason in seen["generate"]:
-            assert isinstance(text, str) and isinstance(finish_reason, str)
-            assert all(isinstance(t, int) for t in token_ids)
-        assert isinstance(seen["policy_logprobs"], torch.Tensor)
-        assert seen["policy_logprobs"].shape == OUTPUT_SHAPE
-        assert isinstance(seen["ref_logprobs"], torch.Tensor)
-        assert isinstance(seen["fwd_bwd_metrics"], dict) and "loss" in seen["fwd_bwd_metrics"]
-        assert "grad_norm" in seen["fwd_bwd_metrics"] or seen["fwd_bwd_grad_norm"] is None
-        assert "last_lr" in str(seen) and seen["last_lr"] is not None
-        assert isinstance(seen["checkpoint"], dict) and seen["checkpoint"]
-        worker = skyrl_like.worker_reconnect(client)
-        assert worker.job_id == job and worker.training_job_id == training
-        worker.shutdown()  # a reconnected worker never cancels the job
-        assert endpoint.token not in caplog.text
-    finally:
-        client.shutdown()
+@pytest.fixture
+def reference_mock(live_mock_factory):
+    return live_mock_factory("reference")
 
 
-async def test_skyrl_configure_supplies_the_block(endpoint: Endpoint):
-    from arctic_rl.integrations import skyrl
+def _cortex_file(tmp_path: Path, mock) -> Path:
+    """The small cortex yaml a recipe names: base_url as scheme + host, as published."""
+    path = tmp_path / "cortex.yaml"
+    settings = {
+        "base_url": mock.root_url,
+        "database": "RL_DB",
+        "schema": "PUBLIC",
+        "pat_env": PAT_ENV,
+        "long_poll_s": 2,
+        "progress": False,
+    }
+    path.write_text(yaml.safe_dump({"cortex": settings}))
+    return path
 
-    cfg = _skyrl_cfg(endpoint, with_block=False)
-    skyrl.configure(_skyrl_cfg(endpoint))
-    client, ids = skyrl_like.build_client(cfg)
-    try:
-        assert ids[0].endswith(":training:0")
-    finally:
-        await client.shutdown()
+
+def _run_skyrl(tmp_path: Path, mock, *, hide_published: bool) -> dict:
+    paths = [str(SKYRL_REPO)] + ([str(HIDE_PUBLISHED)] if hide_published else [])
+    env = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": os.pathsep.join(paths),
+        "OMP_NUM_THREADS": "1",
+        PAT_ENV: mock.token,
+        "ARCTIC_REPLAY_ITERATIONS": str(ITERATIONS),
+    }
+    argv = [
+        "trainer.override_entrypoint=arctic_rl.integrations.skyrl",
+        f"arctic_rl.cortex_file={_cortex_file(tmp_path, mock)}",
+        f"trainer.export_path={tmp_path}",
+        "trainer.policy.optimizer_config.lr=0.03",
+        "generator.n_samples_per_prompt=8",
+    ]
+    cmd = [sys.executable, "-m", "skyrl.train.entrypoints.main_base", *argv]
+    done = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert mock.token not in done.stdout + done.stderr
+    return json.loads((tmp_path / "report.json").read_text())
 
 
-async def test_verl_sequence_through_the_shim(endpoint: Endpoint):
-    cfg = verl_like.compose({"remote_backend": {"cortex": endpoint.cortex_block()}})
-    client = verl_like.build_client(cfg)
-    seen = await verl_like.update_policy(client)
-    assert seen["texts"] and all(isinstance(t, str) for t in seen["texts"])
-    assert seen["old_log_probs"].shape == seen["ref_log_prob"].shape == OUTPUT_SHAPE
-    assert isinstance(seen["loss"], float)
-    assert {"grad_norm", "last_lr"} <= set(seen["step_metrics"])
-    assert "checkpoint_id" in seen["checkpoint"] or seen["checkpoint"]
+def _assert_learned(report: dict) -> None:
+    rewards = report["rewards"]
+    assert len(rewards) == ITERATIONS
+    first, last = sum(rewards[:3]) / 3, sum(rewards[-3:]) / 3
+    assert last > first + 0.1, rewards
+
+
+@pytest.mark.parametrize("hide_published", [False, True], ids=["beside-published", "alone"])
+def test_skyrl_replay_trains_through_arctic_platform_rl(tmp_path, reference_mock, hide_published):
+    report = _run_skyrl(tmp_path, reference_mock, hide_published=hide_published)
+    assert report["config_type"] == "arctic_rl._config.ArcticRLClientConfig"
+    training, sampling, log_prob = report["job_ids"]
+    assert training.endswith(":training:0") and sampling.endswith(":sampling:0")
+    assert log_prob is None
+    _assert_learned(report)

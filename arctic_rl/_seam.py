@@ -1,0 +1,171 @@
+"""`arctic_platform.rl`, where SkyRL and verl import their client factory, answered here.
+
+Both frameworks do `from arctic_platform.rl import ArcticRLClientConfig,
+create_arctic_rl_client` and nothing else reaches a factory. Once Cortex is selected,
+`install()` puts a finder first on `sys.meta_path` that answers that name:
+
+- beside the published arctic-platform (its rl extras installed): its module loads as
+  usual, then its `create_arctic_rl_client` becomes this package's factory, which serves
+  Cortex configs and hands every other config to the published factory unchanged;
+- without it, or when its rl extras are missing (it raises ImportError on import): the
+  module is a stand-in holding this package's config class and factory, plus
+  `ray_server.ArcticRLRayServerState` (a placeholder: Cortex runs no Ray server).
+
+Selected means `ARCTIC_RL_BACKEND=cortex` in the environment, read at interpreter start
+by the one-line `arctic_rl-seam.pth` (so fresh processes such as SkyRL's Ray task get
+it), or an integration of this package calling `install()` in its own process. With
+nothing selected nothing is installed. Standard library only: the `.pth` may import it.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import logging
+import os
+import sys
+import types
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["ArcticRLRayServerState", "create_arctic_rl_client", "install", "selected"]
+
+log = logging.getLogger("arctic_rl")
+
+PLATFORM = "arctic_platform"
+PLATFORM_RL = "arctic_platform.rl"
+RAY_SERVER = "arctic_platform.rl.ray_server"
+SELECT_ENV = "ARCTIC_RL_BACKEND"
+_STAND_IN = "__arctic_rl_stand_in__"  # marks modules this seam made
+_LAZY_NAMES = {
+    "ArcticRLClientConfig": "arctic_rl._config",
+    "create_arctic_rl_client": "arctic_rl._shim",
+}
+
+
+def selected() -> bool:
+    """Whether `ARCTIC_RL_BACKEND=cortex` is exported (any other value selects nothing)."""
+    return os.environ.get(SELECT_ENV, "").strip().lower() == "cortex"
+
+
+def create_arctic_rl_client(config: Any, server_state: Any = None) -> Any:
+    """This package's factory, bound where the published one was (loads it on first call)."""
+    from arctic_rl._shim import create_arctic_rl_client as factory
+
+    return factory(config, server_state)
+
+
+class ArcticRLRayServerState:
+    """Stands for the on-prem Ray server state the verl adapter imports; Cortex has none."""
+
+
+def install() -> None:
+    """Answer `arctic_platform.rl` from this package in this process (idempotent)."""
+    if not any(isinstance(f, _Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Finder())
+    loaded = sys.modules.get(PLATFORM_RL)
+    if loaded is not None and not getattr(loaded, _STAND_IN, False):
+        _bind_factory(loaded)
+
+
+def _bind_factory(module: types.ModuleType) -> None:
+    module.create_arctic_rl_client = create_arctic_rl_client  # type: ignore[attr-defined]
+
+
+def _fill_stand_in(module: types.ModuleType, kind: str) -> None:
+    setattr(module, _STAND_IN, True)
+    if kind == RAY_SERVER:
+        module.ArcticRLRayServerState = ArcticRLRayServerState  # type: ignore[attr-defined]
+        return
+    if kind == PLATFORM_RL:
+        module.__all__ = sorted(_LAZY_NAMES)  # type: ignore[attr-defined]
+        module.__getattr__ = _lazy_attribute  # type: ignore[attr-defined]
+        module.__doc__ = "arctic-rl's stand-in for arctic_platform.rl (Cortex only)."
+
+
+def _lazy_attribute(name: str) -> Any:
+    """PEP 562 hook of the stand-in: the config class and factory load on first use."""
+    source = _LAZY_NAMES.get(name)
+    if source is None:
+        raise AttributeError(f"module {PLATFORM_RL!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(source), name)
+    setattr(sys.modules[PLATFORM_RL], name, value)
+    return value
+
+
+class _StandInLoader(importlib.abc.Loader):
+    """Makes an empty module (a package where submodules may follow) and fills it."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None  # the default module object
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        _fill_stand_in(module, self.kind)
+
+
+class _PublishedLoader(importlib.abc.Loader):
+    """Runs the published `arctic_platform.rl`; binds this factory, or stands in if it fails."""
+
+    def __init__(self, real: importlib.abc.Loader) -> None:
+        self.real = real
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        return self.real.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        try:
+            self.real.exec_module(module)
+        except ImportError as exc:  # its rl extras (deepspeed, ray, ...) are not installed
+            log.debug("arctic_rl: published arctic_platform.rl unusable (%s); standing in", exc)
+            module.__dict__.pop("__getattr__", None)
+            _fill_stand_in(module, PLATFORM_RL)
+            return
+        _bind_factory(module)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Answers `arctic_platform`, `arctic_platform.rl` and its `ray_server` only."""
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if name not in (PLATFORM, PLATFORM_RL, RAY_SERVER):
+            return None
+        if name == RAY_SERVER:
+            parent = sys.modules.get(PLATFORM_RL)
+            if not getattr(parent, _STAND_IN, False):
+                return None  # the published package's own module
+            return _stand_in_spec(name, is_package=False)
+        real = _real_spec(self, name, path, target)
+        if name == PLATFORM:
+            return real or _stand_in_spec(name, is_package=True)
+        if real is None or real.loader is None:
+            return _stand_in_spec(name, is_package=True)
+        real.loader = _PublishedLoader(real.loader)
+        return real
+
+
+def _stand_in_spec(name: str, *, is_package: bool) -> importlib.machinery.ModuleSpec:
+    spec = importlib.util.spec_from_loader(name, _StandInLoader(name), is_package=is_package)
+    assert spec is not None
+    if is_package:
+        spec.submodule_search_locations = []
+    return spec
+
+
+def _real_spec(
+    seam: _Finder, name: str, path: Sequence[str] | None, target: types.ModuleType | None
+) -> importlib.machinery.ModuleSpec | None:
+    """What the other finders would answer (the published package, if installed)."""
+    for finder in sys.meta_path:
+        if finder is seam or isinstance(finder, _Finder):
+            continue
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, path, target) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
