@@ -12,7 +12,7 @@ PORT    ?= 8765
 BACKEND ?= reference
 BASE    ?= HEAD
 
-.PHONY: setup generate check-generated test lint serve demo docs bench fuzz spec-diff clean
+.PHONY: setup generate check-generated test lint serve demo docs bench fuzz spec-diff contract-check clean
 
 setup: $(STAMP) $(PUBLISHED_STAMP) $(NODE_STAMP)
 
@@ -48,8 +48,8 @@ test: setup
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check arctic_rl mock_server tests scripts benchmarks examples
-	$(BIN)/ruff format --check arctic_rl mock_server tests scripts benchmarks examples
+	$(BIN)/ruff check arctic_rl mock_server contract_check tests scripts benchmarks examples
+	$(BIN)/ruff format --check arctic_rl mock_server contract_check tests scripts benchmarks examples
 
 serve: setup
 	$(BIN)/python -m mock_server --host $(HOST) --port $(PORT) --backend $(BACKEND) --state-dir .mock-state --no-auth
@@ -57,6 +57,8 @@ serve: setup
 demo: setup
 	$(BIN)/python examples/grpo_demo.py
 
+# site/cortex_gs.html (full contract), site/cortex_gs.today.html (today's service alone),
+# site/proposals.html (what the proposals add).
 docs: setup
 	$(BIN)/python scripts/render_docs.py
 
@@ -66,8 +68,22 @@ bench: setup
 fuzz: setup
 	$(BIN)/python scripts/fuzz.py
 
+# Two checks: no proposal breaks a client of today's service (today's view -> full contract),
+# and the working tree breaks no client of the contract at BASE.
 spec-diff: setup
+	$(BIN)/python scripts/spec_diff.py --today
 	$(BIN)/python scripts/spec_diff.py --base $(BASE)
+
+# The server team's kit: where does a Cortex GS endpoint depart from the contract?
+# make contract-check URL=https://HOST/api/v2/databases/DB/schemas/S/cortex-training PAT_ENV=CORTEX_PAT
+#   [MODE=safe|full] [JOB=<running job id>] [PROPOSALS=1]
+# PAT_ENV names the variable that holds the token; the token never goes on a command line.
+MODE      ?= safe
+REPORT    ?= contract-check-report
+contract-check: setup
+	@test -n "$(URL)" -a -n "$(PAT_ENV)" || { echo "usage: make contract-check URL=<service URL> PAT_ENV=<variable holding a token> [MODE=safe|full] [JOB=<job id>] [PROPOSALS=1]" >&2; exit 2; }
+	$(BIN)/python -m contract_check --url '$(URL)' --pat-env '$(PAT_ENV)' --mode '$(MODE)' \
+		--report-dir '$(REPORT)' $(if $(JOB),--job '$(JOB)') $(if $(PROPOSALS),--with-proposals)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .schemathesis build *.egg-info

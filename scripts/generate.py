@@ -1,12 +1,15 @@
-"""Regenerate the typed client and the pydantic models from openapi/cortex_gs.yaml.
+"""Regenerate the typed client, the pydantic models and the contract's views.
 
-The contract is the single source of truth: both generated packages under generated/ are
-rebuilt from it here, never edited by hand. Generation always happens in a scratch
-directory and is then copied (or, with --check, compared) so that both modes run exactly
-the same steps and a drift check can never pass on output that differs from a real run.
+The contract (openapi/cortex_gs.yaml) is the single source of truth: everything under
+generated/ is rebuilt from it here, never edited by hand. That is both packages, plus
+generated/openapi/: the contract as today's service alone (every `x-status: proposed`
+element removed, see contract_views.py) and a Markdown page of what the proposals add.
+Generation always happens in a scratch directory and is then copied (or, with --check,
+compared) so that both modes run exactly the same steps and a drift check can never pass
+on output that differs from a real run.
 
 Usage:
-    python scripts/generate.py          # rewrite generated/cortex_gs_client and cortex_gs_models
+    python scripts/generate.py          # rewrite everything under generated/
     python scripts/generate.py --check  # regenerate into a temp dir; exit 1 listing drifted files
 """
 
@@ -21,6 +24,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import contract_views  # a sibling module (scripts/ is not a package)
+
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "cortex_gs.yaml"
 CLIENT_CONFIG = ROOT / "openapi" / "openapi-python-client.yaml"
@@ -28,6 +36,10 @@ GENERATED = ROOT / "generated"
 CLIENT_PACKAGE = "cortex_gs_client"
 MODELS_PACKAGE = "cortex_gs_models"
 PACKAGES = (CLIENT_PACKAGE, MODELS_PACKAGE)
+VIEWS = "openapi"
+TODAY_VIEW = f"{VIEWS}/cortex_gs.today.yaml"
+PROPOSALS_PAGE = f"{VIEWS}/proposals.md"
+OUTPUTS = (*PACKAGES, VIEWS)
 HEADER = "# generated from openapi/cortex_gs.yaml by make generate; do not edit"
 LINE_LENGTH = "100"
 
@@ -173,8 +185,31 @@ def _add_header(path: Path) -> None:
         path.write_text(f"{HEADER}\n{text}" if text else f"{HEADER}\n", encoding="utf-8")
 
 
+class _BlockDumper(yaml.SafeDumper):
+    """Writes multi-line strings (descriptions) as `|` blocks, as the contract does."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_BlockDumper.add_representer(str, _represent_str)
+
+
+def write_views(out: Path) -> None:
+    """Write today's view of the contract and the proposals page under `out`/openapi."""
+    contract = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+    today = contract_views.today_view(contract)
+    (out / VIEWS).mkdir(parents=True, exist_ok=True)
+    text = yaml.dump(today, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100)
+    (out / TODAY_VIEW).write_text(f"{HEADER}\n{text}", encoding="utf-8")
+    (out / PROPOSALS_PAGE).write_text(contract_views.delta_markdown(contract), encoding="utf-8")
+
+
 def generate_into(out: Path) -> None:
-    """Write both packages under `out` from the contract; identical input gives identical bytes."""
+    """Write everything under `out` from the contract; identical input gives identical bytes."""
+    write_views(out)
     client_dir = out / CLIENT_PACKAGE
     models_dir = out / MODELS_PACKAGE
     _run([
@@ -205,9 +240,9 @@ def generate_into(out: Path) -> None:
 
 
 def _files(base: Path) -> set[str]:
-    """Relative paths of every file of the generated packages under `base`, caches excluded."""
+    """Relative paths of every generated file under `base`, caches excluded."""
     found: set[str] = set()
-    for package in PACKAGES:
+    for package in OUTPUTS:
         root = base / package
         if root.exists():
             found |= {
@@ -249,10 +284,10 @@ def main(argv: list[str] | None = None) -> int:
             print("generated/ matches openapi/cortex_gs.yaml")
             return 0
         GENERATED.mkdir(exist_ok=True)
-        for package in PACKAGES:
+        for package in OUTPUTS:
             shutil.rmtree(GENERATED / package, ignore_errors=True)
             shutil.copytree(fresh / package, GENERATED / package)
-    print(f"generated {', '.join(PACKAGES)} under {GENERATED.relative_to(ROOT)}/")
+    print(f"generated {', '.join(OUTPUTS)} under {GENERATED.relative_to(ROOT)}/")
     return 0
 
 

@@ -1,7 +1,10 @@
-"""Report breaking changes between the contract at a git ref and the working tree.
+"""Report breaking changes between two versions of the contract.
 
-``make spec-diff BASE=<ref>`` runs this. A change is breaking when a client built from
-the BASE contract could fail against a server built from the new one:
+``make spec-diff BASE=<ref>`` compares the contract at a git ref with the working tree;
+``make spec-diff`` also compares today's view of the working tree's contract (every
+``x-status: proposed`` element removed, see contract_views.py) with the full contract, so
+that no proposal can break a client of today's service. A change is breaking when a client
+built from the old contract could fail against a server built from the new one:
 
 - operations: removed, or their operationId renamed (generated function names change);
 - parameters: removed, newly required, or their schema narrowed;
@@ -13,7 +16,8 @@ the BASE contract could fail against a server built from the new one:
 - security: a new scheme required.
 
 Schemas linked from binary bodies with ``x-dssst1-schema`` (what travels inside DSSST1
-frames) are compared like JSON bodies. Exit status: 0 when nothing breaks, 1 when
+frames), ``x-dssst1-envelope``, ``x-dssst1-metadata`` or ``x-json-schema`` (JSON sent as
+bytes) are compared like JSON bodies. Exit status: 0 when nothing breaks, 1 when
 something does, 2 when a contract cannot be loaded.
 """
 
@@ -29,7 +33,11 @@ from typing import Any, Literal
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import contract_views  # a sibling module (scripts/ is not a package)
+
 SPEC = Path("openapi/cortex_gs.yaml")
+BODY_LINKS = ("x-dssst1-schema", "x-dssst1-envelope", "x-dssst1-metadata", "x-json-schema")
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 Direction = Literal["request", "response"]
 # Bounds a request schema may not tighten: (keyword, True when a larger value is tighter).
@@ -185,7 +193,7 @@ class _Differ:
             self.schema(
                 f"{label} [{media}]", old_media.get("schema"), new_media.get("schema"), direction
             )
-            for ext in ("x-dssst1-schema", "x-dssst1-envelope"):
+            for ext in BODY_LINKS:
                 old_ref, new_ref = old_media.get(ext), new_media.get(ext)
                 if old_ref and not new_ref:
                     self.add(label, f"{ext} link removed")
@@ -411,36 +419,47 @@ def load_at(ref: str, spec: Path = SPEC) -> dict[str, Any]:
     return dict(yaml.safe_load(shown.stdout))
 
 
+def _report(old: Mapping[str, Any], new: Mapping[str, Any], old_name: str, new_name: str) -> int:
+    """Print the compatible additions and the breaking changes; 1 when something breaks."""
+    findings = breaking_changes(old, new)
+    old_ops = _Spec(old).operations()
+    for path, method in sorted(key for key in _Spec(new).operations() if key not in old_ops):
+        print(f"compatible: new operation {method.upper()} {path}")
+    if not findings:
+        print(f"spec-diff: no breaking changes between {old_name} and {new_name}")
+        return 0
+    print(f"spec-diff: {len(findings)} breaking change(s) between {old_name} and {new_name}:")
+    for finding in findings:
+        print(f"  - {finding}")
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Compare BASE's contract with the working tree's; exit 1 on breaking changes."""
+    """Compare BASE's contract (or today's view) with the working tree's; exit 1 on breaks."""
     parser = argparse.ArgumentParser(prog="scripts/spec_diff.py", description=__doc__)
     parser.add_argument("--base", default="HEAD", help="git ref of the old contract")
     parser.add_argument("--spec", type=Path, default=SPEC, help="contract path in the repo")
+    parser.add_argument(
+        "--today",
+        action="store_true",
+        help="compare today's view of the working tree's contract with the full contract "
+        "instead (a proposal must not break a client of today's service)",
+    )
     args = parser.parse_args(argv)
     try:
-        old = load_at(args.base, args.spec)
         new = dict(yaml.safe_load(args.spec.read_text(encoding="utf-8")))
-    except (OSError, yaml.YAMLError) as exc:
+        if args.today:
+            old, old_name = contract_views.today_view(new), "today's view"
+        else:
+            old, old_name = load_at(args.base, args.spec), args.base
+    except (OSError, yaml.YAMLError, contract_views.ViewError) as exc:
         print(f"spec-diff: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:
         print(exc, file=sys.stderr)
         return 2
-    findings = breaking_changes(old, new)
-    added = sorted(
-        new_key for new_key in _Spec(new).operations() if new_key not in _Spec(old).operations()
-    )
-    for path, method in added:
-        print(f"compatible: new operation {method.upper()} {path}")
-    if not findings:
-        print(f"spec-diff: no breaking changes between {args.base} and the working tree")
-        return 0
-    print(
-        f"spec-diff: {len(findings)} breaking change(s) between {args.base} and the working tree:"
-    )
-    for finding in findings:
-        print(f"  - {finding}")
-    return 1
+    new_name = "the full contract" if args.today else "the working tree"
+    return _report(old, new, old_name, new_name)
 
 
 if __name__ == "__main__":

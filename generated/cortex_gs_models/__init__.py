@@ -840,7 +840,7 @@ class ChunkDescriptor(BaseModel):
     operation: Annotated[
         StrictStr | MISSING,
         Field(
-            description="The operation the frame is for (`fwd-bwd`, `generate`; proposed `fwd-no-grad`).",
+            description="The operation the frame is for (`fwd-bwd`, `generate`<!-- proposed:start -->; proposed `fwd-no-grad`<!-- proposed:end -->).",
             pattern="^[a-z][a-z0-9-]{0,31}$",
         ),
     ] = MISSING
@@ -855,7 +855,7 @@ class RequestChunkDescriptor(ChunkDescriptor):
     operation: Annotated[
         StrictStr,
         Field(
-            description="The operation the frame is for (`fwd-bwd`, `generate`; proposed `fwd-no-grad`).",
+            description="The operation the frame is for (`fwd-bwd`, `generate`<!-- proposed:start -->; proposed `fwd-no-grad`<!-- proposed:end -->).",
             pattern="^[a-z][a-z0-9-]{0,31}$",
         ),
     ]
@@ -1002,8 +1002,8 @@ class ForwardBackwardBatch(BaseModel):
     """
     The value inside a forward-backward frame. The minimal frame is
     `{args: [], kwargs: {input_ids, labels}}`; ArcticTraining adds backend-owned `context`
-    and `processing`. Other keys pass through (the proposed pre-tokenised batch is
-    `TrainBatch`).
+    and `processing`. Other keys pass through<!-- proposed:start --> (the proposed
+    pre-tokenised batch is `TrainBatch`)<!-- proposed:end -->.
 
     """
 
@@ -1364,7 +1364,7 @@ class Error(BaseModel):
     code: Annotated[
         StrictInt | StrictStr | MISSING,
         Field(
-            description="Today an integer (for example 409), or one of the chunk-group codes\n`chunk_group_restart_required`, `chunk_group_conflict`,\n`chunk_group_missing_chunks`. Proposed: always a string from `ErrorCode`.\n"
+            description="Today an integer (for example 409), or one of the chunk-group codes\n`chunk_group_restart_required`, `chunk_group_conflict`,\n`chunk_group_missing_chunks`.<!-- proposed:start --> Proposed: always a string from\n`ErrorCode`.<!-- proposed:end -->\n"
         ),
         IntegralFloatAsInt,
     ] = MISSING

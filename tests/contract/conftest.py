@@ -14,6 +14,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"
+TODAY_PATH = ROOT / "generated" / "openapi" / "cortex_gs.today.yaml"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 
 
@@ -39,6 +40,12 @@ def load_generate_script() -> ModuleType:
 def spec() -> dict[str, Any]:
     """The contract as plain data."""
     return yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def today() -> dict[str, Any]:
+    """Today's view of the contract, as `make generate` wrote it to generated/openapi/."""
+    return yaml.safe_load(TODAY_PATH.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

@@ -25,13 +25,19 @@ def test_drift_detection_notices_an_edit(fresh_generation, tmp_path) -> None:
     import shutil
 
     copy = tmp_path / "copy"
-    for package in ("cortex_gs_client", "cortex_gs_models"):
-        shutil.copytree(fresh_generation / package, copy / package)
+    for output in ("cortex_gs_client", "cortex_gs_models", "openapi"):
+        shutil.copytree(fresh_generation / output, copy / output)
     target = copy / "cortex_gs_models" / "__init__.py"
     target.write_text(target.read_text() + "\n# edited\n")
     (copy / "cortex_gs_client" / "stray.py").write_text("")
+    view = copy / "openapi" / "cortex_gs.today.yaml"
+    view.write_text(view.read_text().replace("(today)", "(today, edited)", 1))
     stale = load_generate_script().drifted(fresh_generation, copy)
-    assert stale == ["cortex_gs_client/stray.py", "cortex_gs_models/__init__.py"]
+    assert stale == [
+        "cortex_gs_client/stray.py",
+        "cortex_gs_models/__init__.py",
+        "openapi/cortex_gs.today.yaml",
+    ]
 
 
 @pytest.mark.parametrize("op_id", sorted(ROUTES))

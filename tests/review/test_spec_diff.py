@@ -237,3 +237,68 @@ def test_cli_exit_status(tmp_path, monkeypatch, capsys):
     assert "delete_checkpoint" in capsys.readouterr().out
     spec.write_text(yaml.safe_dump(CONTRACT), encoding="utf-8")
     assert spec_diff.main(["--base", "main", "--spec", str(spec)]) == 0
+
+
+# ---------------------------------------------------------------- today's view -> full contract
+views = spec_diff.contract_views
+
+
+def _proposed_required_field_on_a_today_body(doc: dict[str, Any]) -> None:
+    """The mistake the today check exists for: a proposal that today's clients cannot meet."""
+    save = _schemas(doc)["SaveRequest"]
+    save["properties"]["priority"] = {
+        "type": "integer",
+        "description": "Queue priority.",
+        "x-status": "proposed",
+        "x-rationale": "Lets urgent saves jump the queue.",
+    }
+    save["required"] = [*save.get("required", []), "priority"]
+
+
+def _proposed_required_parameter(doc: dict[str, Any]) -> None:
+    _op(doc, "/{job_id}/step")["parameters"].append(
+        {
+            "name": "X-Trace",
+            "in": "header",
+            "required": True,
+            "schema": {"type": "string"},
+            "x-status": "proposed",
+            "x-rationale": "Tracing.",
+        }
+    )
+
+
+def test_no_proposal_in_the_contract_breaks_todays_clients():
+    assert spec_diff.breaking_changes(views.today_view(CONTRACT), CONTRACT) == []
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            _proposed_required_field_on_a_today_body,
+            "request body [application/json].priority: new required request field",
+        ),
+        (_proposed_required_parameter, "header parameter 'X-Trace': new required parameter"),
+    ],
+)
+def test_a_proposal_that_breaks_todays_clients_is_reported(edit: Edit, expected: str):
+    doc = copy.deepcopy(CONTRACT)
+    edit(doc)
+    today = views.today_view(doc)
+    findings = [str(f) for f in spec_diff.breaking_changes(today, doc)]
+    assert any(expected in f for f in findings), findings
+
+
+def test_cli_today_mode(tmp_path, capsys):
+    spec = tmp_path / "cortex_gs.yaml"
+    spec.write_text(yaml.safe_dump(CONTRACT), encoding="utf-8")
+    assert spec_diff.main(["--today", "--spec", str(spec)]) == 0
+    assert (
+        "no breaking changes between today's view and the full contract" in capsys.readouterr().out
+    )
+    broken = copy.deepcopy(CONTRACT)
+    _proposed_required_field_on_a_today_body(broken)
+    spec.write_text(yaml.safe_dump(broken), encoding="utf-8")
+    assert spec_diff.main(["--today", "--spec", str(spec)]) == 1
+    assert "priority" in capsys.readouterr().out

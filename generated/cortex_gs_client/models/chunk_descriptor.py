@@ -25,7 +25,8 @@ class ChunkDescriptor:
             frame_size_bytes (int): Size of the original frame in bytes.
             chunk_group_id (str | Unset): The idempotency key of one chunked operation, chosen by the client (a UUID4
                 today).
-            operation (str | Unset): The operation the frame is for (`fwd-bwd`, `generate`; proposed `fwd-no-grad`).
+            operation (str | Unset): The operation the frame is for (`fwd-bwd`, `generate`<!-- proposed:start -->; proposed
+                `fwd-no-grad`<!-- proposed:end -->).
     """
 
     chunk_idx: int

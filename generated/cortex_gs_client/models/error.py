@@ -26,7 +26,8 @@ class Error:
             message (str | Unset): Human-readable; never contains credentials.
             code (int | str | Unset): Today an integer (for example 409), or one of the chunk-group codes
                 `chunk_group_restart_required`, `chunk_group_conflict`,
-                `chunk_group_missing_chunks`. Proposed: always a string from `ErrorCode`.
+                `chunk_group_missing_chunks`.<!-- proposed:start --> Proposed: always a string from
+                `ErrorCode`.<!-- proposed:end -->
             detail (list[ValidationIssue] | Unset): FastAPI validation problems, one per offending value.
             chunk_group_id (str | Unset): The idempotency key of one chunked operation, chosen by the client (a UUID4
                 today).

@@ -23,8 +23,8 @@ T = TypeVar("T", bound="ForwardBackwardBatch")
 class ForwardBackwardBatch:
     """The value inside a forward-backward frame. The minimal frame is
     `{args: [], kwargs: {input_ids, labels}}`; ArcticTraining adds backend-owned `context`
-    and `processing`. Other keys pass through (the proposed pre-tokenised batch is
-    `TrainBatch`).
+    and `processing`. Other keys pass through<!-- proposed:start --> (the proposed
+    pre-tokenised batch is `TrainBatch`)<!-- proposed:end -->.
 
         Attributes:
             kwargs (ModelKwargs): The model's keyword arguments in a forward-backward frame, generally `[batch, sequence]`

@@ -21,7 +21,8 @@ class RequestChunkDescriptor:
             frame_sha256 (str): A SHA-256 digest as 64 lowercase hex digits.
             frame_size_bytes (int): Size of the original frame in bytes.
             chunk_group_id (str): The idempotency key of one chunked operation, chosen by the client (a UUID4 today).
-            operation (str): The operation the frame is for (`fwd-bwd`, `generate`; proposed `fwd-no-grad`).
+            operation (str): The operation the frame is for (`fwd-bwd`, `generate`<!-- proposed:start -->; proposed `fwd-no-
+                grad`<!-- proposed:end -->).
     """
 
     chunk_idx: int
