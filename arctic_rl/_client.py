@@ -186,7 +186,9 @@ class AsyncArcticRLClient:
         return normalize_state((await self.get_job()).get("status"))
 
     async def cancel(self) -> dict[str, Any]:
-        return await self.transport.cancel_job(self._job)
+        """Cancel the job and return it as it then stands (the cancel itself answers nothing)."""
+        await self.transport.cancel_job(self._job)
+        return await self.get_job()
 
     async def shutdown(self, *, cancel: bool | None = None) -> None:
         """Close the connection; cancel the job if this client created it (configurable)."""
@@ -194,7 +196,7 @@ class AsyncArcticRLClient:
             cancel = self.owns_job and self.config.cortex.cancel_on_shutdown
         try:
             if cancel and self.job_id is not None:
-                await self.cancel()
+                await self.transport.cancel_job(self.job_id)
         finally:
             await self.aclose()
 

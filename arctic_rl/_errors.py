@@ -7,7 +7,8 @@ the token: messages are built from the response body, never from request headers
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 __all__ = [
@@ -183,20 +184,80 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
 
 
+# The older service's answer for a chunk group with holes: no code, just this message.
+LEGACY_MISSING_CHUNKS_MESSAGE = "request chunk group is missing chunks"
+_MAX_ERROR_DEPTH = 8
+
+
+def _error_objects(value: Any, depth: int = 0) -> Iterator[Mapping[str, Any]]:
+    """Every JSON object in an error body, outermost first.
+
+    The gateway in front of the service may wrap the service's error as a JSON text inside a
+    string field ("GS-wrapped"), so JSON embedded in strings is searched too.
+    """
+    if depth > _MAX_ERROR_DEPTH:
+        return
+    if isinstance(value, Mapping):
+        yield value
+        for child in value.values():
+            yield from _error_objects(child, depth + 1)
+    elif isinstance(value, list):
+        for child in value:
+            yield from _error_objects(child, depth + 1)
+    elif isinstance(value, str) and ("{" in value or "[" in value):
+        start = min(i for i in (value.find("{"), value.find("[")) if i >= 0)
+        try:
+            decoded, _ = json.JSONDecoder().raw_decode(value[start:])
+        except ValueError:
+            return
+        yield from _error_objects(decoded, depth + 1)
+
+
+def _chunk_group_error(body: Any) -> Mapping[str, Any] | None:
+    """The object describing a chunk-group error anywhere in the body, with its string code."""
+    for obj in _error_objects(body):
+        code = obj.get("error_code") if obj.get("error_code") in CHUNK_GROUP_CODES else None
+        code = code or (obj.get("code") if obj.get("code") in CHUNK_GROUP_CODES else None)
+        if code is not None:
+            return {**obj, "code": code}
+        if obj.get("chunk_group_id") and obj.get("message") == LEGACY_MISSING_CHUNKS_MESSAGE:
+            return {**obj, "code": "chunk_group_missing_chunks"}
+    return None
+
+
+def _innermost_message(body: Mapping[str, Any]) -> str:
+    """The most specific human-readable message: a wrapped error's own, else the outer one."""
+    messages = [str(o["message"]) for o in _error_objects(body) if o.get("message")]
+    readable = [m for m in messages if not m.lstrip().startswith(("{", "["))]
+    return (readable or messages or [""])[-1]
+
+
 def error_from_response(
     status: int, body: Any, headers: Mapping[str, str] | None = None
 ) -> APIStatusError:
-    """Build the typed error for an error response (both body shapes the service uses)."""
+    """Build the typed error for an error response, in any shape the service uses.
+
+    Today: ``{"message", "code": <int>}`` (chunk-group errors carry a string code),
+    FastAPI's ``{"detail": [...]}`` or ``{"detail": "..."}``, a gateway-wrapped error (JSON
+    in a string), and the older missing-chunks body ``{chunk_group_id, message}``. Proposed
+    extras are used when present: a string ``error_code``, ``request_id`` and ``details``.
+    ``code`` on the error is the string code when the service gave one, else its integer.
+    """
     headers = headers or {}
     request_id = headers.get("x-snowflake-request-id")
     code: str | int | None = None
     details: list[Any] | None = None
     message = ""
-    if isinstance(body, Mapping):
-        code = body.get("code")
-        message = str(body.get("message") or "")
-        request_id = request_id or body.get("request_id")
-        raw_details = body.get("details") or body.get("detail")
+    chunk_group = _chunk_group_error(body)
+    if isinstance(body, str) and chunk_group is None:
+        message = body[:500]
+    elif isinstance(body, Mapping) or chunk_group is not None:
+        outer: Mapping[str, Any] = body if isinstance(body, Mapping) else {}
+        source = chunk_group or outer
+        code = source.get("code") if chunk_group else outer.get("error_code") or outer.get("code")
+        message = _innermost_message(source) if source else ""
+        request_id = request_id or outer.get("request_id") or source.get("request_id")
+        raw_details = source.get("details") or source.get("detail") or outer.get("detail")
         if isinstance(raw_details, list):
             details = raw_details
             if not message:
@@ -207,12 +268,10 @@ def error_from_response(
                 )
         elif isinstance(raw_details, str) and not message:
             message = raw_details
-    elif isinstance(body, str):
-        message = body[:500]
     if not message:
         message = f"HTTP {status}"
     cls: type[APIStatusError]
-    if status == 409 and code in CHUNK_GROUP_CODES:
+    if chunk_group is not None:
         cls = ChunkGroupError
     elif status == 409 and code == "job_not_running":
         cls = JobNotRunningError

@@ -59,7 +59,8 @@ MAX_RETRY_AFTER_S = 60.0
 UPLOAD_SLICE = 1 << 20
 CHUNK_HEADROOM = 8 * 1024
 
-TERMINAL_JOB_STATES = frozenset({"cancelled", "terminated", "failed"})
+# A job that is done (older servers' word) will not run again either.
+TERMINAL_JOB_STATES = frozenset({"cancelled", "terminated", "failed", "completed"})
 _IN_FLIGHT_REQUEST_STATES = frozenset({"pending", "running", "streaming", "unknown"})
 _STATE_ALIASES = {
     "done": "completed",
@@ -74,6 +75,11 @@ _STATE_ALIASES = {
 
 # Binary routes; the value says whether the body must always be a chunk envelope.
 CHUNKED_ROUTES = {"forward-backward": "fwd-bwd", "forward-no-grad": "fwd-no-grad"}
+# Operations the service answers inline. Their acknowledgement may name a request (the one a
+# cancel-request cancelled), which is not a handle to poll.
+INLINE_OPERATIONS = frozenset(
+    {"cancel-request", "reset-prefix-cache", "tail-logs", "router-replay-discard"}
+)
 
 
 def normalize_state(raw: Any) -> str:
@@ -247,17 +253,21 @@ class CortexTransport:
         kwargs: dict[str, Any] = {}
         if status is not None:  # the generated builder takes the enum, not its value
             kwargs["status"] = self._enum("JobState", normalize_state(status))
-        return list((await self._generated("jobs", "list_jobs", **kwargs)).json()["jobs"])
+        # Proto3 JSON leaves an empty list out.
+        return list(
+            _json_body(await self._generated("jobs", "list_jobs", **kwargs)).get("jobs") or []
+        )
 
     async def get_capacity(self) -> dict[str, Any]:
         return dict((await self._generated("jobs", "get_capacity")).json())
 
     async def cancel_job(self, job_id: str) -> dict[str, Any]:
-        return dict((await self._generated("jobs", "cancel_job", job_id=job_id)).json())
+        """Cancel; today's service answers 200 with an empty body (``{}`` here)."""
+        return dict(_json_body(await self._generated("jobs", "cancel_job", job_id=job_id)))
 
     async def list_checkpoints(self, job_id: str) -> list[dict[str, Any]]:
         response = await self._generated("checkpoints", "list_checkpoints", job_id=job_id)
-        return list(response.json()["checkpoints"])
+        return list(_json_body(response).get("checkpoints") or [])
 
     async def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> None:
         await self._generated(
@@ -299,10 +309,13 @@ class CortexTransport:
         kwargs: dict[str, Any] = {"job_id": job_id, "body": self._model(model, body)}
         if keyed:
             kwargs["idempotency_key"] = uuid.uuid4().hex
-        response = await self._generated(tag, op, **kwargs)
-        accepted = response.json()
-        if response.status_code == 200 and "request_id" not in accepted:
-            return accepted  # inline operation result
+        accepted = _json_body(await self._generated(tag, op, **kwargs))
+        if route == "operation" and (
+            body.get("operation_type") in INLINE_OPERATIONS or "request_id" not in accepted
+        ):
+            return accepted  # an inline operation's answer, opaque
+        if "request_id" not in accepted:
+            raise ArcticRLError(f"{route} was accepted without a request_id: {accepted!r}")
         return await self.wait_request(job_id, str(accepted["request_id"]), desc=route)
 
     async def call_binary(self, job_id: str, route: str, value: Any) -> Any:
@@ -379,7 +392,9 @@ class CortexTransport:
         async def send() -> httpx.Response:
             return await self._http.post(url, content=body(), headers=headers)
 
-        return dict((await self._retrying(send)).json())
+        # A non-final chunk's answer is not documented beyond carrying no request_id: it
+        # may be empty.
+        return dict(_json_body(await self._retrying(send)))
 
     async def _get_request(
         self, job_id: str, request_id: str, cursor: str | None, wait_s: float
@@ -396,7 +411,7 @@ class CortexTransport:
         response = await self._generated(
             "requests", "get_request", job_id=job_id, request_id=request_id, **kwargs
         )
-        return dict(response.json())
+        return dict(_json_body(response))
 
     async def wait_request(self, job_id: str, request_id: str, *, desc: str = "request") -> Any:
         """Poll a request to its end, collecting result chunks; return the decoded result."""
@@ -420,27 +435,26 @@ class CortexTransport:
                 for event in events:
                     if event.get("type") == "result_chunk":
                         result_chunks.add(event)
-                if status.get("next_cursor"):
-                    cursor = str(status["next_cursor"])
+                # "" means nothing is queued right now: keep reading from where we are.
+                next_cursor = str(status.get("next_cursor") or "")
+                cursor = next_cursor or cursor
                 state = normalize_state(status.get("status"))
                 bar.status(state)
-                more = bool(events) and bool(status.get("next_cursor"))
                 if state == "completed":
-                    if status.get("result") is not None:
-                        return _decode_result(status["result"])
-                    if result_chunks.complete:
-                        return result_chunks.value()
-                    if status.get("next_cursor"):
-                        continue  # more result pages to read
-                    if not result_chunks.started:
-                        return None
-                    raise ArcticRLError(
-                        f"request {request_id} completed without all its result chunks",
-                        code="missing_chunks",
-                    )
+                    if result_chunks.started or (next_cursor and not status.get("result")):
+                        if result_chunks.complete:
+                            return result_chunks.value()
+                        if next_cursor:
+                            continue  # more result pages to read
+                        raise ArcticRLError(
+                            f"request {request_id} completed without all its result chunks",
+                            code="missing_chunks",
+                        )
+                    # A success without a result (proto3 may omit it) is an empty result.
+                    return _decode_result(status.get("result") or {})
                 if state not in _IN_FLIGHT_REQUEST_STATES:
-                    raise _request_failure(request_id, state, status.get("error"))
-                if more:
+                    raise _request_failure(request_id, state, status)
+                if events and next_cursor:
                     continue  # drain pages without sleeping
                 if time.monotonic() > deadline:
                     raise RequestTimeoutError(
@@ -522,15 +536,25 @@ def _decode_result(result: Any) -> Any:
     return result
 
 
-def _request_failure(request_id: str, state: str, error: Any) -> RequestFailedError:
-    error = error if isinstance(error, Mapping) else {}
-    message = str(error.get("message") or f"request {request_id} ended {state}")
-    return RequestFailedError(
-        message,
-        code=error.get("code") or state,
-        request_id=error.get("request_id"),
-        details=error.get("details"),
-    )
+def _request_failure(request_id: str, state: str, status: Mapping[str, Any]) -> RequestFailedError:
+    """Today ``error`` is a string (``""`` when none); an older mock sent an Error object."""
+    error = status.get("error")
+    if isinstance(error, Mapping):
+        return RequestFailedError(
+            str(error.get("message") or f"request {request_id} ended {state}"),
+            code=error.get("code") or state,
+            request_id=error.get("request_id"),
+            details=error.get("details"),
+        )
+    message = f"request {request_id} ended {state}" + (f": {error}" if error else "")
+    return RequestFailedError(message, code=status.get("error_code") or state)
+
+
+def _json_body(response: httpx.Response) -> Any:
+    """The JSON answer, or ``{}`` for an empty one (cancel, a non-final chunk)."""
+    if not response.content.strip():
+        return {}
+    return response.json()
 
 
 def _raise_for_status(response: httpx.Response) -> None:

@@ -1,8 +1,11 @@
 """A small in-process Cortex stand-in (httpx.MockTransport) for transport unit tests.
 
-It speaks just enough of the contract to exercise retries, chunk groups, long results in
-result-chunk events and fault injection, without sockets. The real mock server is used
-by the integration tests; this one makes failure paths easy to script.
+It speaks just enough of today's service to exercise retries, chunk groups, long results in
+result-chunk events and fault injection, without sockets: polls answer ``done`` with
+``error: ""`` and ``next_cursor: ""`` when nothing is queued, errors carry an integer
+``code`` (chunk-group errors a string one), cancel and non-final chunks answer an empty 200.
+The real mock server is used by the integration tests; this one makes failure paths easy to
+script.
 """
 
 from __future__ import annotations
@@ -46,8 +49,12 @@ class FakeCortex:
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     polls_before_done: int = 1
     lose_chunks: set[int] = field(default_factory=set)
+    legacy_missing_chunks: bool = False  # the older body: {chunk_group_id, message}, no code
+    new_request_id_on_repeat: bool = False  # a repeated final chunk gets a fresh request id
+    failures: dict[str, str] = field(default_factory=dict)  # route -> its request's error
     job_types: dict[str, list[str]] = field(default_factory=dict)
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
+    cancelled: set[str] = field(default_factory=set)
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def transport(self) -> httpx.MockTransport:
@@ -71,9 +78,11 @@ class FakeCortex:
         job = parts[0]
         if request.method == "POST" and job.endswith(":cancel"):
             self.executions["cancel"] = self.executions.get("cancel", 0) + 1
-            return _json(200, {**_job(job.removesuffix(":cancel")), "status": "cancelled"})
+            self.cancelled.add(job.removesuffix(":cancel"))
+            return httpx.Response(200, headers={"x-snowflake-request-id": "fake-rid"})
         if request.method == "GET" and len(parts) == 1:
-            return _json(200, _job(job, self.job_types.get(job)))
+            state = "JOB_STATE_CANCELLED" if job in self.cancelled else "JOB_STATE_RUNNING"
+            return _json(200, {**_job(job, self.job_types.get(job)), "status": state})
         if parts[1:] == ["checkpoints"]:
             return _json(200, {"checkpoints": self.checkpoints})
         if request.method == "DELETE":
@@ -111,7 +120,12 @@ class FakeCortex:
             return _json(202, self._run(job, route, wire.loads(data)))
         group = desc["chunk_group_id"]
         if group in self.group_answers:
-            return _json(202, self.group_answers[group])
+            answer = self.group_answers[group]
+            if self.new_request_id_on_repeat:  # a second record of the same execution
+                rid = f"req-{next(self._ids)}"
+                self.requests[rid] = {**self.requests[answer["request_id"]], "polls": 0}
+                answer = {**answer, "request_id": rid}
+            return _json(202, answer)
         if group not in self.groups:
             if desc["chunk_idx"] != 0:
                 return _error(409, "chunk_group_restart_required")
@@ -120,18 +134,14 @@ class FakeCortex:
         idx, total = desc["chunk_idx"], desc["total_chunks"]
         if idx in self.lose_chunks:
             self.lose_chunks.discard(idx)  # "accepted", then lost (e.g. a crashed disk write)
-            return _json(
-                200,
-                {
-                    "job_id": job,
-                    "chunk_group_id": group,
-                    "chunk_idx": idx,
-                    "received_chunks": assembler.received,
-                    "total_chunks": total,
-                },
-            )
+            return _empty_200()
+        if assembler.total is not None and idx not in assembler.missing():
+            return _empty_200()  # a chunk sent again: already stored
         if idx == total - 1 and assembler.received < total - 1:
             missing = [i for i in range(total - 1) if i in assembler.missing()]
+            if self.legacy_missing_chunks:
+                message = "request chunk group is missing chunks"
+                return _json(409, {"chunk_group_id": group, "message": message})
             return _json(
                 409,
                 {
@@ -149,16 +159,7 @@ class FakeCortex:
             )
         assembler.add(data)
         if not assembler.complete:
-            return _json(
-                200,
-                {
-                    "job_id": job,
-                    "chunk_group_id": group,
-                    "chunk_idx": desc["chunk_idx"],
-                    "received_chunks": assembler.received,
-                    "total_chunks": desc["total_chunks"],
-                },
-            )
+            return _empty_200()  # today's non-final chunk answer carries no request_id
         answer = self._run(job, route, assembler.value())
         self.group_answers[group] = answer
         return _json(202, answer)
@@ -238,7 +239,13 @@ class FakeCortex:
                 "checkpoint_path": f"/ckpt/{ckpt}",
                 "checkpoint_tag": ckpt,
             }
-        self.requests[rid] = {"job": job, "result": result, "events": events, "polls": 0}
+        self.requests[rid] = {
+            "job": job,
+            "result": result,
+            "events": events,
+            "polls": 0,
+            "error": self.failures.get(route, ""),
+        }
         return {"request_id": rid, "job_id": job}
 
     def _poll(self, rid: str, request: httpx.Request) -> httpx.Response:
@@ -248,20 +255,19 @@ class FakeCortex:
         start = int(request.url.params.get("cursor") or 0)
         page = req["events"][start : start + 2] if done else []
         end = start + len(page)
-        return _json(
-            200,
-            {
-                "request_id": rid,
-                "job_id": req["job"],
-                "status": "completed" if done else "running",
-                "created_at": "2026-11-29T17:00:00Z",
-                "updated_at": "2026-11-29T17:00:01Z",
-                "result": req["result"] if done else None,
-                "error": None,
-                "events": page,
-                "next_cursor": str(end) if end < len(req["events"]) or page else None,
-            },
-        )
+        status = {
+            "request_id": rid,
+            "status": ("failed" if req["error"] else "done") if done else "running",
+            "created_at": "2026-11-29T17:00:00Z",
+            "updated_at": "2026-11-29T17:00:01Z",
+            "error": req["error"] if done else "",
+            "events": page,
+            # Non-empty only while more result chunks are queued.
+            "next_cursor": str(end) if done and end < len(req["events"]) else "",
+        }
+        if done and req["result"] is not None:
+            status["result"] = req["result"]
+        return _json(200, status)
 
 
 def _job(job: str, types: list[str] | None = None) -> dict[str, Any]:
@@ -293,5 +299,11 @@ def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> http
     )
 
 
+def _empty_200() -> httpx.Response:
+    return httpx.Response(200, headers={"x-snowflake-request-id": "fake-rid"})
+
+
 def _error(status: int, code: str, headers: dict[str, str] | None = None) -> httpx.Response:
-    return _json(status, {"message": f"fake {code}", "code": code}, headers)
+    """Today's error body: an integer code, except the chunk-group errors' string codes."""
+    wire_code: int | str = code if code.startswith("chunk_group_") else status
+    return _json(status, {"message": f"fake {code}", "code": wire_code}, headers)

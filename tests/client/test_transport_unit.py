@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 import stamina
@@ -12,10 +14,16 @@ from arctic_rl import (
     ArcticRLClientConfig,
     AsyncArcticRLClient,
     AuthenticationError,
+    ChunkGroupError,
+    ConflictError,
+    JobNotRunningError,
     NotFoundError,
+    RequestFailedError,
     ServiceUnavailableError,
+    ValidationError,
     wire,
 )
+from arctic_rl._errors import error_from_response
 from arctic_rl._transport import CortexTransport
 
 from .fake_service import BASE_URL, TOKEN, FakeCortex, Fault
@@ -204,3 +212,144 @@ async def test_long_poll_read_timeout_outlasts_the_server_hold():
     for poll in polls:
         wait_s = float(poll.url.params["wait_s"])
         assert poll.extensions["timeout"]["read"] == pytest.approx(1.0 + wait_s)
+
+
+@pytest.fixture
+def poll_sleeps(monkeypatch):
+    """The pauses the client takes between polls (recorded, not slept)."""
+    sleeps: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def record(delay: float, *args: object) -> None:
+        sleeps.append(delay)
+        await real_sleep(0)
+
+    monkeypatch.setattr("arctic_rl._transport.asyncio.sleep", record)
+    return sleeps
+
+
+async def test_an_empty_next_cursor_is_neither_the_end_nor_a_drain(poll_sleeps):
+    # Today a running request answers next_cursor "": back off and poll again, no cursor.
+    fake = FakeCortex(polls_before_done=3)
+    client = await _client(fake)
+    poll_sleeps.clear()  # the job's own wait
+    assert await client.step() == {"global_steps": 1, "last_lr": 1e-6}
+    polls = [r for r in fake.seen if "/requests/" in r.url.path]
+    assert len(polls) == 4 and not any("cursor" in p.url.params for p in polls)
+    assert poll_sleeps == [0.5, 0.625, 0.78125]
+    await client.aclose()
+
+
+async def test_failed_request_error_string_is_typed():
+    fake = FakeCortex(failures={"step": "bad_value: learning_rate must be positive"})
+    client = await _client(fake)
+    with pytest.raises(RequestFailedError) as info:
+        await client.step(learning_rate=-1.0)
+    assert "learning_rate must be positive" in str(info.value) and info.value.code == "failed"
+    await client.aclose()
+
+
+async def test_cancel_answers_an_empty_200():
+    fake = FakeCortex()
+    client = await _client(fake)
+    assert await client.transport.cancel_job("job-1") == {}
+    assert (await client.cancel())["status"] == "JOB_STATE_CANCELLED"  # read back after
+    assert fake.executions["cancel"] == 2
+    await client.aclose()
+
+
+async def test_legacy_missing_chunks_body_resends_the_group_once():
+    fake = FakeCortex(lose_chunks={1}, legacy_missing_chunks=True)
+    client = await _client(fake, chunk_bytes=80 * 1024)
+    result = await client.fwd_bwd(_batch(64, 256), processing={"loss_fn": "x"})
+    assert result["avg_loss"] == 0.25 and fake.executions["forward-backward"] == 1
+    sent = [r for r in fake.seen if r.url.path.endswith("/forward-backward")]
+    indexes = [wire.read_chunk_descriptor(r.content)["chunk_idx"] for r in sent]
+    total = wire.read_chunk_descriptor(sent[0].content)["total_chunks"]
+    assert indexes == [*range(total), *range(total)]  # no indexes named: the whole group
+    await client.aclose()
+
+
+async def test_retried_final_chunk_may_answer_a_new_request_id(retry_waits):
+    # The final chunk ran but its answer was lost; the retry is a second record of the same
+    # execution under a new request id, and the client polls that one.
+    fake = FakeCortex(new_request_id_on_repeat=True)
+    real = fake.handle
+    answered: list[str] = []
+
+    def lose_the_first_final_answer(request):
+        response = real(request)
+        if request.url.path.endswith("/forward-backward") and response.status_code == 202:
+            answered.append(response.json()["request_id"])
+            if len(answered) == 1:
+                raise httpx.ReadError("answer lost", request=request)
+        return response
+
+    fake.handle = lose_the_first_final_answer
+    client = await _client(fake)
+    result = await client.fwd_bwd(_batch(), processing={"loss_fn": "x"})
+    assert result["avg_loss"] == 0.25 and fake.executions["forward-backward"] == 1
+    assert len(answered) == 2 and answered[0] != answered[1] and len(retry_waits) == 1
+    polled = {r.url.path.rsplit("/", 1)[1] for r in fake.seen if "/requests/" in r.url.path}
+    assert polled == {answered[1]}
+    await client.aclose()
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "cls", "code", "message"),
+    [
+        (409, {"message": "job is cancelled", "code": 409}, ConflictError, 409, "job is cancelled"),
+        (
+            409,
+            {"message": "not running", "code": 409, "error_code": "job_not_running"},
+            JobNotRunningError,
+            "job_not_running",
+            "not running",
+        ),
+        (
+            422,
+            {"detail": [{"loc": ["body", "x"], "msg": "Field required", "type": "missing"}]},
+            ValidationError,
+            None,
+            "body.x: Field required",
+        ),
+        (404, {"detail": "Not Found"}, NotFoundError, None, "Not Found"),
+        (
+            409,
+            {"chunk_group_id": "g-1", "message": "request chunk group is missing chunks"},
+            ChunkGroupError,
+            "chunk_group_missing_chunks",
+            "request chunk group is missing chunks",
+        ),
+        (
+            500,
+            {
+                "message": 'upstream said {"code": "chunk_group_restart_required", '
+                '"message": "restart group g-1 at chunk 0"}'
+            },
+            ChunkGroupError,
+            "chunk_group_restart_required",
+            "restart group g-1 at chunk 0",
+        ),
+        (
+            409,
+            '{"message": "chunk group g-2 conflicts", "code": "chunk_group_conflict"}',
+            ChunkGroupError,
+            "chunk_group_conflict",
+            "chunk group g-2 conflicts",
+        ),
+    ],
+    ids=[
+        "integer code",
+        "proposed string error_code",
+        "FastAPI detail list",
+        "FastAPI detail string",
+        "legacy missing chunks",
+        "gateway-wrapped in a message",
+        "gateway-wrapped as the whole body",
+    ],
+)
+def test_todays_error_shapes_are_typed(status, body, cls, code, message):
+    err = error_from_response(status, body, {"x-snowflake-request-id": "rid-7"})
+    assert type(err) is cls and err.status == status
+    assert (err.code, err.message, err.request_id) == (code, message, "rid-7")
