@@ -207,7 +207,7 @@ class WeightFormat(StrEnum):
 
 class ErrorCode(StrEnum):
     """
-    A stable error code (see the proposed code table in the introduction).
+    A stable error code, sent as `error_code` (see the proposed code table in the introduction).
     """
 
     bad_json = "bad_json"
@@ -1353,10 +1353,14 @@ class Error(BaseModel):
     """
     An error body, in one of today's two shapes: `{message, code}` with an integer code
     (the chunk-group errors carry a string code), or FastAPI's validation body
-    `{detail: [...]}`. An older missing-chunks answer is `{chunk_group_id, message}`.
+    `{detail: [...]}`. An older missing-chunks answer is `{chunk_group_id, message}`. Open:
+    servers may add fields.
 
     """
 
+    model_config = ConfigDict(
+        extra="allow",
+    )
     message: Annotated[
         StrictStr | MISSING,
         Field(description="Human-readable; never contains credentials."),
@@ -1364,7 +1368,7 @@ class Error(BaseModel):
     code: Annotated[
         StrictInt | StrictStr | MISSING,
         Field(
-            description="Today an integer (for example 409), or one of the chunk-group codes\n`chunk_group_restart_required`, `chunk_group_conflict`,\n`chunk_group_missing_chunks`.<!-- proposed:start --> Proposed: always a string from\n`ErrorCode`.<!-- proposed:end -->\n"
+            description="Today an integer (for example 409), or one of the chunk-group codes\n`chunk_group_restart_required`, `chunk_group_conflict`,\n`chunk_group_missing_chunks`.<!-- proposed:start --> The proposed stable string code\ntravels beside it, in `error_code`.<!-- proposed:end -->\n"
         ),
         IntegralFloatAsInt,
     ] = MISSING
@@ -1373,6 +1377,7 @@ class Error(BaseModel):
         Field(description="FastAPI validation problems, one per offending value."),
     ] = MISSING
     chunk_group_id: ChunkGroupId | MISSING = MISSING
+    error_code: ErrorCode | MISSING = MISSING
     request_id: Annotated[
         StrictStr | MISSING,
         Field(
@@ -1527,6 +1532,13 @@ class RequestStatus(BaseModel):
     error: Annotated[
         StrictStr | MISSING,
         Field(description='Why the request failed; `""` when it did not.'),
+    ] = MISSING
+    error_code: Annotated[
+        StrictStr | MISSING,
+        Field(
+            description="A stable string naming why the request failed (`ErrorCode` values where they apply).",
+            pattern="^[a-z][a-z0-9_]{0,63}$",
+        ),
     ] = MISSING
     events: Annotated[
         list[RequestEvent] | MISSING,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.error_code import ErrorCode
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -20,17 +21,20 @@ T = TypeVar("T", bound="Error")
 class Error:
     """An error body, in one of today's two shapes: `{message, code}` with an integer code
     (the chunk-group errors carry a string code), or FastAPI's validation body
-    `{detail: [...]}`. An older missing-chunks answer is `{chunk_group_id, message}`.
+    `{detail: [...]}`. An older missing-chunks answer is `{chunk_group_id, message}`. Open:
+    servers may add fields.
 
         Attributes:
             message (str | Unset): Human-readable; never contains credentials.
             code (int | str | Unset): Today an integer (for example 409), or one of the chunk-group codes
                 `chunk_group_restart_required`, `chunk_group_conflict`,
-                `chunk_group_missing_chunks`.<!-- proposed:start --> Proposed: always a string from
-                `ErrorCode`.<!-- proposed:end -->
+                `chunk_group_missing_chunks`.<!-- proposed:start --> The proposed stable string code
+                travels beside it, in `error_code`.<!-- proposed:end -->
             detail (list[ValidationIssue] | Unset): FastAPI validation problems, one per offending value.
             chunk_group_id (str | Unset): The idempotency key of one chunked operation, chosen by the client (a UUID4
                 today).
+            error_code (ErrorCode | Unset): A stable error code, sent as `error_code` (see the proposed code table in the
+                introduction).
             request_id (str | Unset): The `x-snowflake-request-id` of the failed exchange.
             details (list[ValidationIssue] | Unset): One entry per problem (validation errors, missing chunk indexes), with
                 the string codes.
@@ -40,6 +44,7 @@ class Error:
     code: int | str | Unset = UNSET
     detail: list[ValidationIssue] | Unset = UNSET
     chunk_group_id: str | Unset = UNSET
+    error_code: ErrorCode | Unset = UNSET
     request_id: str | Unset = UNSET
     details: list[ValidationIssue] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -62,6 +67,10 @@ class Error:
 
         chunk_group_id = self.chunk_group_id
 
+        error_code: str | Unset = UNSET
+        if not isinstance(self.error_code, Unset):
+            error_code = self.error_code.value
+
         request_id = self.request_id
 
         details: list[dict[str, Any]] | Unset = UNSET
@@ -82,6 +91,8 @@ class Error:
             field_dict["detail"] = detail
         if chunk_group_id is not UNSET:
             field_dict["chunk_group_id"] = chunk_group_id
+        if error_code is not UNSET:
+            field_dict["error_code"] = error_code
         if request_id is not UNSET:
             field_dict["request_id"] = request_id
         if details is not UNSET:
@@ -114,6 +125,13 @@ class Error:
 
         chunk_group_id = d.pop("chunk_group_id", UNSET)
 
+        _error_code = d.pop("error_code", UNSET)
+        error_code: ErrorCode | Unset
+        if isinstance(_error_code, Unset):
+            error_code = UNSET
+        else:
+            error_code = ErrorCode(_error_code)
+
         request_id = d.pop("request_id", UNSET)
 
         _details = d.pop("details", UNSET)
@@ -130,6 +148,7 @@ class Error:
             code=code,
             detail=detail,
             chunk_group_id=chunk_group_id,
+            error_code=error_code,
             request_id=request_id,
             details=details,
         )

@@ -37,6 +37,7 @@ class RequestStatus:
             updated_at (datetime.datetime | Unset): When it last changed.
             result (InlineBinaryResult | JsonResult | None | Unset): The result, when done (see above).
             error (str | Unset): Why the request failed; `""` when it did not.
+            error_code (str | Unset): A stable string naming why the request failed (`ErrorCode` values where they apply).
             events (list[RequestEvent] | Unset): One page of events, oldest first.
             next_cursor (str | Unset): Cursor of the next result-chunk page; non-empty only while more result chunks are
                 queued, `""` otherwise.
@@ -48,6 +49,7 @@ class RequestStatus:
     updated_at: datetime.datetime | Unset = UNSET
     result: InlineBinaryResult | JsonResult | None | Unset = UNSET
     error: str | Unset = UNSET
+    error_code: str | Unset = UNSET
     events: list[RequestEvent] | Unset = UNSET
     next_cursor: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -80,6 +82,8 @@ class RequestStatus:
 
         error = self.error
 
+        error_code = self.error_code
+
         events: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.events, Unset):
             events = []
@@ -105,6 +109,8 @@ class RequestStatus:
             field_dict["result"] = result
         if error is not UNSET:
             field_dict["error"] = error
+        if error_code is not UNSET:
+            field_dict["error_code"] = error_code
         if events is not UNSET:
             field_dict["events"] = events
         if next_cursor is not UNSET:
@@ -164,6 +170,8 @@ class RequestStatus:
 
         error = d.pop("error", UNSET)
 
+        error_code = d.pop("error_code", UNSET)
+
         _events = d.pop("events", UNSET)
         events: list[RequestEvent] | Unset = UNSET
         if _events is not UNSET:
@@ -182,6 +190,7 @@ class RequestStatus:
             updated_at=updated_at,
             result=result,
             error=error,
+            error_code=error_code,
             events=events,
             next_cursor=next_cursor,
         )
