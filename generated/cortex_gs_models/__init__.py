@@ -64,9 +64,9 @@ RequestId = TypeAliasType(
     Annotated[
         StrictStr,
         Field(
-            description="A data-plane request's id.",
+            description="A data-plane request's id, opaque; a self-describing id may embed the owning sub-job (with `:`).",
             examples=["req-5d8e1f00"],
-            pattern="^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$",
+            pattern="^[A-Za-z0-9][A-Za-z0-9_.:-]{0,255}$",
         ),
     ],
 )

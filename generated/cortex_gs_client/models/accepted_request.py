@@ -15,7 +15,8 @@ class AcceptedRequest:
     """Work was scheduled; poll `get_request` with this id.
 
     Attributes:
-        request_id (str): A data-plane request's id.
+        request_id (str): A data-plane request's id, opaque; a self-describing id may embed the owning sub-job (with
+            `:`).
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a separator) and is never
             `capacity` (that route wins).
     """

@@ -15,7 +15,8 @@ class CancelRequestPayload:
     """The payload of `cancel-request`.
 
     Attributes:
-        request_id (str): A data-plane request's id.
+        request_id (str): A data-plane request's id, opaque; a self-describing id may embed the owning sub-job (with
+            `:`).
     """
 
     request_id: str

@@ -28,7 +28,8 @@ class RequestStatus:
     `result_chunk` events instead. `error` is a string, `""` when there is none.
 
         Attributes:
-            request_id (str): A data-plane request's id.
+            request_id (str): A data-plane request's id, opaque; a self-describing id may embed the owning sub-job (with
+                `:`).
             status (RequestState): A data-plane request's state. In flight: `pending`, `running`, `streaming`. Success:
                 `done` (what the service sends), `completed`, `succeeded`. Failure: `failed`.
                 Cancelled: `cancelled`, `canceled`. Raw enum names such as `REQUEST_STATE_DONE` can

@@ -121,7 +121,8 @@ def sync_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
-        request_id (str): A data-plane request's id.
+        request_id (str): A data-plane request's id, opaque; a self-describing id may embed the
+            owning sub-job (with `:`).
         cursor (str | Unset): An opaque result-chunk cursor, as a poll's non-empty `next_cursor`
             gave it.
         max_events (int | Unset):  Default: 16.
@@ -173,7 +174,8 @@ def sync(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
-        request_id (str): A data-plane request's id.
+        request_id (str): A data-plane request's id, opaque; a self-describing id may embed the
+            owning sub-job (with `:`).
         cursor (str | Unset): An opaque result-chunk cursor, as a poll's non-empty `next_cursor`
             gave it.
         max_events (int | Unset):  Default: 16.
@@ -220,7 +222,8 @@ async def asyncio_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
-        request_id (str): A data-plane request's id.
+        request_id (str): A data-plane request's id, opaque; a self-describing id may embed the
+            owning sub-job (with `:`).
         cursor (str | Unset): An opaque result-chunk cursor, as a poll's non-empty `next_cursor`
             gave it.
         max_events (int | Unset):  Default: 16.
@@ -270,7 +273,8 @@ async def asyncio(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
-        request_id (str): A data-plane request's id.
+        request_id (str): A data-plane request's id, opaque; a self-describing id may embed the
+            owning sub-job (with `:`).
         cursor (str | Unset): An opaque result-chunk cursor, as a poll's non-empty `next_cursor`
             gave it.
         max_events (int | Unset):  Default: 16.
