@@ -121,3 +121,17 @@ async def test_failed_request_is_typed(live_mock, monkeypatch):
         with pytest.raises(RequestFailedError) as info:
             await client.fwd_no_grad({"attention_mask": torch.ones(2, 4)}, processing=PROCESSING)
         assert info.value.code == "bad_value" and isinstance(info.value, ArcticRLError)
+
+
+async def test_step_reports_peak_memory_as_bytes_when_asked(live_mock, monkeypatch):
+    # step_peak_memory_log is today's per-job switch; peak_memory is an object of byte counts.
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    cfg = _cfg(live_mock.base_url).model_copy(
+        update={"training_config": {"step_peak_memory_log": True}}
+    )
+    async with await AsyncArcticRLClient.connect(cfg) as client:
+        peak = (await client.step())["peak_memory"]
+        assert set(peak) == {"gpu_peak", "cpu_peak"}
+        assert all(isinstance(v, int) and v >= 0 for v in peak.values()) and peak["cpu_peak"] > 0
+    async with await AsyncArcticRLClient.connect(_cfg(live_mock.base_url)) as client:
+        assert "peak_memory" not in await client.step()  # off unless the job asks for it
