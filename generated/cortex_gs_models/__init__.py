@@ -420,7 +420,12 @@ class SaveRequest(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    checkpoint_id: CheckpointId | MISSING = MISSING
+    checkpoint_id: Annotated[
+        StrictStr | MISSING,
+        Field(
+            description="Sent by today's client when given; accepted but not forwarded (the service's save\nrequest has no such field), so any string is fine. Use the result's `checkpoint_id`.\n"
+        ),
+    ] = MISSING
     checkpoint_type: CheckpointType | MISSING = MISSING
     export_hf: Annotated[
         StrictBool | MISSING,
@@ -1760,10 +1765,5 @@ class CreateJobRequest(BaseModel):
         Field(description="One entry per sub-job; at least one.", min_length=1),
     ]
     experiment_name: Annotated[
-        StrictStr | MISSING,
-        Field(
-            description="The experiment to record the run in.",
-            max_length=256,
-            min_length=1,
-        ),
+        StrictStr | MISSING, Field(description="The experiment to record the run in.")
     ] = MISSING

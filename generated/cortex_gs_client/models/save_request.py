@@ -23,7 +23,8 @@ class SaveRequest:
     ignored. `{}` saves a resumable checkpoint named after the step.
 
         Attributes:
-            checkpoint_id (str | Unset): A checkpoint's id, as the service named it (after the global step).
+            checkpoint_id (str | Unset): Sent by today's client when given; accepted but not forwarded (the service's save
+                request has no such field), so any string is fine. Use the result's `checkpoint_id`.
             checkpoint_type (CheckpointType | Unset): `resumable` keeps optimizer and training state (the default);
                 `weights-only` is Hugging Face-style model assets, for sampling.
             export_hf (bool | Unset): Sent by today's client (always `false` by default); accepted and not used by the
