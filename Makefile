@@ -21,6 +21,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[mock,dev]'
+	$(BIN)/python -m arctic_rl._seam  # the arctic_platform.rl seam's .pth line
 	touch $(STAMP)
 
 # tests/conformance drives the published client, unchanged. Its wheel declares Python >= 3.12

@@ -14,7 +14,11 @@ create_arctic_rl_client` and nothing else reaches a factory. Once Cortex is sele
 Selected means `ARCTIC_RL_BACKEND=cortex` in the environment, read at interpreter start
 by the one-line `arctic_rl-seam.pth` (so fresh processes such as SkyRL's Ray task get
 it), or an integration of this package calling `install()` in its own process. With
-nothing selected nothing is installed. Standard library only: the `.pth` may import it.
+nothing selected nothing is installed and nothing is imported: the line only reads the
+variable. Standard library only, so the `.pth` may import it.
+
+A wheel ships the `.pth` into site-packages; an editable install (`make setup`) cannot,
+so `python -m arctic_rl._seam` writes it there.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import types
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["ArcticRLRayServerState", "create_arctic_rl_client", "install", "selected"]
+__all__ = ["ArcticRLRayServerState", "create_arctic_rl_client", "install", "rebind", "selected"]
 
 log = logging.getLogger("arctic_rl")
 
@@ -38,6 +42,11 @@ PLATFORM_RL = "arctic_platform.rl"
 RAY_SERVER = "arctic_platform.rl.ray_server"
 SELECT_ENV = "ARCTIC_RL_BACKEND"
 _STAND_IN = "__arctic_rl_stand_in__"  # marks modules this seam made
+PTH_NAME = "arctic_rl-seam.pth"
+PTH_LINE = (
+    'import os; os.environ.get("ARCTIC_RL_BACKEND", "").strip().lower() == "cortex" '
+    'and __import__("arctic_rl._seam", fromlist=["install"]).install()\n'
+)
 _LAZY_NAMES = {
     "ArcticRLClientConfig": "arctic_rl._config",
     "create_arctic_rl_client": "arctic_rl._shim",
@@ -67,6 +76,13 @@ def install() -> None:
     loaded = sys.modules.get(PLATFORM_RL)
     if loaded is not None and not getattr(loaded, _STAND_IN, False):
         _bind_factory(loaded)
+
+
+def rebind(module_name: str) -> None:
+    """For a module that imported the factory by name before `install()`: point it here."""
+    module = sys.modules.get(module_name)
+    if module is not None and hasattr(module, "create_arctic_rl_client"):
+        _bind_factory(module)
 
 
 def _bind_factory(module: types.ModuleType) -> None:
@@ -169,3 +185,17 @@ def _real_spec(
         if spec is not None:
             return spec
     return None
+
+
+def write_pth(site_dir: str | None = None) -> str:
+    """Put the `.pth` line into site-packages (an editable install cannot ship it)."""
+    import sysconfig
+
+    path = os.path.join(site_dir or sysconfig.get_paths()["purelib"], PTH_NAME)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(PTH_LINE)
+    return path
+
+
+if __name__ == "__main__":
+    print(f"wrote {write_pth()}")

@@ -1,9 +1,14 @@
-"""SkyRL's Arctic flow replayed in subprocesses, through `arctic_platform.rl`, on the mock.
+"""SkyRL's and verl's Arctic flows replayed in subprocesses, through `arctic_platform.rl`.
 
-The replay (`standins/skyrl_repo`) runs as SkyRL does: `main_base` dispatches to
+SkyRL (`standins/skyrl_repo`): `main_base` dispatches to
 `trainer.override_entrypoint=arctic_rl.integrations.skyrl`, the driver builds the client
 with backend "local", and a fresh "Ray task" process with only ARCTIC_* variables
-reconnects through `reconnect_config()` and trains the reference model.
+reconnects through `reconnect_config()` and trains the mock's reference model.
+
+verl (`standins/verl_replay.py`): the plugin `arctic_rl.integrations.verl.register`
+(VERL_USE_EXTERNAL_MODULES), `trainer.remote_backend=cortex` and the group file; a
+worker process re-attaches with the reconnect handle, trains, and slices the answers
+with `make_njt`.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import yaml
 STANDINS = Path(__file__).parent / "standins"
 SKYRL_REPO = STANDINS / "skyrl_repo"
 HIDE_PUBLISHED = STANDINS / "hide_published"
+VERL_REPLAY = STANDINS / "verl_replay.py"
 PAT_ENV = "ARCTIC_REPLAY_PAT"
 ITERATIONS = 20
 
@@ -82,3 +88,31 @@ def test_skyrl_replay_trains_through_arctic_platform_rl(tmp_path, reference_mock
     assert training.endswith(":training:0") and sampling.endswith(":sampling:0")
     assert log_prob is None
     _assert_learned(report)
+
+
+def test_verl_replay_trains_and_make_njt_slices_the_answer(tmp_path, reference_mock):
+    env = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": str(STANDINS / "verl_repo"),
+        "OMP_NUM_THREADS": "1",
+        "VERL_USE_EXTERNAL_MODULES": "arctic_rl.integrations.verl.register",
+        PAT_ENV: reference_mock.token,
+    }
+    overrides = [  # a full service URL (with /api/v2/) is still understood
+        f"remote_backend.cortex.base_url={reference_mock.base_url}",
+        f"remote_backend.cortex.pat_env={PAT_ENV}",
+        "remote_backend.cortex.long_poll_s=2",
+        "remote_backend.cortex.progress=false",
+    ]
+    cmd = [sys.executable, str(VERL_REPLAY), str(tmp_path), *overrides]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    rewards = report["rewards"]
+    assert sum(rewards[-3:]) / 3 > sum(rewards[:3]) / 3 + 0.1, rewards
+    njt = report["njt"]
+    assert njt["rows"] == 16 and njt["exact"] is True
+    assert njt["max_gap_to_route"] < 1e-5  # the response slice is what the route scores
+    assert report["entropy_rows"] == 16 and report["ref_keys"] == ["log_probs"]
+    for metrics in report["metrics"]:  # np.mean reduced every metric: no None reached it
+        assert "lr" in metrics and all(isinstance(v, float) for v in metrics.values())

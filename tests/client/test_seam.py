@@ -1,89 +1,144 @@
-"""The Transport seam: the client runs on any object with the Transport methods."""
+"""The `arctic_platform.rl` seam, each case in a fresh interpreter (as SkyRL's Ray task is).
+
+Unselected, the interpreter is untouched: no finder, nothing of arctic_rl imported, the
+published package's own ImportError. Selected (ARCTIC_RL_BACKEND=cortex), the name
+answers with this package's factory, beside the published package and without it; a
+published `arctic_platform.rl` that imports keeps serving on-prem configs.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
 
-from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, Transport
+import pytest
 
+from arctic_rl import _seam
 
-class RecordingTransport:
-    """A Transport that records calls and answers like a healthy service."""
+ROOT = Path(__file__).resolve().parents[2]
+HIDE_PUBLISHED = Path(__file__).parent / "standins" / "hide_published"
 
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, Any]] = []
-
-    async def create_job(self, body: Any, *, idempotency_key: str) -> str:
-        self.calls.append(("create_job", (body, idempotency_key)))
-        return "job-9"
-
-    async def get_job(self, job_id: str) -> dict[str, Any]:
-        return {"job_id": job_id, "status": "running", "sub_jobs": []}
-
-    async def list_jobs(self, status: str | None = None) -> list[dict[str, Any]]:
-        return []
-
-    async def cancel_job(self, job_id: str) -> dict[str, Any]:
-        self.calls.append(("cancel_job", job_id))
-        return {"job_id": job_id, "status": "cancelled"}
-
-    async def wait_job_running(self, job_id: str, timeout: float) -> dict[str, Any]:
-        sub_jobs = [{"sub_job_id": f"{job_id}:training:0", "job_type": "training"}]
-        return {"job_id": job_id, "status": "running", "sub_jobs": sub_jobs}
-
-    async def list_checkpoints(self, job_id: str) -> list[dict[str, Any]]:
-        return []
-
-    async def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> None:
-        return None
-
-    async def call_binary(self, job_id: str, route: str, value: Any) -> Any:
-        self.calls.append((route, value))
-        return {"ok": True}
-
-    async def call_json(self, job_id: str, route: str, body: Any) -> Any:
-        self.calls.append((route, body))
-        return {"ok": True}
-
-    async def aclose(self) -> None:
-        self.calls.append(("aclose", None))
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    out = {"finder": any(type(f).__name__ == "_Finder" for f in sys.meta_path),
+           "arctic_rl_loaded": "arctic_rl" in sys.modules}
+    try:
+        from arctic_platform.rl import ArcticRLClientConfig, create_arctic_rl_client
+        from arctic_platform.rl.ray_server import ArcticRLRayServerState
+    except ImportError as exc:
+        out["error"] = str(exc)
+    else:
+        import arctic_platform
+        out["config"] = ArcticRLClientConfig.__module__
+        out["factory"] = create_arctic_rl_client.__module__
+        out["state"] = ArcticRLRayServerState.__module__
+        out["platform_file"] = getattr(arctic_platform, "__file__", None)
+    print(json.dumps(out))
+    """
+)
 
 
-async def test_client_over_a_custom_transport():
-    transport = RecordingTransport()
-    assert isinstance(transport, Transport)
-    cfg = ArcticRLClientConfig(
-        backend="cortex",
-        model_name="m",
-        training_gpus=2,
-        sampling_gpus=1,
-        ds_config={"train_batch_size": 8, "gradient_clipping": 1.0},
-        vllm_config={"max_model_len": 1024, "gpu_memory_utilization": 0.5},
+def _probe(*, select: str | None, paths: list[Path] = (), code: str = PROBE) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != _seam.SELECT_ENV}
+    env["PYTHONPATH"] = os.pathsep.join(map(str, paths))
+    if select is not None:
+        env[_seam.SELECT_ENV] = select
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
-    client = await AsyncArcticRLClient.connect(cfg, transport=transport, environ={})
-    body, key = transport.calls[0][1]
-    training, sampling = body["sub_job_configs"]
-    assert training["training_config"]["n_gpus"] == 2
-    assert training["training_config"]["train_batch_size"] == 8
-    assert training["training_config"]["gradient_clipping"] == 1.0
-    assert sampling["inference_config"] == {
-        "max_seq_len": 1024,
-        "n_gpus": 1,
-        "gpu_memory_utilization": 0.5,
-    }
-    assert key and client.sub_jobs == {"training": "job-9:training:0"}
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
-    await client.fwd_no_grad({"input_ids": 1}, reference_model=True, meta={"m": 1})
-    route, value = transport.calls[-1]
-    assert route == "forward-no-grad"
-    assert value == {
-        "args": [],
-        "kwargs": {"input_ids": 1},
-        "meta": {"m": 1},
-        "processing": {},
-        "reference_model": True,
-    }
-    await client.step(learning_rate=1e-5)
-    assert transport.calls[-1] == ("step", {"learning_rate": 1e-5})
-    await client.shutdown()
-    assert [c[0] for c in transport.calls[-2:]] == ["cancel_job", "aclose"]
+
+def test_the_pth_line_is_installed_and_matches_the_shipped_file():
+    shipped = (ROOT / _seam.PTH_NAME).read_text(encoding="utf-8")
+    assert shipped == _seam.PTH_LINE
+    installed = Path(sysconfig.get_paths()["purelib"], _seam.PTH_NAME)
+    assert installed.read_text(encoding="utf-8") == _seam.PTH_LINE  # `make setup` wrote it
+
+
+@pytest.mark.parametrize("select", [None, "onprem", "local", ""])
+def test_unselected_interpreter_is_untouched(select):
+    out = _probe(select=select)
+    assert out["finder"] is False and out["arctic_rl_loaded"] is False
+    assert "arctic-platform[" in out["error"]  # the published package's own refusal
+
+
+def test_selected_beside_the_published_package():
+    out = _probe(select="cortex")
+    assert out["finder"] is True
+    assert out["platform_file"].endswith("site-packages/arctic_platform/__init__.py")
+    # its rl extras are missing here, so the rl module is this package's stand-in
+    assert out["config"] == "arctic_rl._config" and out["factory"] == "arctic_rl._shim"
+    assert out["state"] == "arctic_rl._seam"
+
+
+def test_selected_without_the_published_package():
+    out = _probe(select=" Cortex ", paths=[HIDE_PUBLISHED])
+    assert out["platform_file"] is None  # no arctic-platform at all: the stand-in package
+    assert out["config"] == "arctic_rl._config" and out["factory"] == "arctic_rl._shim"
+
+
+def test_without_the_published_package_and_unselected_the_name_stays_missing():
+    out = _probe(select=None, paths=[HIDE_PUBLISHED])
+    assert "No module named 'arctic_platform'" in out["error"]
+
+
+@pytest.fixture
+def importable_published(tmp_path: Path) -> Path:
+    """A published-shaped `arctic_platform` whose rl package imports (extras present)."""
+    rl = tmp_path / "arctic_platform" / "rl"
+    rl.mkdir(parents=True)
+    (tmp_path / "arctic_platform" / "__init__.py").write_text("")
+    (rl / "__init__.py").write_text(
+        "def __getattr__(name):\n"
+        "    import importlib\n"
+        "    where = {'create_arctic_rl_client': 'client', 'ArcticRLClientConfig': 'config'}\n"
+        "    return getattr(importlib.import_module(f'{__name__}.{where[name]}'), name)\n"
+    )
+    (rl / "config.py").write_text(
+        "from pydantic import BaseModel, ConfigDict\n"
+        "class ArcticRLClientConfig(BaseModel):\n"
+        "    model_config = ConfigDict(extra='ignore')\n"
+        "    backend: str = 'local'\n"
+        "    model_name: str\n"
+        "    host: str | None = None\n"
+    )
+    (rl / "client.py").write_text(
+        "def create_arctic_rl_client(config, state=None):\n"
+        "    return ('on-prem', type(config).__module__, config.backend)\n"
+    )
+    return tmp_path
+
+
+ON_PREM_PROBE = textwrap.dedent(
+    """
+    import json
+    from arctic_platform.rl import ArcticRLClientConfig, create_arctic_rl_client
+    from arctic_rl._shim import _cortex_config
+    on_prem = create_arctic_rl_client(ArcticRLClientConfig(model_name="m", backend="dss-platform"))
+    local = _cortex_config(ArcticRLClientConfig(model_name="m", backend="local"))
+    print(json.dumps({"factory": create_arctic_rl_client.__module__, "on_prem": on_prem,
+                      "local": None if local is None else local.backend}))
+    """
+)
+
+
+def test_selected_published_keeps_serving_on_prem(importable_published):
+    out = _probe(select="cortex", paths=[importable_published], code=ON_PREM_PROBE)
+    assert out["factory"] == "arctic_rl._seam"
+    assert out["on_prem"] == ["on-prem", "arctic_platform.rl.config", "dss-platform"]
+    assert out["local"] == "cortex"  # the frameworks' hard-coded "local" goes to Cortex
+
+
+def test_unselected_published_factory_is_its_own(importable_published):
+    out = _probe(select=None, paths=[importable_published], code=ON_PREM_PROBE)
+    assert out["factory"] == "arctic_platform.rl.client"
+    assert out["on_prem"] == ["on-prem", "arctic_platform.rl.config", "dss-platform"]
+    assert out["local"] is None

@@ -56,9 +56,9 @@ def build_rl_config(cfg: dict[str, Any]) -> Any:
     mini_batch = cfg["trainer.policy_mini_batch_size"] * n
     betas = [0.9, 0.999]
     weight_decay = cfg["trainer.policy.optimizer_config.weight_decay"]
-    max_length = cfg["trainer.max_prompt_length"] + cfg[
-        "generator.sampling_params.max_generate_length"
-    ]
+    max_length = (
+        cfg["trainer.max_prompt_length"] + cfg["generator.sampling_params.max_generate_length"]
+    )
     optimizer = {"lr": lr, "weight_decay": weight_decay, "betas": betas}
     if clip > 0:
         optimizer["gradient_clipping"] = clip

@@ -77,7 +77,8 @@ async def iteration(client: Any, cfg: dict[str, Any]) -> float:
     adv = ((groups - groups.mean(1, keepdim=True)) / (groups.std(1, keepdim=True) + 1e-6)).view(-1)
     batch = repack([list(p.encode()) for p in prompts], responses)
     step_meta = meta(batch, n, entropy=True)
-    old_meta = {k: v for k, v in step_meta.items() if k not in ("actor_config", "policy_loss_config")}
+    loss_only = ("actor_config", "policy_loss_config")
+    old_meta = {k: v for k, v in step_meta.items() if k not in loss_only}
     old_meta["calculate_entropy"] = False
     forward = {k: batch[k] for k in ("input_ids", "attention_mask", "prompts", "position_ids")}
     old = await client.fwd_no_grad(
