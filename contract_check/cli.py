@@ -61,19 +61,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-examples", type=int, default=20, help="per operation and phase")
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument(
+        "--phases",
+        default="examples,coverage,fuzzing",
+        help="schemathesis phases for the generated requests (comma-separated)",
+    )
+    parser.add_argument(
         "--model", default="Qwen/Qwen2.5-0.5B-Instruct", help="full mode's job model"
     )
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    args = parse_args(argv)
+def main(argv: list[str] | None = None) -> int:
+    """The console script: run, write the report, return the exit status."""
+    status, _ = execute(parse_args(argv))
+    return status
+
+
+def execute(
+    args: argparse.Namespace, environ: Mapping[str, str] | None = None
+) -> tuple[int, Report | None]:
+    """One run: the exit status and the report (None when the run could not start)."""
     try:
         target = Target.from_env(args.url, args.pat_env, environ)
         contract = Contract.load(with_proposals=args.with_proposals, path=args.contract)
     except (TargetError, FileNotFoundError) as exc:
         print(f"contract-check: {exc}", file=sys.stderr)
-        return EXIT_CANNOT_RUN
+        return EXIT_CANNOT_RUN, None
     report = Report(
         target=target.base_url, mode=args.mode, view=contract.view, contract=str(contract.source)
     )
@@ -85,6 +98,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         seed=args.seed,
         max_examples=args.max_examples,
         body_dir=args.report_dir / "bodies",
+        phases=tuple(args.phases.split(",")),
     )
     try:
         run(kit, report, mode=args.mode, job=args.job, model=args.model)
@@ -96,11 +110,11 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     md, xml = report.write(args.report_dir, target.mask)
     if report.aborted is not None:
         print(f"contract-check: {report.aborted} (partial report in {md})", file=sys.stderr)
-        return EXIT_CANNOT_RUN
+        return EXIT_CANNOT_RUN, report
     for result in report.operations.values():
         print(f"{result.verdict:>28}  {result.operation:<20} {result.label}")
     print(f"contract-check: report in {md} and {xml}")
-    return EXIT_CONFORMS if report.conforms else EXIT_DEPARTS
+    return (EXIT_CONFORMS if report.conforms else EXIT_DEPARTS), report
 
 
 def run(kit: Kit, report: Report, *, mode: str, job: str | None, model: str) -> None:

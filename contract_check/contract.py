@@ -8,7 +8,8 @@ contract plus the line of the source file, so a report line leads straight to th
 
 from __future__ import annotations
 
-import copy
+import importlib.util
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,95 +18,28 @@ import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_PATH = REPO_ROOT / "openapi" / "cortex_gs.yaml"
-# The generated "today view" of the contract (proposals stripped), when the repo has one;
-# without it the kit strips the proposals itself (:func:`strip_proposals`).
+# The generated "today view" of the repo's contract (``make generate``: proposals removed).
 TODAY_VIEW_PATH = REPO_ROOT / "generated" / "openapi" / "cortex_gs.today.yaml"
-PROPOSED = "proposed"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 
 
-def strip_proposals(document: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``document`` without anything marked ``x-status: proposed``.
-
-    Operations, parameters, properties (and their ``required`` entries), responses and
-    links that are proposed disappear, as do links to a vanished operation. Component
-    schemas stay (an unused one is harmless; removing one still referenced would not be).
-    """
-    view = copy.deepcopy(document)
-    _strip(view, keep_children=False)
-    while _drop_dangling_refs(view, view):
-        pass  # a removed reference can leave another one dangling
-    operations = {op["operationId"] for _, _, op in iter_operations(view)}
-    for _, _, op in iter_operations(view):
-        for response in op.get("responses", {}).values():
-            links = response.get("links", {}) if isinstance(response, dict) else {}
-            for name in [
-                n for n, link in links.items() if link.get("operationId") not in operations
-            ]:
-                del links[name]
-    return view
-
-
-def _resolves(document: dict[str, Any], ref: str) -> bool:
-    node: Any = document
-    for part in ref.removeprefix("#/").split("/"):
-        part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or part not in node:
-            return False
-        node = node[part]
-    return True
-
-
-def _dangling(document: dict[str, Any], node: Any) -> bool:
-    ref = node.get("$ref") if isinstance(node, dict) else None
-    return isinstance(ref, str) and ref.startswith("#/") and not _resolves(document, ref)
-
-
-def _drop_dangling_refs(document: dict[str, Any], node: Any) -> bool:
-    """Remove every item or entry that is only a reference to something stripped."""
-    changed = False
-    if isinstance(node, dict):
-        for key in list(node):
-            if _dangling(document, node[key]):
-                del node[key]
-                if isinstance(node.get("required"), list) and key in node["required"]:
-                    node["required"].remove(key)
-                changed = True
-            else:
-                changed |= _drop_dangling_refs(document, node[key])
-    elif isinstance(node, list):
-        kept = [item for item in node if not _dangling(document, item)]
-        changed = len(kept) != len(node)
-        node[:] = kept
-        for item in node:
-            changed |= _drop_dangling_refs(document, item)
-    return changed
-
-
-def _is_proposed(node: Any) -> bool:
-    return isinstance(node, dict) and node.get("x-status") == PROPOSED
-
-
-def _strip(node: Any, *, keep_children: bool) -> None:
-    """Remove proposed children of ``node`` in place, recursively (component schemas are
-    walked but never removed themselves: ``keep_children`` marks that level)."""
-    if isinstance(node, dict):
-        for key in list(node):
-            child = node[key]
-            if _is_proposed(child) and not keep_children:
-                del node[key]
-                if isinstance(node.get("required"), list) and key in node["required"]:
-                    node["required"].remove(key)
-                continue
-            _strip(child, keep_children=key == "schemas")
-        required = node.get("required")
-        properties = node.get("properties")
-        if isinstance(required, list) and isinstance(properties, dict):
-            node["required"] = [name for name in required if name in properties]
-    elif isinstance(node, list):
-        node[:] = [item for item in node if not _is_proposed(item)]
-        for item in node:
-            _strip(item, keep_children=False)
+def today_view(document: dict[str, Any]) -> dict[str, Any]:
+    """Today's view of a contract other than the repo's (whose view is generated), made by
+    the project's own definition of "today" (``scripts/contract_views.py``)."""
+    module_path = REPO_ROOT / "scripts" / "contract_views.py"
+    if not module_path.is_file():
+        raise FileNotFoundError(
+            f"cannot derive today's view without {module_path}; pass --with-proposals"
+        )
+    name = "contract_check._contract_views"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, module_path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while it loads
+        spec.loader.exec_module(module)
+    return dict(module.today_view(document))
 
 
 def iter_operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -144,7 +78,7 @@ class Contract:
         elif path is None and TODAY_VIEW_PATH.is_file():
             document, view = yaml.safe_load(TODAY_VIEW_PATH.read_text(encoding="utf-8")), "today"
         else:
-            document, view = strip_proposals(full), "today"
+            document, view = today_view(full), "today"
         contract = cls(document=document, source=source, view=view)
         contract._lines = _key_lines(source.read_text(encoding="utf-8"))
         return contract
@@ -166,6 +100,19 @@ class Contract:
                 break
         where = self.source.name if line is None else f"{self.source.name}:{line}"
         return f"{where} {pointer(*parts)}"
+
+    def resolve(self, node: Any) -> Any:
+        """``node`` with local ``$ref`` s followed (a response, a link, a schema)."""
+        seen: set[str] = set()
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            if not ref.startswith("#/") or ref in seen:
+                return node
+            seen.add(ref)
+            node = self.document
+            for part in ref[2:].split("/"):
+                node = node.get(part.replace("~1", "/").replace("~0", "~"), {})
+        return node
 
     def documented_statuses(self, path: str, method: str) -> set[str]:
         """The response keys the operation documents (``"200"``, ``"4XX"``, ``"default"``)."""

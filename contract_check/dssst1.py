@@ -26,7 +26,9 @@ from hypothesis import strategies as st
 from arctic_rl import wire
 
 BINARY_MEDIA_TYPE = "application/octet-stream"
-ENVELOPE_ONLY_ROUTES = ("/forward-backward", "/forward-no-grad")
+# Routes whose body must be a chunk envelope: forward-backward takes a bare frame too
+# (requestBodies/ForwardBackwardFrame: older clients send one); proposed forward-no-grad not.
+ENVELOPE_ONLY_ROUTES = ("/forward-no-grad",)
 # The contract's 400 codes: bad_json plus the codec's refusals.
 BAD_REQUEST_CODES = frozenset({"bad_json", *wire.ERROR_CODES})
 REPO_ROOT = Path(__file__).resolve().parents[1]

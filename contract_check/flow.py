@@ -237,8 +237,10 @@ def follow_links(kit: Kit, probes: Probes, exchanges: list[Exchange]) -> list[Fi
         if operation is None or exchange.response.status_code >= 300:
             continue
         key = kit.response_key(operation, exchange.response.status_code)
-        response_spec = operation.definition.raw.get("responses", {}).get(key, {})
+        responses = operation.definition.raw.get("responses", {})
+        response_spec = kit.contract.resolve(responses.get(key, {}))
         for name, link in (response_spec.get("links") or {}).items():
+            link = kit.contract.resolve(link)
             target = probes.operation(str(link.get("operationId")))
             source = str(operation.definition.raw.get("operationId"))
             if target is None or target.method.upper() != "GET" or (source, name) in followed:

@@ -35,7 +35,8 @@ def read_only_run(kit: Kit, job: str | None, notes: list[str]) -> list[Finding]:
 
 
 def refusal_run(kit: Kit, notes: list[str]) -> list[Finding]:
-    schema = kit.schema(mode="negative", phases=("coverage", "fuzzing"))
+    phases = [phase for phase in kit.phases if phase != "examples"]
+    schema = kit.schema(mode="negative", phases=phases)
     selected = schema.include(method=MUTATING_METHODS).exclude(operation_id="create_job")
     return run_engine(kit, selected, notes)
 

@@ -54,19 +54,20 @@ class Kit:
     seed: int
     max_examples: int
     body_dir: Path
+    phases: tuple[str, ...] = ("examples", "coverage", "fuzzing")
 
     # ---------------------------------------------------------------- schemathesis
     def config(
         self,
         *,
         mode: str = "all",
-        phases: Iterable[str] = ("examples", "coverage", "fuzzing"),
+        phases: Iterable[str] | None = None,
         parameters: Mapping[str, Any] | None = None,
         authenticated: bool = True,
     ) -> schemathesis.Config:
         """A schemathesis config for the target; the token only as ``${PAT_ENV}``, which
         schemathesis reads from the environment (never written anywhere)."""
-        chosen = set(phases)
+        chosen = set(self.phases if phases is None else phases)
         data: dict[str, Any] = {
             "base-url": self.target.base_url,
             "seed": self.seed,
@@ -124,7 +125,7 @@ class Kit:
                 path, method, "responses", self.response_key(operation, status)
             )
         if check in REQUEST_CHECKS:
-            part = "requestBody" if operation.definition.raw.get("requestBody") else "parameters"
+            part = "requestBody" if len(operation.body) else "parameters"
             return self.contract.location(path, method, part)
         return self.contract.location(path, method)
 

@@ -27,6 +27,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mock_server import departures
 from mock_server.backends import Backend, make_backend, sub_job_ids
 from mock_server.errors import ApiError, error_body, install_error_handlers
 from mock_server.openapi import install_openapi
@@ -672,6 +673,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
     app.add_api_route(settings.prefix, create_job, methods=["POST"], include_in_schema=False)
     app.add_api_route(settings.prefix, list_jobs, methods=["GET"], include_in_schema=False)
     install_openapi(app, settings)
+    departures.install(app, settings)  # test-only; nothing unless CORTEX_GS_MOCK_DEPART is set
     return app
 
 

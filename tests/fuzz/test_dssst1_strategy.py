@@ -84,8 +84,9 @@ def _draw(kind: Body) -> bytes:
         (Body.CHUNK, "/{job_id}/forward-backward", 400, "bad_structure", False),
         (Body.CHUNK, "/{job_id}/generate", 500, "internal_error", False),
         (Body.FRAME, "/{job_id}/generate", 202, None, True),
-        (Body.FRAME, "/{job_id}/forward-backward", 400, "bad_structure", True),
-        (Body.FRAME, "/{job_id}/forward-backward", 202, None, False),
+        (Body.FRAME, "/{job_id}/forward-backward", 202, None, True),
+        (Body.FRAME, "/{job_id}/forward-no-grad", 400, "bad_structure", True),
+        (Body.FRAME, "/{job_id}/forward-no-grad", 202, None, False),
         (Body.FRAME, "/{job_id}/generate", 409, "job_not_running", True),
     ],
 )
