@@ -1181,14 +1181,18 @@ class ForwardNoGradResult(BaseModel):
 
 class SamplingParams(BaseModel):
     """
-    vLLM-style sampling settings; keys not listed pass through to the engine.
+    vLLM-style sampling settings; keys not listed pass through to the engine. Fields vLLM
+    types as optional may be null (the engine's default).
+
     """
 
     model_config = ConfigDict(
         extra="allow",
     )
     max_tokens: Annotated[
-        StrictInt | MISSING, Field(description="Most tokens to generate.", ge=1), IntegralFloatAsInt
+        StrictInt | None | MISSING,
+        Field(description="Most tokens to generate.", ge=1),
+        IntegralFloatAsInt,
     ] = MISSING
     temperature: Annotated[
         StrictFloat | MISSING,
@@ -1206,12 +1210,12 @@ class SamplingParams(BaseModel):
     n: Annotated[
         StrictInt | MISSING, Field(description="Completions per prompt.", ge=1), IntegralFloatAsInt
     ] = MISSING
-    stop: Annotated[list[StrictStr] | MISSING, Field(description="Stop strings.")] = MISSING
+    stop: Annotated[list[StrictStr] | None | MISSING, Field(description="Stop strings.")] = MISSING
     seed: Annotated[
-        StrictInt | MISSING, Field(description="Per-request seed."), IntegralFloatAsInt
+        StrictInt | None | MISSING, Field(description="Per-request seed."), IntegralFloatAsInt
     ] = MISSING
     logprobs: Annotated[
-        StrictInt | MISSING,
+        StrictInt | None | MISSING,
         Field(
             description="Also return this many log-probabilities per generated token.",
             ge=0,

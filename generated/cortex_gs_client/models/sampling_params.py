@@ -14,31 +14,36 @@ T = TypeVar("T", bound="SamplingParams")
 
 @_attrs_define
 class SamplingParams:
-    """vLLM-style sampling settings; keys not listed pass through to the engine.
+    """vLLM-style sampling settings; keys not listed pass through to the engine. Fields vLLM
+    types as optional may be null (the engine's default).
 
-    Attributes:
-        max_tokens (int | Unset): Most tokens to generate.
-        temperature (float | Unset): Sampling temperature; 0 is greedy.
-        top_p (float | Unset): Nucleus sampling mass.
-        top_k (int | Unset): Sample from the k most likely tokens; -1 for all.
-        n (int | Unset): Completions per prompt.
-        stop (list[str] | Unset): Stop strings.
-        seed (int | Unset): Per-request seed.
-        logprobs (int | Unset): Also return this many log-probabilities per generated token.
+        Attributes:
+            max_tokens (int | None | Unset): Most tokens to generate.
+            temperature (float | Unset): Sampling temperature; 0 is greedy.
+            top_p (float | Unset): Nucleus sampling mass.
+            top_k (int | Unset): Sample from the k most likely tokens; -1 for all.
+            n (int | Unset): Completions per prompt.
+            stop (list[str] | None | Unset): Stop strings.
+            seed (int | None | Unset): Per-request seed.
+            logprobs (int | None | Unset): Also return this many log-probabilities per generated token.
     """
 
-    max_tokens: int | Unset = UNSET
+    max_tokens: int | None | Unset = UNSET
     temperature: float | Unset = UNSET
     top_p: float | Unset = UNSET
     top_k: int | Unset = UNSET
     n: int | Unset = UNSET
-    stop: list[str] | Unset = UNSET
-    seed: int | Unset = UNSET
-    logprobs: int | Unset = UNSET
+    stop: list[str] | None | Unset = UNSET
+    seed: int | None | Unset = UNSET
+    logprobs: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        max_tokens = self.max_tokens
+        max_tokens: int | None | Unset
+        if isinstance(self.max_tokens, Unset):
+            max_tokens = UNSET
+        else:
+            max_tokens = self.max_tokens
 
         temperature = self.temperature
 
@@ -48,13 +53,26 @@ class SamplingParams:
 
         n = self.n
 
-        stop: list[str] | Unset = UNSET
-        if not isinstance(self.stop, Unset):
+        stop: list[str] | None | Unset
+        if isinstance(self.stop, Unset):
+            stop = UNSET
+        elif isinstance(self.stop, list):
             stop = self.stop
 
-        seed = self.seed
+        else:
+            stop = self.stop
 
-        logprobs = self.logprobs
+        seed: int | None | Unset
+        if isinstance(self.seed, Unset):
+            seed = UNSET
+        else:
+            seed = self.seed
+
+        logprobs: int | None | Unset
+        if isinstance(self.logprobs, Unset):
+            logprobs = UNSET
+        else:
+            logprobs = self.logprobs
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -81,7 +99,15 @@ class SamplingParams:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        max_tokens = d.pop("max_tokens", UNSET)
+
+        def _parse_max_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_tokens = _parse_max_tokens(d.pop("max_tokens", UNSET))
 
         temperature = d.pop("temperature", UNSET)
 
@@ -91,11 +117,40 @@ class SamplingParams:
 
         n = d.pop("n", UNSET)
 
-        stop = cast(list[str], d.pop("stop", UNSET))
+        def _parse_stop(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                stop_type_0 = cast(list[str], data)
 
-        seed = d.pop("seed", UNSET)
+                return stop_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
 
-        logprobs = d.pop("logprobs", UNSET)
+        stop = _parse_stop(d.pop("stop", UNSET))
+
+        def _parse_seed(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        seed = _parse_seed(d.pop("seed", UNSET))
+
+        def _parse_logprobs(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        logprobs = _parse_logprobs(d.pop("logprobs", UNSET))
 
         sampling_params = cls(
             max_tokens=max_tokens,
