@@ -1,7 +1,13 @@
 """``python -m mock_server``: run the mock Cortex GS with uvicorn.
 
 The token can also come from ``$CORTEX_GS_MOCK_TOKEN`` so it need not appear in the
-process list; it is never logged.
+process list; it is never logged. The mock serves every database and schema under
+``/api/v2/databases/{database}/schemas/{schema}/{endpoint}``.
+
+The published ``arctic-platform`` client reaches a mock through
+``CortexConfig(base_url=...)``, and that path sends no token: run the mock with
+``--no-auth`` for it (``base_url`` is then ``http://HOST:PORT``, with any ``database`` and
+``schema``).
 """
 
 from __future__ import annotations
@@ -21,21 +27,40 @@ log = logging.getLogger("mock_server")
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The CLI the Makefile's ``serve`` target and the README use."""
-    parser = argparse.ArgumentParser(prog="python -m mock_server", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m mock_server",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--token", default=None, help=f"PAT clients must send (or ${TOKEN_ENV})")
-    parser.add_argument("--no-auth", action="store_true", help="accept requests without a token")
+    parser.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="accept requests without a token (needed by the published arctic-platform "
+        "client's base_url, which sends none)",
+    )
     parser.add_argument("--backend", choices=BACKEND_NAMES, default="canned")
     parser.add_argument("--state-dir", type=Path, default=Path(".mock-state"))
-    parser.add_argument("--database", default="RL_DB")
-    parser.add_argument("--schema", default="PUBLIC")
+    parser.add_argument(
+        "--database", default="RL_DB", help="database in the logged URL (all are served)"
+    )
+    parser.add_argument(
+        "--schema", default="PUBLIC", help="schema in the logged URL (all are served)"
+    )
     parser.add_argument("--endpoint", default="cortex-training")
     parser.add_argument(
         "--transition-delay",
         type=float,
         default=0.0,
         help="seconds between job states pending/placing/initializing/running",
+    )
+    parser.add_argument(
+        "--request-latency",
+        type=float,
+        default=0.0,
+        help="seconds each data-plane request stays running before its result is stored",
     )
     parser.add_argument("--device", default=None, help="torch device for the reference backend")
     parser.add_argument("--log-level", default="info")
@@ -59,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         schema=args.schema,
         endpoint=args.endpoint,
         transition_delay_s=args.transition_delay,
+        request_latency_s=args.request_latency,
         device=args.device,
     )
     import uvicorn

@@ -4,22 +4,30 @@ Routes only translate HTTP to :class:`~mock_server.service.MockService` calls: t
 parse and validate (JSON through the generated models, binary bodies as raw capped
 streams) and render answers through the same models, so every body the mock sends is
 checked against the contract. Model work never happens here.
+
+As today's service does, the mock serves any database and schema in the path (an
+account has many), treats JSON bodies as open (unknown fields are ignored and logged at
+debug), and answers in today's shapes; the contract's proposals (``Idempotency-Key``,
+``wait_s``, the forward-no-grad / log-probs / sync-weights routes, string error codes in
+``error_code``) work too, without narrowing what today's clients may send.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import logging
+import re
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import cortex_gs_models as models
 from fastapi import APIRouter, Depends, FastAPI, Header, Path, Query, Request, Security
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 from starlette.convertors import Convertor, register_url_convertor
@@ -27,9 +35,11 @@ from starlette.datastructures import MutableHeaders
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mock_server import departures
+from mock_server import departures, operations
 from mock_server.backends import Backend, make_backend, sub_job_ids
+from mock_server.bodies import log_ignored, parse, plain
 from mock_server.errors import ApiError, error_body, install_error_handlers
+from mock_server.exports import FILES_PATH, ExportSigner
 from mock_server.openapi import install_openapi
 from mock_server.service import MockService
 from mock_server.settings import REQUEST_ID_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER, Settings
@@ -95,7 +105,39 @@ async def authenticate(
 Principal = Annotated[str, Depends(authenticate)]
 
 
+class CheckpointIdConvertor(JobIdConvertor):
+    """Route-level checkpoint ids: one segment without ``:`` (so ``id:export`` splits)."""
+
+
+register_url_convertor("checkpoint_id", CheckpointIdConvertor())
+CheckpointIdPath = Annotated[str, Path(pattern=CHECKPOINT_ID, description="The checkpoint's id.")]
+
+
 # ------------------------------------------------------------------------ middleware
+class AnyDatabaseAndSchema:
+    """Serve ``/api/v2/databases/{database}/schemas/{schema}/{endpoint}`` for every
+    database and schema, as an account with many does.
+
+    The path is rewritten to the mock's canonical prefix before routing, so the routes
+    stay one set; the names asked for are kept in ``request.state.account``.
+    """
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.canonical = settings.prefix
+        self.pattern = re.compile(
+            rf"^/api/v2/databases/([^/]+)/schemas/([^/]+)/{re.escape(settings.endpoint)}(?=/|$)"
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        match = self.pattern.match(scope.get("path", "")) if scope["type"] == "http" else None
+        if match:
+            path = self.canonical + scope["path"][match.end() :]
+            scope = {**scope, "path": path, "raw_path": path.encode()}
+            scope.setdefault("state", {})["account"] = (match.group(1), match.group(2))
+        await self.app(scope, receive, send)
+
+
 class _Body:
     """One request's body channel: counts bytes, enforces the cap, drains leftovers."""
 
@@ -173,35 +215,25 @@ class RequestIdAndLimitMiddleware:
             if started:
                 raise
             response = JSONResponse(
-                error_body("internal_error", "internal error", request_id), status_code=500
+                error_body(500, "internal_error", "internal error", request_id), status_code=500
             )
             await response(scope, receive, stamped_send)
 
 
 # ------------------------------------------------------------------------ helpers
 def reply(model: type[BaseModel], data: Any, status: int = 200) -> JSONResponse:
-    """Validate an answer against the contract's model, then send it."""
-    body = model.model_validate(data).model_dump(mode="json")
-    return JSONResponse(body, status_code=status)
+    """Validate an answer against the contract's model, then send it as built.
+
+    Validation proves the answer fits the contract; the JSON sent is ``data`` itself, so
+    fields a proto3 service leaves out stay out (the models would fill in defaults).
+    """
+    model.model_validate(data)
+    return JSONResponse(data, status_code=status)
 
 
 def iso(ts: float) -> str:
     """Epoch seconds -> RFC 3339 UTC, as the contract's date-times."""
     return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
-
-
-def plain(model: BaseModel) -> dict[str, Any]:
-    """A validated request model as JSON-ready data (absent optionals stay absent).
-
-    pydantic validates free-form objects of any depth but refuses to serialise very
-    deep ones; that is the client's nesting, so it is a 422, not a crash.
-    """
-    try:
-        return model.model_dump(mode="json")
-    except ValueError as exc:
-        issue = {"loc": ["body"], "msg": str(exc), "type": "too_deep"}
-        message = "request body nests too deeply"
-        raise ApiError(422, "validation_error", message, details=[issue]) from exc
 
 
 async def read_body(request: Request) -> bytes:
@@ -212,6 +244,12 @@ async def read_body(request: Request) -> bytes:
     return bytes(parts)
 
 
+def open_body(model: BaseModel, what: str) -> dict[str, Any]:
+    """A validated open body as data, having logged (debug) the fields it ignores."""
+    log_ignored(model, what)
+    return plain(model)
+
+
 def _error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": models.Error, "description": "Error"} for code in codes}
 
@@ -220,8 +258,25 @@ READ = _error_responses(401, 404, 422, 429, 500, 503)
 WRITE = _error_responses(400, 401, 404, 409, 413, 422, 429, 500, 503)
 
 
-def _binary_body(schema: str, description: str) -> dict[str, Any]:
+def _binary_body(schema: str, description: str, *, envelope: bool = True) -> dict[str, Any]:
     """OpenAPI for a DSSST1 body read from the raw stream (FastAPI cannot infer it)."""
+    media: dict[str, Any] = {
+        "schema": {"type": "string", "format": "binary"},
+        "x-dssst1-schema": f"#/components/schemas/{schema}",
+    }
+    if envelope:
+        media["x-dssst1-envelope"] = "#/components/schemas/ChunkFrame"
+    return {
+        "requestBody": {
+            "required": True,
+            "description": description,
+            "content": {"application/octet-stream": media},
+        }
+    }
+
+
+def _json_octet_body(schema: str, description: str) -> dict[str, Any]:
+    """OpenAPI for UTF-8 JSON sent as octet-stream (generate-stream's body)."""
     return {
         "requestBody": {
             "required": True,
@@ -229,8 +284,7 @@ def _binary_body(schema: str, description: str) -> dict[str, Any]:
             "content": {
                 "application/octet-stream": {
                     "schema": {"type": "string", "format": "binary"},
-                    "x-dssst1-schema": f"#/components/schemas/{schema}",
-                    "x-dssst1-envelope": "#/components/schemas/ChunkFrame",
+                    "x-json-schema": f"#/components/schemas/{schema}",
                 }
             },
         }
@@ -243,6 +297,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
     store = Store(settings.state_dir)
     factory = (lambda: backend) if backend is not None else _backend_factory(settings)
     service = MockService(settings, factory, store)
+    signer = ExportSigner(store)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -265,6 +320,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
     app.state.settings = settings
     install_error_handlers(app)
     app.add_middleware(RequestIdAndLimitMiddleware, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(AnyDatabaseAndSchema, settings=settings)
 
     router = APIRouter(prefix=settings.prefix)
 
@@ -273,38 +329,45 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         key: str | None,
         body: dict[str, Any],
-        run: Callable[[], tuple[int, Any]],
+        run: Callable[[], Awaitable[tuple[int, Any]]],
     ) -> tuple[int, Any]:
         scope = f"{principal}|{request.method} {request.url.path}"
         return await service.idempotent(scope, key, body, run)
 
     def job_view(job: dict[str, Any]) -> dict[str, Any]:
+        """A job as today's service shows it (``reason`` and ``image_tag`` may be empty)."""
         ids = sub_job_ids(job["job_id"], job["sub_jobs"])
-        return {
+        placed = job["status"] not in ("pending", "placing")
+        view: dict[str, Any] = {
             "job_id": job["job_id"],
             "status": job["status"],
-            "reason": job["reason"],
+            "reason": job["reason"] or "",
             "created_at": iso(job["created_at"]),
             "updated_at": iso(job["updated_at"]),
-            "image_tag": f"cortex-gs-mock:{settings.backend}",
-            "experiment_name": job["experiment_name"],
-            "sub_jobs": [
-                {
-                    "sub_job_id": sub_id,
-                    "job_type": sub["job_type"],
-                    "status": job["status"],
-                    "model_name": sub["model_name"],
-                    **{k: sub[k] for k in ("training_config", "inference_config") if k in sub},
-                }
-                for sub_id, sub in zip(ids, job["sub_jobs"], strict=True)
-            ],
+            "image_tag": f"cortex-gs-mock:{settings.backend}" if placed else "",
         }
+        for key in ("submitted_by", "owner_role"):
+            if job.get(key):
+                view[key] = job[key]
+        view["sub_jobs"] = [
+            {
+                "sub_job_id": sub_id,
+                "job_type": sub["job_type"],
+                "status": job["status"],
+                "model_name": sub["model_name"],
+                **{k: sub[k] for k in ("training_config", "inference_config") if k in sub},
+            }
+            for sub_id, sub in zip(ids, job["sub_jobs"], strict=True)
+        ]
+        return view
 
     def accepted(job_id: str, request_id: str) -> tuple[int, dict[str, Any]]:
         return 202, {"request_id": request_id, "job_id": job_id}
 
-    def submit_json(job_id: str, kind: str, body: dict[str, Any]) -> Callable[[], tuple[int, Any]]:
-        def run() -> tuple[int, Any]:
+    def submit_json(
+        job_id: str, kind: str, body: dict[str, Any]
+    ) -> Callable[[], Awaitable[tuple[int, Any]]]:
+        async def run() -> tuple[int, Any]:
             service.running_job(job_id)
             return accepted(job_id, service.submit(job_id, kind, {"body": body}))
 
@@ -313,18 +376,17 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
     async def data_plane(
         job_id: str,
         kind: str,
-        body: BaseModel,
+        data: dict[str, Any],
         principal: str,
         request: Request,
         key: str | None = None,
     ) -> JSONResponse:
-        """A JSON data-plane call: validated body -> queued request (under Idempotency-Key)."""
-        data = plain(body)
+        """A JSON data-plane call: body data -> queued request (under Idempotency-Key)."""
         run = submit_json(job_id, kind, data)
         return answer(await idempotent(principal, request, key, data, run))
 
     def answer(status_body: tuple[int, Any]) -> JSONResponse:
-        """A chunk-route or data-plane answer: 200 ChunkAccepted or 202 AcceptedRequest."""
+        """A chunk-route or data-plane answer: 200 (chunk stored) or 202 AcceptedRequest."""
         status, body = status_body
         return reply(
             models.ChunkAccepted if status == 200 else models.AcceptedRequest, body, status
@@ -346,11 +408,12 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
         """Validates the one-config-per-sub-job rule pydantic cannot express."""
-        _check_sub_job_configs(body)
-        data = plain(body)
+        data = open_body(body, "create_job")
+        _check_sub_job_configs(data["sub_job_configs"])
+        owner = (settings.user_name, settings.role_name) if settings.auth else None
 
-        def run() -> tuple[int, Any]:
-            job_id = service.create_job(data["sub_job_configs"], data.get("experiment_name"))
+        async def run() -> tuple[int, Any]:
+            job_id = service.create_job(data["sub_job_configs"], data.get("experiment_name"), owner)
             return 200, {"job_id": job_id}
 
         status, out = await idempotent(principal, request, idempotency_key, data, run)
@@ -371,11 +434,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         ] = None,
     ) -> JSONResponse:
         jobs = service.store.list_jobs(status.value if status else None)
-        summaries = [
-            {k: v for k, v in job_view(j).items() if k not in ("sub_jobs", "image_tag")}
-            for j in jobs
-        ]
-        return reply(models.JobList, {"jobs": summaries})
+        return reply(models.JobList, {"jobs": [job_view(j) for j in jobs]})
 
     @router.get(
         "/capacity",
@@ -386,22 +445,21 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         responses=_error_responses(401, 429, 500, 503),
     )
     async def get_capacity(_: Principal) -> JSONResponse:
+        """Proto3 JSON: false and zero fields are left out, as today's service does."""
         used = sum(
             _gpus(job["sub_jobs"])
             for job in service.store.list_jobs()
-            if job["status"] == "running"
+            if job["status"] in ("pending", "placing", "initializing", "running")
         )
         total = settings.max_total_gpus
-        return reply(
-            models.Capacity,
-            {
-                "has_reservation": False,
-                "max_total_gpus": total,
-                "reserved_gpus": 0,
-                "in_use_gpus": used,
-                "available_gpus": max(total - used, 0),
-            },
-        )
+        fields = {
+            "has_reservation": False,
+            "max_total_gpus": total,
+            "reserved_gpus": 0,
+            "in_use_gpus": used,
+            "available_gpus": max(total - used, 0),
+        }
+        return reply(models.Capacity, {k: v for k, v in fields.items() if v})
 
     @router.get(
         "/{job_id:job_id}",
@@ -419,12 +477,34 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         operation_id="cancel_job",
         tags=["jobs"],
         summary="Cancel a job",
-        response_model=models.Job,
+        status_code=200,
+        response_class=Response,
         responses=_error_responses(401, 404, 409, 422, 429, 500, 503),
     )
-    async def cancel_job(job_id: JobIdPath, _: Principal) -> JSONResponse:
+    async def cancel_job(job_id: JobIdPath, _: Principal) -> Response:
+        """200 with an empty body, as today (repeating it is an idempotent success)."""
         service.cancel_job(job_id)
-        return reply(models.Job, job_view(service.job_or_404(job_id)))
+        return Response(status_code=200)
+
+    @router.get(
+        "/{job_id:job_id}/experiment-run",
+        operation_id="get_experiment_run",
+        tags=["jobs"],
+        summary="Resolve the job's experiment run",
+        response_model=models.ExperimentRun,
+        responses=READ,
+    )
+    async def get_experiment_run(job_id: JobIdPath, _: Principal, request: Request) -> JSONResponse:
+        """``DATABASE.SCHEMA.EXPERIMENT`` (of the path asked) and the run's name."""
+        job = service.job_or_404(job_id)
+        database, schema = getattr(request.state, "account", (settings.database, settings.schema))
+        name = job["experiment_name"] or settings.default_experiment
+        qualified = name if name.count(".") == 2 else f"{database}.{schema}.{name}"
+        run_name = job_id.upper().replace("-", "_")
+        return reply(
+            models.ExperimentRun,
+            {"experiment_name": qualified, "experiment_run_name": run_name},
+        )
 
     # -- checkpoints ---------------------------------------------------------------
     @router.get(
@@ -442,7 +522,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
             {
                 "checkpoint_id": r["checkpoint_id"],
                 "global_steps": r["global_steps"],
-                "avg_loss": r["avg_loss"],
+                **({"avg_loss": r["avg_loss"]} if r["avg_loss"] is not None else {}),
                 "created_at": iso(r["created_at"]),
                 "checkpoint_type": r["checkpoint_type"],
             }
@@ -451,25 +531,46 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         return reply(models.CheckpointList, {"checkpoints": items})
 
     @router.delete(
-        "/{job_id:job_id}/checkpoints/{checkpoint_id}",
+        "/{job_id:job_id}/checkpoints/{checkpoint_id:checkpoint_id}",
         operation_id="delete_checkpoint",
         tags=["checkpoints"],
         summary="Delete a checkpoint",
         status_code=204,
         response_class=Response,
-        responses=READ,
+        responses={200: {"description": "Deleted"}, **READ},
     )
     async def delete_checkpoint(
-        job_id: JobIdPath,
-        checkpoint_id: Annotated[
-            str, Path(pattern=CHECKPOINT_ID, description="The checkpoint's id.")
-        ],
-        _: Principal,
+        job_id: JobIdPath, checkpoint_id: CheckpointIdPath, _: Principal
     ) -> Response:
         service.job_or_404(job_id)
         if not service.store.delete_checkpoint(job_id, checkpoint_id):
             raise ApiError(404, "checkpoint_not_found", f"checkpoint {checkpoint_id} not found")
         return Response(status_code=204)
+
+    @router.post(
+        "/{job_id:job_id}/checkpoints/{checkpoint_id:checkpoint_id}:export",
+        operation_id="export_checkpoint",
+        tags=["checkpoints"],
+        summary="Export a checkpoint's files",
+        response_model=models.CheckpointExport,
+        responses=_error_responses(401, 404, 409, 422, 429, 500, 503),
+    )
+    async def export_checkpoint(
+        job_id: JobIdPath, checkpoint_id: CheckpointIdPath, _: Principal, request: Request
+    ) -> JSONResponse:
+        """Short-lived links to each file of the checkpoint (no body in, none needed)."""
+        service.job_or_404(job_id)
+        if service.store.get_checkpoint(job_id, checkpoint_id) is None:
+            raise ApiError(404, "checkpoint_not_found", f"checkpoint {checkpoint_id} not found")
+        exported = signer.export(job_id, checkpoint_id, str(request.base_url))
+        exported["expires_at"] = iso(exported["expires_at"])
+        return reply(models.CheckpointExport, exported)
+
+    @app.get(FILES_PATH + "/{token}", include_in_schema=False)
+    async def download_export(token: str) -> FileResponse:
+        """What an export link serves: the file itself, no auth header needed."""
+        path = signer.resolve(token)
+        return FileResponse(path, media_type="application/octet-stream", filename=path.name)
 
     @router.post(
         "/{job_id:job_id}/save",
@@ -487,8 +588,10 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
+        """The result's ``checkpoint_id`` is the server's; a caller's one is not used."""
+        data = open_body(body, "save")
         return await data_plane(
-            job_id, "save_checkpoint", body, principal, request, idempotency_key
+            job_id, "save_checkpoint", data, principal, request, idempotency_key
         )
 
     @router.post(
@@ -498,7 +601,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         summary="Load a checkpoint",
         status_code=202,
         response_model=models.AcceptedRequest,
-        responses=WRITE,
+        responses={**WRITE, **_error_responses(501)},
     )
     async def load_checkpoint(
         job_id: JobIdPath,
@@ -507,47 +610,63 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
-        source = body.source_job_id if isinstance(body.source_job_id, str) else job_id
+        """400 for a target outside the job, 501 for a non-training target, 404 when the
+        checkpoint is missing."""
+        data = open_body(body, "load")
+        job = service.job_or_404(job_id)
+        target = data.get("target_sub_job_id")
+        if target is not None:
+            kinds = operations.sub_job_types(job)
+            if target not in kinds:
+                raise ApiError(400, "bad_value", f"{target} is not a sub-job of job {job_id}")
+            if kinds[target] != "training":
+                raise ApiError(
+                    501, "not_implemented", "load is only supported on training sub-jobs"
+                )
+        source = data.get("source_job_id") or job_id
         service.job_or_404(source)
-        if service.store.get_checkpoint(source, body.checkpoint_id) is None:
+        if service.store.get_checkpoint(source, data["checkpoint_id"]) is None:
             raise ApiError(
-                404, "checkpoint_not_found", f"checkpoint {body.checkpoint_id} not found"
+                404, "checkpoint_not_found", f"checkpoint {data['checkpoint_id']} not found"
             )
         return await data_plane(
-            job_id, "load_checkpoint", body, principal, request, idempotency_key
+            job_id, "load_checkpoint", data, principal, request, idempotency_key
         )
 
     # -- training ------------------------------------------------------------------
-    async def chunked(job_id: str, kind: str, request: Request) -> JSONResponse:
+    async def binary(job_id: str, kind: str, request: Request) -> JSONResponse:
         service.running_job(job_id)
-        body = await read_body(request)
-        return answer(await service.accept_chunk(job_id, kind, body))
+        return answer(await service.accept_body(job_id, kind, await read_body(request)))
 
     @router.post(
         "/{job_id:job_id}/forward-backward",
         operation_id="forward_backward",
         tags=["training"],
-        summary="Forward and backward pass (one chunk)",
+        summary="Forward and backward pass",
         status_code=202,
         response_model=models.AcceptedRequest,
         responses={200: {"model": models.ChunkAccepted, "description": "Chunk stored"}, **WRITE},
-        openapi_extra=_binary_body("ForwardBackwardBatch", "One DSSST1 request chunk."),
+        openapi_extra=_binary_body(
+            "ForwardBackwardBatch", "A chunk envelope, or the bare frame when it fits."
+        ),
     )
     async def forward_backward(job_id: JobIdPath, _: Principal, request: Request) -> JSONResponse:
-        return await chunked(job_id, "forward_backward", request)
+        return await binary(job_id, "forward_backward", request)
 
     @router.post(
         "/{job_id:job_id}/forward-no-grad",
         operation_id="forward_no_grad",
         tags=["training"],
-        summary="Forward pass without gradients (one chunk)",
+        summary="Forward pass without gradients (proposed)",
         status_code=202,
         response_model=models.AcceptedRequest,
         responses={200: {"model": models.ChunkAccepted, "description": "Chunk stored"}, **WRITE},
-        openapi_extra=_binary_body("ForwardNoGradBatch", "One DSSST1 request chunk."),
+        openapi_extra=_binary_body(
+            "ForwardNoGradBatch", "A chunk envelope, or the bare frame when it fits."
+        ),
     )
     async def forward_no_grad(job_id: JobIdPath, _: Principal, request: Request) -> JSONResponse:
-        return await chunked(job_id, "forward_no_grad", request)
+        return await binary(job_id, "forward_no_grad", request)
 
     @router.post(
         "/{job_id:job_id}/step",
@@ -565,7 +684,8 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
-        return await data_plane(job_id, "step", body, principal, request, idempotency_key)
+        data = open_body(body, "step")
+        return await data_plane(job_id, "step", data, principal, request, idempotency_key)
 
     # -- sampling ------------------------------------------------------------------
     @router.post(
@@ -579,18 +699,43 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         openapi_extra=_binary_body("GenerateRequest", "A bare DSSST1 frame, or one chunk of it."),
     )
     async def generate(job_id: JobIdPath, _: Principal, request: Request) -> JSONResponse:
+        return await binary(job_id, "generate", request)
+
+    @router.post(
+        "/{job_id:job_id}/generate-stream",
+        operation_id="generate_stream",
+        tags=["sampling"],
+        summary="Start streaming generation",
+        status_code=202,
+        response_model=models.GenerateStreamAccepted,
+        responses=WRITE,
+        openapi_extra=_json_octet_body(
+            "GenerateRequest", "UTF-8 JSON of a GenerateRequest, sent as octet-stream."
+        ),
+    )
+    async def generate_stream(job_id: JobIdPath, _: Principal, request: Request) -> JSONResponse:
+        """Each prompt's answer becomes a ``result``/``error`` event, then one ``done``."""
         service.running_job(job_id)
-        body = await read_body(request)
-        if await service.is_chunk(body):
-            return answer(await service.accept_chunk(job_id, "generate", body))
-        request_id = await service.submit_frame(job_id, "generate", body)
-        return reply(models.AcceptedRequest, {"request_id": request_id, "job_id": job_id}, 202)
+        raw = await read_body(request)
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ApiError(400, "bad_json", "body is not UTF-8 JSON") from exc
+        generation = open_body(_parse(models.GenerateRequest, data), "generate-stream")
+        _check_aligned(generation)
+        request_id = service.submit(job_id, "generate_stream", {"body": generation})
+        count = len(generation["prompts"])
+        return reply(
+            models.GenerateStreamAccepted,
+            {"request_id": request_id, "job_id": job_id, "count": count},
+            202,
+        )
 
     @router.post(
         "/{job_id:job_id}/log-probs",
         operation_id="log_probs",
         tags=["sampling"],
-        summary="Score prompts and completions",
+        summary="Score prompts and completions (proposed)",
         status_code=202,
         response_model=models.AcceptedRequest,
         responses=WRITE,
@@ -598,13 +743,13 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
     async def log_probs(
         job_id: JobIdPath, body: models.LogProbsRequest, principal: Principal, request: Request
     ) -> JSONResponse:
-        return await data_plane(job_id, "log_probs", body, principal, request)
+        return await data_plane(job_id, "log_probs", plain(body), principal, request)
 
     @router.post(
         "/{job_id:job_id}/sync-weights",
         operation_id="sync_weights",
         tags=["sampling"],
-        summary="Push training weights to sampling sub-jobs",
+        summary="Push training weights to sampling sub-jobs (proposed)",
         status_code=202,
         response_model=models.AcceptedRequest,
         responses=WRITE,
@@ -616,7 +761,8 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
-        return await data_plane(job_id, "sync_weights", body, principal, request, idempotency_key)
+        data = plain(body)
+        return await data_plane(job_id, "sync_weights", data, principal, request, idempotency_key)
 
     # -- operations ----------------------------------------------------------------
     @router.post(
@@ -626,7 +772,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         summary="Run a named operation",
         status_code=202,
         response_model=models.AcceptedRequest,
-        responses={200: {"model": models.OperationResult, "description": "Inline answer"}, **WRITE},
+        responses={200: {"model": models.OperationAnswer, "description": "Inline answer"}, **WRITE},
     )
     async def run_operation(
         job_id: JobIdPath,
@@ -635,12 +781,14 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request: Request,
         idempotency_key: IdemKey = None,
     ) -> JSONResponse:
-        data = plain(body)
-        run = _operation_runner(service, job_id, data, submit_json)
+        """Async types answer 202 with a request id; inline ones their opaque answer."""
+        data = open_body(body, "operation")
+        run = operations.plan(service, job_id, data, submit_json)
         status, out = await idempotent(principal, request, idempotency_key, data, run)
-        if status == 200:
-            return reply(models.OperationResult, out)
-        return answer((status, out))
+        if status != 200:
+            return answer((status, out))
+        page = data["operation_type"] == "tail-logs"
+        return reply(models.TailLogsPage if page else models.OperationAnswer, out)
 
     # -- requests ------------------------------------------------------------------
     @router.get(
@@ -656,7 +804,9 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
         request_id: Annotated[str, Path(pattern=JOB_ID, description="The request's id.")],
         _: Principal,
         cursor: Annotated[str | None, Query(pattern=CURSOR, description="Page cursor.")] = None,
-        max_events: Annotated[int, Query(ge=1, le=512, description="Most events.")] = 16,
+        max_events: Annotated[
+            int, Query(ge=1, description="Most events (larger asks are capped at 512).")
+        ] = 16,
         wait_s: Annotated[
             float | None, Query(ge=0, le=20, description="Long-poll seconds (proposed).")
         ] = None,
@@ -691,105 +841,37 @@ def _gpus(sub_jobs: list[dict[str, Any]]) -> int:
     return total
 
 
-def _check_sub_job_configs(body: models.CreateJobRequest) -> None:
+def _parse(model: type[BaseModel], data: Any) -> BaseModel:
+    """Validate a body the route decoded itself (422 located under ``body``)."""
+    return parse(model, data, ("body",))
+
+
+def _check_aligned(generation: dict[str, Any]) -> None:
+    """Per-prompt ``sampling_params`` / ``routing_key`` lists must match ``prompts``."""
+    count = len(generation["prompts"])
+    for key in ("sampling_params", "routing_key"):
+        value = generation.get(key)
+        if isinstance(value, list) and len(value) != count:
+            issue = {"loc": ["body", key], "msg": "one entry per prompt", "type": "length"}
+            raise ApiError(422, "validation_error", "request validation failed", details=[issue])
+
+
+def _check_sub_job_configs(sub_jobs: list[dict[str, Any]]) -> None:
     """Exactly one of training_config (training) / inference_config (the others)."""
     issues = []
-    for i, sub in enumerate(body.sub_job_configs):
-        data = sub.model_dump()
-        wants = "training_config" if sub.job_type == models.JobType.training else "inference_config"
+    for i, sub in enumerate(sub_jobs):
+        kind = str(sub["job_type"])
+        wants = "training_config" if kind == "training" else "inference_config"
         other = "inference_config" if wants == "training_config" else "training_config"
         loc: list[str | int] = ["body", "sub_job_configs", i]
-        if wants not in data:
+        if sub.get(wants) is None:
+            issues.append({"loc": [*loc, wants], "msg": f"{kind} needs {wants}", "type": "missing"})
+        if sub.get(other) is not None:
             issues.append(
-                {
-                    "loc": [*loc, wants],
-                    "msg": f"{sub.job_type.value} needs {wants}",
-                    "type": "missing",
-                }
-            )
-        if other in data:
-            issues.append(
-                {
-                    "loc": [*loc, other],
-                    "msg": f"{sub.job_type.value} takes no {other}",
-                    "type": "extra_forbidden",
-                }
+                {"loc": [*loc, other], "msg": f"{kind} takes no {other}", "type": "extra_forbidden"}
             )
     if issues:
         raise ApiError(422, "validation_error", "request validation failed", details=issues)
-
-
-INLINE_OPERATIONS = ("reset-prefix-cache", "cancel-request", "tail-logs", "sleep", "wake-up")
-
-
-def _operation_runner(
-    service: MockService,
-    job_id: str,
-    data: dict[str, Any],
-    submit_json: Callable[[str, str, dict[str, Any]], Callable[[], tuple[int, Any]]],
-) -> Callable[[], tuple[int, Any]]:
-    """Async types become requests; inline ones answer an OperationResult at once."""
-    op = data["operation_type"]
-    payload = data.get("payload") or {}
-    if op == "weight-sync":
-        try:
-            sync = models.SyncWeightsRequest.model_validate(payload)
-        except ValueError as exc:
-            raise _payload_error(exc) from exc
-        return submit_json(job_id, "sync_weights", plain(sync))
-    if op == "forward":
-        try:
-            req = models.LogProbsRequest.model_validate(payload)
-        except ValueError as exc:
-            raise _payload_error(exc) from exc
-        return submit_json(job_id, "forward", plain(req))
-    if op not in INLINE_OPERATIONS:
-        raise ApiError(
-            422,
-            "validation_error",
-            f"unknown operation_type {op!r}",
-            details=[
-                {"loc": ["body", "operation_type"], "msg": "unknown operation", "type": "enum"}
-            ],
-        )
-
-    cancel: models.CancelRequestPayload | None = None
-    if op == "cancel-request":
-        # "payload" absent means {}; the model then reports request_id as missing.
-        try:
-            cancel = models.CancelRequestPayload.model_validate(payload)
-        except ValueError as exc:
-            raise _payload_error(exc) from exc
-
-    def run() -> tuple[int, Any]:
-        service.running_job(job_id)
-        result: dict[str, Any] = {}
-        if op == "cancel-request":
-            request_id = cancel.request_id if cancel is not None else ""
-            result = {
-                "request_id": request_id,
-                "cancelled": service.cancel_request(job_id, request_id),
-            }
-        elif op == "tail-logs":
-            result = {"lines": [f"{job_id}: mock backend {service.settings.backend}"]}
-        elif op == "reset-prefix-cache":
-            result = {"reset": True}
-        return 200, {"job_id": job_id, "operation_type": op, "result": result}
-
-    return run
-
-
-def _payload_error(exc: ValueError) -> ApiError:
-    errors = getattr(exc, "errors", lambda: [])()
-    details = [
-        {
-            "loc": ["body", "payload", *e.get("loc", ())],
-            "msg": str(e.get("msg")),
-            "type": str(e.get("type")),
-        }
-        for e in errors
-    ]
-    return ApiError(422, "validation_error", "invalid operation payload", details=details)
 
 
 __all__ = ["create_app", "iso", "reply"]

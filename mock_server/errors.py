@@ -1,8 +1,15 @@
-"""The contract's single ``Error`` body, for every failure the mock can produce.
+"""Error bodies as today's service sends them, for every failure the mock can produce.
+
+Today's service answers ``{"message": str, "code": <HTTP status as an integer>}``, or
+FastAPI's ``{"detail": [{"loc", "msg", "type"}]}`` when a request fails validation.
+The three chunk-group 409s keep their documented string codes
+(``chunk_group_restart_required`` / ``_conflict`` / ``_missing_chunks``), since today's
+clients branch on them. On top, every body carries two proposed fields that never
+narrow what today's clients read: ``error_code`` (a stable machine-readable string) and
+``request_id`` (the ``x-snowflake-request-id`` of the exchange).
 
 Everything that goes wrong (our own checks, FastAPI validation, unknown routes, bodies
-over the cap, crashes) is rendered here, so clients only ever parse one error shape and
-always get the ``x-snowflake-request-id`` of the exchange in the body too.
+over the cap, crashes) is rendered here, so there is one place that decides the shape.
 """
 
 from __future__ import annotations
@@ -22,15 +29,17 @@ from arctic_rl.wire import WireError
 
 log = logging.getLogger("mock_server")
 
+CHUNK_GROUP_CODES = frozenset(
+    {"chunk_group_restart_required", "chunk_group_conflict", "chunk_group_missing_chunks"}
+)
+
 # Framework-raised errors (not ApiError): FastAPI's only own 400 is an unparseable body.
 _HTTP_CODES = {
     400: "bad_json",
     401: "unauthorized",
     404: "not_found",
     405: "method_not_allowed",
-    409: "conflict",
     413: "payload_too_large",
-    415: "unsupported_media_type",
     422: "validation_error",
     429: "rate_limited",
     503: "unavailable",
@@ -38,10 +47,11 @@ _HTTP_CODES = {
 
 
 class ApiError(StarletteHTTPException):
-    """An error answer with a stable contract ``code``.
+    """An error answer: HTTP status, the proposed string ``code``, a message.
 
     Subclasses Starlette's HTTPException so FastAPI re-raises it untouched even when it
-    surfaces while FastAPI reads a request body (the 413 path).
+    surfaces while FastAPI reads a request body (the 413 path). ``fields`` are extra
+    top-level keys of the body (``chunk_group_id`` on chunk-group errors).
     """
 
     def __init__(
@@ -52,21 +62,30 @@ class ApiError(StarletteHTTPException):
         *,
         details: Sequence[dict[str, Any]] | None = None,
         headers: dict[str, str] | None = None,
+        fields: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(status_code=status, detail=message, headers=headers)
         self.code = code
         self.message = message
         self.details = list(details) if details is not None else None
+        self.fields = dict(fields or {})
 
 
 def error_body(
+    status: int,
     code: str,
     message: str,
     request_id: str | None,
     details: Sequence[dict[str, Any]] | None = None,
+    fields: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """An ``Error`` object as a dict (also used for failed requests' ``error``)."""
-    body: dict[str, Any] = {"message": message, "code": code}
+    """An error body as a dict: integer ``code`` (string for chunk-group 409s)."""
+    body: dict[str, Any] = {
+        "message": message,
+        "code": code if code in CHUNK_GROUP_CODES else status,
+        **(fields or {}),
+        "error_code": code,
+    }
     if request_id:
         body["request_id"] = request_id
     if details is not None:
@@ -74,12 +93,24 @@ def error_body(
     return body
 
 
+def validation_body(
+    issues: Sequence[dict[str, Any]], request_id: str | None, message: str
+) -> dict[str, Any]:
+    """A 422 as FastAPI sends it (``detail``), plus ``message``/``code`` like other errors."""
+    return {"detail": list(issues), **error_body(422, "validation_error", message, request_id)}
+
+
+def request_error(code: str, message: str) -> dict[str, str]:
+    """What the store keeps for a failed request (rendered as a string when polled)."""
+    return {"code": code, "message": message}
+
+
 def _request_id(request: Request) -> str | None:
     return getattr(request.state, "request_id", None)
 
 
 def _issue(err: dict[str, Any]) -> dict[str, Any]:
-    """FastAPI/pydantic error -> ValidationIssue (drops ``input``/``ctx``: may echo secrets)."""
+    """FastAPI/pydantic error -> one ``detail`` item (drops ``input``/``ctx``: may echo secrets)."""
     loc = [p if isinstance(p, int | str) else str(p) for p in err.get("loc", ())]
     return {"loc": loc, "msg": str(err.get("msg", "")), "type": str(err.get("type", ""))}
 
@@ -105,40 +136,40 @@ async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     headers = dict(exc.headers or {})
     if exc.status_code == 405:
         headers["Allow"] = ", ".join(allowed_methods(request))
-    if isinstance(exc, ApiError):
-        code, message, details = exc.code, exc.message, exc.details
+    request_id = _request_id(request)
+    if isinstance(exc, ApiError) and exc.code == "validation_error":
+        body = validation_body(exc.details or [], request_id, exc.message)
+    elif isinstance(exc, ApiError):
+        body = error_body(
+            exc.status_code, exc.code, exc.message, request_id, exc.details, exc.fields
+        )
     else:
-        code = _HTTP_CODES.get(exc.status_code, "error")
-        message, details = str(exc.detail), None
-    return JSONResponse(
-        error_body(code, message, _request_id(request), details),
-        status_code=exc.status_code,
-        headers=headers or None,
-    )
+        code = _HTTP_CODES.get(exc.status_code, "internal_error")
+        body = error_body(exc.status_code, code, str(exc.detail), request_id)
+    return JSONResponse(body, status_code=exc.status_code, headers=headers or None)
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = list(exc.errors())
+    request_id = _request_id(request)
     if any(e.get("type") == "json_invalid" for e in errors):
-        body = error_body("bad_json", "request body is not valid JSON", _request_id(request))
+        body = error_body(400, "bad_json", "request body is not valid JSON", request_id)
         return JSONResponse(body, status_code=400)
-    body = error_body(
-        "validation_error",
-        "request validation failed",
-        _request_id(request),
-        [_issue(e) for e in errors],
+    issues = [_issue(e) for e in errors]
+    return JSONResponse(
+        validation_body(issues, request_id, "request validation failed"), status_code=422
     )
-    return JSONResponse(body, status_code=422)
 
 
 async def _bad_frame(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, WireError)
-    return JSONResponse(error_body(exc.code, exc.message, _request_id(request)), status_code=400)
+    body = error_body(400, exc.code, exc.message, _request_id(request))
+    return JSONResponse(body, status_code=400)
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Route every failure through the Error schema (crashes: the app's middleware)."""
+    """Route every failure through one of today's two error shapes (crashes: the middleware)."""
     app.add_exception_handler(StarletteHTTPException, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(WireError, _bad_frame)

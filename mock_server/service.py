@@ -1,10 +1,10 @@
 """The mock's behaviour behind the routes: jobs, chunk groups, requests and the worker.
 
 Routes translate HTTP into calls on :class:`MockService`; this module owns the rules
-(job lifecycle, chunk-group semantics, at-most-once execution, result paging) and hands
-model work to a :class:`~mock_server.backends.Backend` on one worker thread, so torch
-never runs on the event loop and requests of a job execute in submission order, as on
-a single trainer.
+(job lifecycle, chunk-group semantics, at-most-once execution, result paging, streamed
+generation) and hands model work to a :class:`~mock_server.backends.Backend` on one
+worker thread, so torch never runs on the event loop and requests of a job execute in
+submission order, as on a single trainer.
 """
 
 from __future__ import annotations
@@ -19,15 +19,16 @@ import queue
 import re
 import shutil
 import threading
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arctic_rl import wire
 from mock_server.backends import Backend, BackendError
-from mock_server.errors import ApiError, error_body
+from mock_server.errors import ApiError, request_error
 from mock_server.settings import Settings
 from mock_server.store import Store
 
@@ -36,7 +37,9 @@ log = logging.getLogger("mock_server")
 JOB_FLOW = ("pending", "placing", "initializing", "running")
 TERMINAL_JOB_STATES = ("cancelled", "terminated", "failed")
 IN_FLIGHT = ("pending", "running", "streaming")
-TERMINAL_REQUEST_STATES = ("completed", "failed", "cancelled")
+TERMINAL_REQUEST_STATES = ("done", "failed", "cancelled")
+# Today's cap on one poll's events: larger asks are served this many, not refused.
+MAX_EVENTS = 512
 
 # Chunked routes: request kind -> descriptor ``operation`` names accepted for it.
 CHUNK_OPERATIONS = {
@@ -44,9 +47,11 @@ CHUNK_OPERATIONS = {
     "forward_no_grad": ("fwd-no-grad", "forward-no-grad", "forward_no_grad"),
     "generate": ("generate",),
 }
-# Request kinds whose result is a DSSST1 frame (the others answer JSON).
 _GROUP_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+# Request kinds whose result is a DSSST1 frame (the others answer JSON).
 BINARY_RESULTS = ("forward_backward", "forward_no_grad", "generate", "log_probs", "forward")
+# Request kinds whose events are drained destructively (no client retry cursor).
+STREAMED = ("generate_stream",)
 
 
 def new_id(prefix: str) -> str:
@@ -98,7 +103,7 @@ class MockService:
             self.store.finish_request(
                 request_id,
                 "failed",
-                error=error_body("internal_error", "interrupted by a mock server restart", None),
+                error=request_error("internal_error", "interrupted by a mock server restart"),
             )
         for request_id in self.store.requests_in(("pending",)):
             row = self.store.get_request(request_id)
@@ -118,10 +123,16 @@ class MockService:
         self.store.close()
 
     # -- jobs ------------------------------------------------------------------------
-    def create_job(self, sub_jobs: list[dict[str, Any]], experiment_name: str | None) -> str:
+    def create_job(
+        self,
+        sub_jobs: list[dict[str, Any]],
+        experiment_name: str | None,
+        owner: tuple[str, str] | None = None,
+    ) -> str:
         """Insert the job and start walking it towards ``running``."""
         job_id = new_id("job")
-        self.store.create_job(job_id, sub_jobs, experiment_name)
+        self.store.create_job(job_id, sub_jobs, experiment_name, owner)
+        self.store.add_log(job_id, f"job {job_id} created with {len(sub_jobs)} sub-job(s)")
         self._start_lifecycle(job_id, "pending")
         return job_id
 
@@ -140,6 +151,7 @@ class MockService:
                 return
             if not self.store.set_job_status(job_id, nxt, only_from=(current,)):
                 return
+            self.store.add_log(job_id, f"job is {nxt}")
             current = nxt
 
     def job_or_404(self, job_id: str) -> dict[str, Any]:
@@ -149,10 +161,10 @@ class MockService:
             raise ApiError(404, "job_not_found", f"job {job_id} not found")
         return job
 
-    def running_job(self, job_id: str) -> dict[str, Any]:
-        """The job row when it may take data-plane calls, else 404/409."""
+    def running_job(self, job_id: str, also: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The job row when it may take data-plane calls (or is in ``also``), else 404/409."""
         job = self.job_or_404(job_id)
-        if job["status"] != "running":
+        if job["status"] != "running" and job["status"] not in also:
             raise ApiError(409, "job_not_running", f"job {job_id} is {job['status']}, not running")
         return job
 
@@ -164,12 +176,13 @@ class MockService:
         if job["status"] == "cancelled":
             return
         self.store.set_job_status(job_id, "cancelled", "cancelled by user")
+        self.store.add_log(job_id, "job cancelled by user")
         for request_id in self.store.requests_in(("pending",), job_id):
             self._set_cancelled(request_id)
         self._queue.put(("release", job_id))
 
     def _set_cancelled(self, request_id: str) -> bool:
-        error = error_body("cancelled", "request cancelled", None)
+        error = request_error("cancelled", "request cancelled")
         changed = self.store.finish_request(
             request_id, "cancelled", error=error, only_from=("pending",)
         )
@@ -198,7 +211,11 @@ class MockService:
         return request_id
 
     async def submit_frame(self, job_id: str, kind: str, frame: bytes) -> str:
-        """A bare DSSST1 frame (generate): validated now, kept on disk until it runs."""
+        """A bare DSSST1 frame: validated now, kept on disk until it runs.
+
+        A bare frame has no chunk group, so nothing makes a resend of it idempotent:
+        each one is a new execution, as on the service.
+        """
         value = await asyncio.to_thread(_decode, frame)
         request_id = new_id("req")
         path = self._input_path(request_id)
@@ -210,6 +227,12 @@ class MockService:
 
     def _input_path(self, request_id: str) -> Path:
         return self.store.root / "inputs" / f"{request_id}.bin"
+
+    async def accept_body(self, job_id: str, kind: str, body: bytes) -> tuple[int, dict[str, Any]]:
+        """A binary route's body: a chunk envelope, or (older clients) the bare frame."""
+        if await self.is_chunk(body):
+            return await self.accept_chunk(job_id, kind, body)
+        return 202, {"request_id": await self.submit_frame(job_id, kind, body), "job_id": job_id}
 
     # -- chunk groups ----------------------------------------------------------------
     async def accept_chunk(
@@ -228,6 +251,7 @@ class MockService:
                 409,
                 "chunk_group_conflict",
                 f"chunk operation {operation!r} does not belong on this route",
+                fields={"chunk_group_id": group_id},
             )
         key = (job_id, group_id)
         lock = self._group_locks.setdefault(key, asyncio.Lock())
@@ -242,12 +266,14 @@ class MockService:
         op_key = f"{kind}:{desc.get('operation') or ''}"
         group = self.store.get_group(job_id, group_id)
         accepted = {"job_id": job_id, "chunk_group_id": group_id, "chunk_idx": idx}
+        group_field = {"chunk_group_id": group_id}
         if group is None:
             if idx != 0:
                 raise ApiError(
                     409,
                     "chunk_group_restart_required",
                     f"chunk group {group_id} is unknown; restart it at chunk 0",
+                    fields=group_field,
                 )
             have: dict[int, str] = {}
         else:
@@ -262,6 +288,7 @@ class MockService:
                     409,
                     "chunk_group_conflict",
                     f"chunk group {group_id} was started for a different frame",
+                    fields=group_field,
                 )
             have = group["chunks"]
             if idx in have and have[idx] != chunk_sha:
@@ -269,8 +296,10 @@ class MockService:
                     409,
                     "chunk_group_conflict",
                     f"chunk {idx} of group {group_id} differs from the one accepted",
+                    fields=group_field,
                 )
             if group["request_id"] is not None:
+                # At most once: a repeated final chunk resolves to the original execution.
                 if idx == total - 1:
                     return 202, {"request_id": group["request_id"], "job_id": job_id}
                 return 200, {**accepted, "received_chunks": total, "total_chunks": total}
@@ -283,6 +312,7 @@ class MockService:
                     409,
                     "chunk_group_missing_chunks",
                     f"chunk group {group_id} is missing chunks {missing[:16]}",
+                    fields=group_field,
                     details=[
                         {
                             "loc": ["body", "chunk_idx", i],
@@ -297,7 +327,9 @@ class MockService:
             await asyncio.to_thread(assembler.add, chunk)
         except wire.WireError as exc:
             if exc.code == "chunk_mismatch":
-                raise ApiError(409, "chunk_group_conflict", exc.message) from exc
+                raise ApiError(
+                    409, "chunk_group_conflict", exc.message, fields=group_field
+                ) from exc
             if idx == total - 1 or exc.code == "hash_mismatch":
                 # The final chunk failed verification: the group is dropped, per the contract.
                 self._assemblers.pop((job_id, group_id), None)
@@ -320,7 +352,7 @@ class MockService:
         return 202, {"request_id": request_id, "job_id": job_id}
 
     async def is_chunk(self, body: bytes) -> bool:
-        """Generate's bodies are bare frames unless their ``op`` holds a request_chunk."""
+        """Binary bodies are bare frames unless their ``op`` holds a request_chunk."""
         try:
             op = await asyncio.to_thread(wire.read_metadata, body)
         except wire.WireError as exc:
@@ -342,32 +374,46 @@ class MockService:
     async def poll(
         self, job_id: str, request_id: str, cursor: str | None, max_events: int, wait_s: float
     ) -> dict[str, Any]:
-        """One RequestStatus page; waits up to ``wait_s`` for news when there is none."""
+        """One request-status page; waits up to ``wait_s`` for news when there is none.
+
+        ``next_cursor`` is ``""`` unless more events are queued beyond this page (today's
+        clients re-poll at once on a non-empty one). Streamed events are handed out once.
+        """
+        max_events = min(max_events, MAX_EVENTS)
         start = _cursor_start(cursor)
         row = self._request_or_404(job_id, request_id)
+        streamed = row["kind"] in STREAMED
         if wait_s > 0 and row["status"] in IN_FLIGHT:
             # Register before re-reading, so a completion in between still wakes us.
             event = self._waiters.setdefault(request_id, asyncio.Event())
             row = self._request_or_404(job_id, request_id)
             _, total = self.store.events(request_id, start, 1)
-            if row["status"] in IN_FLIGHT and total <= start:
+            queued = total > (row["delivered"] if streamed else start)
+            if row["status"] in IN_FLIGHT and not queued:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(event.wait(), wait_s)
                 row = self._request_or_404(job_id, request_id)
-        events, total = self.store.events(request_id, start, max_events)
-        end = start + len(events)
-        done = row["status"] in TERMINAL_REQUEST_STATES and end >= total
-        return {
+        if streamed:
+            events, _ = self.store.drain_events(request_id, max_events)
+            next_cursor = ""
+        else:
+            events, total = self.store.events(request_id, start, max_events)
+            end = start + len(events)
+            next_cursor = f"ev-{end}" if end < total else ""
+        error = row["error"] or {}
+        page = {
             "request_id": request_id,
-            "job_id": job_id,
             "status": row["status"],
             "created_at": row["created_at"],
             "updated_at": row["updated_at"],
-            "result": row["result"],
-            "error": row["error"],
+            "result": row["result"] if row["result"] is not None else {},
+            "error": str(error.get("message") or ""),
             "events": events,
-            "next_cursor": None if done else f"ev-{end}",
+            "next_cursor": next_cursor,
         }
+        if error.get("code"):
+            page["error_code"] = error["code"]
+        return page
 
     def _request_or_404(self, job_id: str, request_id: str) -> dict[str, Any]:
         row = self.store.get_request(request_id)
@@ -429,9 +475,11 @@ class MockService:
             self._prepare(job)
         except Exception as exc:
             reason = getattr(exc, "message", None) or f"{type(exc).__name__} while initializing"
-            self.store.set_job_status(job_id, "failed", reason, only_from=("initializing",))
+            if self.store.set_job_status(job_id, "failed", reason, only_from=("initializing",)):
+                self.store.add_log(job_id, f"job failed: {reason}")
             return
-        self.store.set_job_status(job_id, "running", only_from=("initializing",))
+        if self.store.set_job_status(job_id, "running", only_from=("initializing",)):
+            self.store.add_log(job_id, "job is running")
 
     def _prepare(self, job: dict[str, Any]) -> None:
         """Backend state for the job, from ``source_checkpoint_info`` when given."""
@@ -466,6 +514,8 @@ class MockService:
         if not self.store.finish_request(request_id, "running", only_from=("pending",)):
             return
         self._notify(request_id)
+        if self.settings.request_latency_s:
+            time.sleep(self.settings.request_latency_s)
         job_id, kind = row["job_id"], row["kind"]
         try:
             job = self.store.get_job(job_id)
@@ -478,17 +528,19 @@ class MockService:
                 result, events = self._pack_binary(output)
             else:
                 result, events = output, []
-            self.store.finish_request(request_id, "completed", result=result, events=events)
+            self.store.finish_request(request_id, "done", result=result, events=events)
+            self.store.add_log(job_id, f"request {request_id} ({kind}) done")
         except (BackendError, wire.WireError, ApiError) as exc:
-            code = getattr(exc, "code", "internal_error")
+            code = str(getattr(exc, "code", "internal_error"))
             message = getattr(exc, "message", str(exc))
-            self.store.finish_request(request_id, "failed", error=error_body(code, message, None))
+            self.store.finish_request(request_id, "failed", error=request_error(code, message))
+            self.store.add_log(job_id, f"request {request_id} ({kind}) failed: {message}")
         except Exception as exc:
             log.exception("request %s (%s) crashed", request_id, kind)
             self.store.finish_request(
                 request_id,
                 "failed",
-                error=error_body("internal_error", f"{type(exc).__name__} in the backend", None),
+                error=request_error("internal_error", f"{type(exc).__name__} in the backend"),
             )
         finally:
             self._inputs.pop(request_id, None)
@@ -518,15 +570,19 @@ class MockService:
         """Dispatch one request to the backend; returns its result value."""
         body = payload.get("body") or {}
         backend = self.backend
-        if kind in CHUNK_OPERATIONS:
+        if kind in (*CHUNK_OPERATIONS, "forward"):
             value = self._input_value(request_id, job_id, payload)
             handler = {
                 "forward_backward": backend.forward_backward,
                 "forward_no_grad": backend.forward_no_grad,
+                # today's ``forward`` operation: a forward-only pass, no gradients kept
+                "forward": backend.forward_no_grad,
                 "generate": backend.generate,
             }[kind]
             return handler(job_id, value)
-        if kind in ("log_probs", "forward"):
+        if kind == "generate_stream":
+            return self._stream(job_id, request_id, body)
+        if kind == "log_probs":
             return backend.log_probs(job_id, body)
         if kind == "step":
             return backend.step(job_id, body.get("learning_rate"))
@@ -538,11 +594,31 @@ class MockService:
             return self._load(job_id, body)
         raise BackendError("bad_value", f"unknown request kind {kind}")
 
+    def _stream(self, job_id: str, request_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """generate-stream: one prompt at a time, each answer queued as an event at once."""
+        self.store.finish_request(request_id, "streaming", only_from=("running",))
+        completed = failed = 0
+        for index, single in enumerate(_single_prompts(body)):
+            try:
+                results = self.backend.generate(job_id, single)["results"]
+            except BackendError as exc:
+                failed += 1
+                events = [{"type": "error", "index": index, "error": exc.message}]
+            else:
+                completed += 1
+                events = [{"type": "result", "index": index, "result": r} for r in results]
+            self.store.append_events(request_id, events)
+            self._notify(request_id)
+        done = {"type": "done", "completed": completed, "failed": failed}
+        self.store.append_events(request_id, [done])
+        return {"completed": completed, "failed": failed}
+
     def _save(self, job_id: str, request_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Save under the server's own id (a caller's ``checkpoint_id`` is not used)."""
         ckpt_type = body.get("checkpoint_type") or "resumable"
         staging = self.store.root / "checkpoints" / job_id / f".staging-{request_id}"
         info = self.backend.save_checkpoint(job_id, staging, ckpt_type)
-        checkpoint_id = body.get("checkpoint_id") or f"global_step_{info['global_steps']}"
+        checkpoint_id = f"global_step{info['global_steps']}"
         final = self.store.checkpoint_dir(job_id, checkpoint_id)
         shutil.rmtree(final, ignore_errors=True)
         staging.replace(final)
@@ -565,11 +641,14 @@ class MockService:
         info = self.backend.load_checkpoint(
             job_id, self.store.checkpoint_dir(source, checkpoint_id)
         )
-        return {
+        loaded = {
             "checkpoint_id": checkpoint_id,
             "source_job_id": source,
             "global_steps": int(info.get("global_steps", 0)),
         }
+        if body.get("target_sub_job_id"):
+            loaded["target_sub_job_id"] = body["target_sub_job_id"]
+        return loaded
 
     def _pack_binary(self, value: Any) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """Inline base64 for small frames, else one ``result_chunk`` event per chunk."""
@@ -605,11 +684,11 @@ class MockService:
         scope: str,
         key: str | None,
         body: Any,
-        run: Callable[[], tuple[int, Any]],
+        run: Callable[[], Awaitable[tuple[int, Any]]],
     ) -> tuple[int, Any]:
         """The Idempotency-Key promise around ``run`` (only successes are remembered)."""
         if key is None:
-            return run()
+            return await run()
         body_hash = sha256_hex(_canonical(body))
         async with self._idempotency_lock:
             record = self.store.get_idempotent(scope, key)
@@ -621,7 +700,7 @@ class MockService:
                         "Idempotency-Key was already used with a different body",
                     )
                 return int(record["status"]), record["response"]
-            status, response = run()
+            status, response = await run()
             if status < 300:
                 self.store.put_idempotent(scope, key, body_hash, status, response)
             return status, response
@@ -662,3 +741,17 @@ def _cursor_start(cursor: str | None) -> int:
     if cursor is not None and cursor.startswith("ev-") and cursor[3:].isdigit():
         return int(cursor[3:])
     return 0
+
+
+def _single_prompts(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A generate body split per prompt, each with its own sampling params and routing key."""
+    prompts = body.get("prompts") or []
+    out = []
+    for index, prompt in enumerate(prompts):
+        single = {**body, "prompts": [prompt]}
+        for key in ("sampling_params", "routing_key"):
+            value = body.get(key)
+            if isinstance(value, list):
+                single[key] = value[index] if index < len(value) else None
+        out.append(single)
+    return out

@@ -22,12 +22,17 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
     job_id TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT, experiment_name TEXT,
-    created_at REAL NOT NULL, updated_at REAL NOT NULL, sub_jobs TEXT NOT NULL
+    created_at REAL NOT NULL, updated_at REAL NOT NULL, sub_jobs TEXT NOT NULL,
+    submitted_by TEXT, owner_role TEXT
 );
 CREATE TABLE IF NOT EXISTS requests (
     request_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, kind TEXT NOT NULL,
     status TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL,
-    input TEXT, result TEXT, error TEXT
+    input TEXT, result TEXT, error TEXT, delivered INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS logs (
+    job_id TEXT NOT NULL, seq INTEGER NOT NULL, ts REAL NOT NULL, sub_job_id TEXT,
+    line TEXT NOT NULL, PRIMARY KEY (job_id, seq)
 );
 CREATE TABLE IF NOT EXISTS events (
     request_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
@@ -53,6 +58,13 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 );
 """
 
+# (table, column, declaration) added after the first release of the store.
+_ADDED_COLUMNS = (
+    ("jobs", "submitted_by", "TEXT"),
+    ("jobs", "owner_role", "TEXT"),
+    ("requests", "delivered", "INTEGER NOT NULL DEFAULT 0"),
+)
+
 
 def _safe(part: str) -> str:
     """Ids are pattern-checked before they get here; this is belt and braces for paths."""
@@ -75,6 +87,14 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """State dirs written by an older mock lack the newer columns; add them."""
+        for table, column, decl in _ADDED_COLUMNS:
+            have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
     def close(self) -> None:
         """Close the database (tests restart the mock on the same directory)."""
@@ -97,13 +117,19 @@ class Store:
 
     # -- jobs ------------------------------------------------------------------------
     def create_job(
-        self, job_id: str, sub_jobs: list[dict[str, Any]], experiment_name: str | None
+        self,
+        job_id: str,
+        sub_jobs: list[dict[str, Any]],
+        experiment_name: str | None,
+        owner: tuple[str, str] | None = None,
     ) -> None:
-        """Insert a new job in state ``pending``."""
+        """Insert a new job in state ``pending``; ``owner`` is (submitted_by, owner_role)."""
         now = time.time()
+        submitted_by, owner_role = owner or (None, None)
         self._exec(
-            "INSERT INTO jobs VALUES (?, 'pending', NULL, ?, ?, ?, ?)",
-            (job_id, experiment_name, now, now, json.dumps(sub_jobs)),
+            "INSERT INTO jobs (job_id, status, reason, experiment_name, created_at, updated_at,"
+            " sub_jobs, submitted_by, owner_role) VALUES (?, 'pending', NULL, ?, ?, ?, ?, ?, ?)",
+            (job_id, experiment_name, now, now, json.dumps(sub_jobs), submitted_by, owner_role),
         )
 
     def get_job(self, job_id: str) -> dict[str, Any] | None:
@@ -143,7 +169,8 @@ class Store:
         """Insert a ``pending`` request; ``payload`` is whatever the worker needs to run it."""
         now = time.time()
         self._exec(
-            "INSERT INTO requests VALUES (?, ?, ?, 'pending', ?, ?, ?, NULL, NULL)",
+            "INSERT INTO requests (request_id, job_id, kind, status, created_at, updated_at,"
+            " input) VALUES (?, ?, ?, 'pending', ?, ?, ?)",
             (request_id, job_id, kind, now, now, json.dumps(payload)),
         )
 
@@ -205,6 +232,53 @@ class Store:
                 self._db.execute("ROLLBACK")
                 raise
         return changed
+
+    def append_events(self, request_id: str, events: list[dict[str, Any]]) -> None:
+        """Queue events of a request that is still running (streamed generation)."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                start = self._db.execute(
+                    "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
+                ).fetchone()[0]
+                self._db.executemany(
+                    "INSERT INTO events VALUES (?, ?, ?)",
+                    [(request_id, start + i, json.dumps(e)) for i, e in enumerate(events)],
+                )
+                self._db.execute(
+                    "UPDATE requests SET updated_at = ? WHERE request_id = ?",
+                    (time.time(), request_id),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def drain_events(self, request_id: str, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """Hand out up to ``limit`` undelivered events, consuming them; and how many remain."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                delivered = self._db.execute(
+                    "SELECT delivered FROM requests WHERE request_id = ?", (request_id,)
+                ).fetchone()[0]
+                rows = self._db.execute(
+                    "SELECT body FROM events WHERE request_id = ? AND seq >= ? ORDER BY seq "
+                    "LIMIT ?",
+                    (request_id, delivered, limit),
+                ).fetchall()
+                self._db.execute(
+                    "UPDATE requests SET delivered = ? WHERE request_id = ?",
+                    (delivered + len(rows), request_id),
+                )
+                total = self._db.execute(
+                    "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
+                ).fetchone()[0]
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return [json.loads(r[0]) for r in rows], int(total) - delivered - len(rows)
 
     def events(self, request_id: str, start: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         """One page of events from ``start`` and the total event count."""
@@ -314,6 +388,31 @@ class Store:
             "INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?, ?)",
             (scope, key, body_hash, status, json.dumps(response), time.time()),
         )
+
+    # -- logs ------------------------------------------------------------------------
+    def add_log(self, job_id: str, line: str, sub_job_id: str | None = None) -> None:
+        """Append one line to the job's log (what ``tail-logs`` pages through)."""
+        with self._lock:
+            seq = self._db.execute(
+                "SELECT COUNT(*) FROM logs WHERE job_id = ?", (job_id,)
+            ).fetchone()[0]
+            self._db.execute(
+                "INSERT INTO logs VALUES (?, ?, ?, ?, ?)",
+                (job_id, seq, time.time(), sub_job_id, line),
+            )
+
+    def logs(
+        self, job_id: str, start: int, limit: int, sub_job_id: str | None = None
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """Up to ``limit`` log rows from seq ``start`` (job-wide lines plus ``sub_job_id``'s
+        own, or all when None) and whether more rows follow."""
+        sql = "SELECT seq, ts, sub_job_id, line FROM logs WHERE job_id = ? AND seq >= ?"
+        args: list[Any] = [job_id, start]
+        if sub_job_id is not None:
+            sql += " AND (sub_job_id IS NULL OR sub_job_id = ?)"
+            args.append(sub_job_id)
+        rows = self._all(sql + " ORDER BY seq LIMIT ?", [*args, limit + 1])
+        return rows[:limit], len(rows) > limit
 
     # -- checkpoints -----------------------------------------------------------------
     def checkpoint_dir(self, job_id: str, checkpoint_id: str) -> Path:

@@ -125,7 +125,7 @@ def running_mock(state_dir: Path, **settings: Any) -> Iterator[LiveMock]:
         mock.stop()
 
 
-TERMINAL = ("completed", "failed", "cancelled")
+TERMINAL = ("done", "failed", "cancelled")
 
 
 class MockApi:
@@ -196,11 +196,11 @@ class MockApi:
     def result(self, job_id: str, request_id: str, max_events: int = 16) -> Any:
         """The completed request's result: JSON, inline DSSST1, or paged result chunks."""
         status = self.wait(job_id, request_id)
-        assert status["status"] == "completed", status
+        assert status["status"] == "done", status
         result = status["result"]
         if isinstance(result, dict) and result.get("wire_format") == "DSSST1":
             return wire.loads(base64.b64decode(result["payload_b64"]))
-        if result is not None:
+        if result:
             return result
         chunks: list[bytes] = []
         cursor: str | None = None
@@ -215,7 +215,7 @@ class MockApi:
                     assert hashlib.sha256(payload).hexdigest() == event["payload_sha256"]
                     chunks.append(payload)
             cursor = page["next_cursor"]
-            if cursor is None:
+            if not cursor:  # "": nothing more queued
                 break
         return wire.loads(wire.join_chunks(chunks, kind="result_chunk"))
 

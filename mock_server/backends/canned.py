@@ -25,6 +25,7 @@ from mock_server.backends.common import (
     input_ids_of,
     max_tokens_of,
     output_view,
+    peak_memory,
     uniform_logprob,
     wants,
 )
@@ -42,9 +43,9 @@ STATE_FILE = "canned_state.json"
 
 
 def _uniform(batch: Mapping[str, Any], value: float) -> torch.Tensor:
-    """A float32 per-token output shaped as the contract says ([B, R] or [B, T-1])."""
+    """A float32 per-token output in the roll layout: [B, T], last column 0."""
     bsz, width = input_ids_of(batch).shape
-    return output_view(torch.full((bsz, max(width - 1, 0)), value, dtype=torch.float32), batch)
+    return output_view(torch.full((bsz, max(width - 1, 0)), value, dtype=torch.float32))
 
 
 class CannedBackend:
@@ -107,7 +108,14 @@ class CannedBackend:
             counters["steps"] += 1
             steps = counters["steps"]
         lr = settings.lr if learning_rate is None else float(learning_rate)
-        return {"global_steps": steps, "last_lr": lr, "metrics": dict(CANNED_METRICS)}
+        result: dict[str, Any] = {
+            "global_steps": steps,
+            "last_lr": lr,
+            "metrics": dict(CANNED_METRICS),
+        }
+        if settings.peak_memory_log:
+            result["peak_memory"] = peak_memory(0)
+        return result
 
     def generate(self, job_id: str, request: Mapping[str, Any]) -> dict[str, Any]:
         """Echoes each prompt's bytes cyclically up to ``max_tokens`` (``n`` times)."""
@@ -159,7 +167,7 @@ class CannedBackend:
         targets = request.get("target_sub_job_ids") or settings.sync_targets
         return {
             "synced_sub_job_ids": list(targets),
-            "weight_format": request.get("weight_format") or "hf",
+            "weight_format": request.get("weight_format") or "vllm",
             "version": version,
         }
 

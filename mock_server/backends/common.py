@@ -6,20 +6,23 @@ canned backend answers is one the reference backend can train on.
 Conventions (also documented in the contract's TrainBatch description):
 - Token space: ids 0..255 are bytes (text prompts are UTF-8 encoded), 256 is end of
   sequence, 257..VOCAB_SIZE-1 are reserved ids that decode to nothing.
-- Logprobs are *shifted*: ``logprobs[:, i]`` is log p(input_ids[:, i + 1]), so a full
-  forward yields [B, T-1]. As the contract says, outputs are [B, R] (the response
-  tokens, the last R of each row) when the batch has ``responses`` or
-  ``response_mask``, else [B, T-1].
+- Logprobs and entropy come back in the real post-processors' roll layout: the
+  input's shape [B, T], ``logprobs[:, i]`` is log p(input_ids[:, i + 1]) and the last
+  column (the wrapped one) is zero, with or without ``responses``. Entropy comes back
+  when asked for by name, or with ``compute_entropy_and_logprobs`` and
+  ``meta.calculate_entropy`` set.
 - Per-token inputs (advantages, old_log_probs, ref_log_prob, loss/response masks,
   rollout_is_weights) are right-aligned with input_ids: column j of a width-w tensor
   refers to token input_ids[:, T - w + j]. So [B, R] response tensors, [B, T-1]
   shifted tensors and [B, T] whole-sequence tensors (first column unused: token 0 has
-  no log-probability) all work.
+  no log-probability) all work; except that old_log_probs and ref_log_prob of width T
+  are read in the roll layout the forwards return (SkyRL sends that answer back as is).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +37,7 @@ BYTE_TOKENS = 256
 DEFAULT_LR = 1e-5
 DEFAULT_MAX_TOKENS = 16
 DEFAULT_KL_COEF = 1e-3
+IGNORE_INDEX = -100
 
 _SECTIONS = ("kwargs", "context")
 
@@ -52,6 +56,7 @@ class JobSettings:
     loss_fn: str = "grpo"
     max_seq_len: int = 512
     model_name: str = "tiny-byte-lm"
+    peak_memory_log: bool = False
     sub_job_ids: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -81,6 +86,7 @@ class JobSettings:
             loss_fn=str(tcfg.get("loss_fn") or "grpo"),
             max_seq_len=int(tcfg.get("max_seq_len") or 512),
             model_name=str(training.get("model_name") or "tiny-byte-lm"),
+            peak_memory_log=bool(tcfg.get("step_peak_memory_log")),
             sub_job_ids=_ids_by_type(job_id, sub_jobs),
         )
 
@@ -112,16 +118,40 @@ def decode_tokens(ids: Sequence[int]) -> str:
     return bytes(t for t in ids if t < BYTE_TOKENS).decode("utf-8", errors="replace")
 
 
+def _aligned(request: Mapping[str, Any], key: str) -> Sequence[Any] | None:
+    """``request[key]`` when it is a per-prompt list (checked against ``prompts``)."""
+    value = request.get(key)
+    if not isinstance(value, Sequence) or isinstance(value, str | bytes):
+        return None
+    if len(value) != len(request.get("prompts") or []):
+        raise BackendError("bad_value", f"a {key} list must have one entry per prompt")
+    return value
+
+
 def sampling_params_for(request: Mapping[str, Any], index: int) -> dict[str, Any]:
-    """The sampling params of prompt ``index`` (one dict for all, or one per prompt)."""
-    params = request.get("sampling_params") or {}
-    if isinstance(params, Sequence) and not isinstance(params, str | bytes):
-        if len(params) != len(request.get("prompts") or []):
-            raise BackendError("bad_value", "sampling_params list must match prompts")
-        params = params[index]
+    """The sampling params of prompt ``index``: one object for all, or one per prompt,
+    where a null entry means the defaults."""
+    per_prompt = _aligned(request, "sampling_params")
+    params = per_prompt[index] if per_prompt is not None else request.get("sampling_params")
+    if params is None:
+        return {}
     if not isinstance(params, Mapping):
         raise BackendError("bad_value", "sampling_params must be an object or a list of them")
     return dict(params)
+
+
+def check_routing(request: Mapping[str, Any]) -> None:
+    """``routing_key``: one string, or one string-or-null per prompt; ``strict`` a bool.
+
+    The keys only pin prompts to replicas (``strict`` makes that affinity binding); a
+    single-replica mock has nothing to route, so they are validated and otherwise unused.
+    """
+    per_prompt = _aligned(request, "routing_key")
+    keys = per_prompt if per_prompt is not None else [request.get("routing_key")]
+    if not all(k is None or isinstance(k, str) for k in keys):
+        raise BackendError("bad_value", "routing_key must be a string or a list of strings")
+    if not isinstance(request.get("strict", False), bool):
+        raise BackendError("bad_value", "strict must be a boolean")
 
 
 def generation_rows(request: Mapping[str, Any]) -> list[tuple[list[int], dict[str, Any]]]:
@@ -129,6 +159,7 @@ def generation_rows(request: Mapping[str, Any]) -> list[tuple[list[int], dict[st
     prompts = request.get("prompts")
     if not isinstance(prompts, Sequence) or isinstance(prompts, str) or not prompts:
         raise BackendError("bad_value", "prompts must be a non-empty list")
+    check_routing(request)
     rows = []
     for index, prompt in enumerate(prompts):
         params = sampling_params_for(request, index)
@@ -144,6 +175,13 @@ def max_tokens_of(params: Mapping[str, Any]) -> int:
     if value < 0 or value > 4096:
         raise BackendError("bad_value", "max_tokens must lie in [0, 4096]")
     return value
+
+
+def peak_memory(gpu_peak: int) -> dict[str, int]:
+    """A step's ``peak_memory``: GPU high-water mark and this process's current RSS, bytes."""
+    with open(f"/proc/{os.getpid()}/statm", encoding="ascii") as statm:
+        resident_pages = int(statm.read().split()[1])
+    return {"gpu_peak": int(gpu_peak), "cpu_peak": resident_pages * os.sysconf("SC_PAGE_SIZE")}
 
 
 def lookup(batch: Mapping[str, Any], name: str) -> Any:
@@ -167,7 +205,12 @@ def wants(batch: Mapping[str, Any], what: str) -> bool:
     if post is None:
         return True
     names = [post] if isinstance(post, str) else list(post)
-    return what in names or f"compute_{what}" in names
+    if what in names or f"compute_{what}" in names:
+        return True
+    if "compute_entropy_and_logprobs" not in names:
+        return False
+    meta = batch.get("meta")
+    return what == "logprobs" or bool(isinstance(meta, Mapping) and meta.get("calculate_entropy"))
 
 
 def wants_reference(batch: Mapping[str, Any]) -> bool:
@@ -200,8 +243,14 @@ def input_ids_of(batch: Mapping[str, Any]) -> torch.Tensor:
     return ids
 
 
-def to_shifted_frame(value: Any, name: str, batch_size: int, width: int) -> torch.Tensor | None:
-    """Place a right-aligned per-token tensor into the [B, T-1] shifted frame."""
+def to_shifted_frame(
+    value: Any, name: str, batch_size: int, width: int, *, rolled: bool = False
+) -> torch.Tensor | None:
+    """Place a right-aligned per-token tensor into the [B, T-1] shifted frame.
+
+    ``rolled``: a width-T tensor is in the roll layout the forwards return (column i is
+    token i + 1), so SkyRL can send that answer straight back as old_log_probs.
+    """
     if value is None:
         return None
     if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != batch_size:
@@ -211,27 +260,15 @@ def to_shifted_frame(value: Any, name: str, batch_size: int, width: int) -> torc
         raise BackendError("bad_value", f"{name} is wider than input_ids")
     value = value.to(torch.float32)
     if cols == width:
-        return value[:, 1:]
+        return value[:, :-1] if rolled else value[:, 1:]
     out = torch.zeros(batch_size, width - 1, dtype=torch.float32)
     out[:, width - 1 - cols :] = value
     return out
 
 
-def response_width(batch: Mapping[str, Any]) -> int | None:
-    """R, from ``responses`` or ``response_mask``; None for whole-sequence batches."""
-    for name in ("responses", "response_mask"):
-        value = lookup(batch, name)
-        if isinstance(value, torch.Tensor) and value.dim() == 2:
-            return int(value.shape[1])
-    return None
-
-
-def output_view(frame: torch.Tensor, batch: Mapping[str, Any]) -> torch.Tensor:
-    """A [B, T-1] shifted tensor as the contract returns it: [B, R] or [B, T-1]."""
-    width = response_width(batch)
-    if width is None or width >= frame.shape[1] + 1:
-        return frame
-    return frame[:, frame.shape[1] - width :]
+def output_view(frame: torch.Tensor) -> torch.Tensor:
+    """A [B, T-1] shifted tensor in the roll layout callers slice: [B, T], last column 0."""
+    return torch.cat([frame, frame.new_zeros(frame.shape[0], 1)], dim=1)
 
 
 @dataclass
@@ -241,6 +278,7 @@ class TrainView:
     input_ids: torch.Tensor
     attention_mask: torch.Tensor
     position_ids: torch.Tensor | None
+    targets: torch.Tensor
     mask: torch.Tensor
     advantages: torch.Tensor
     old_log_probs: torch.Tensor | None
@@ -261,7 +299,11 @@ class TrainView:
 
         Loss settings: ``meta.policy_loss_config`` (verl) overridden by
         ``processing.config``; ``batch_num_tokens`` may also sit in ``meta``; an absent
-        ``processing.loss_fn`` means the job's configured one.
+        ``processing.loss_fn`` means the job's configured one, except for a batch without
+        advantages (the service's minimal ``{input_ids, labels}`` frame): cross-entropy.
+        ``labels`` (``-100`` = ignored) are next-token targets, as the service's helper
+        builds them: ``labels[:, i]`` is what position ``i`` predicts; absent, the targets
+        are ``input_ids`` rolled left.
         """
         ids = input_ids_of(batch)
         bsz, width = ids.shape
@@ -281,12 +323,16 @@ class TrainView:
             mask_src = lookup(batch, "response_mask")
         mask = to_shifted_frame(mask_src, "loss_mask", bsz, width)
         mask = target_valid if mask is None else (mask != 0).to(torch.float32) * target_valid
+        targets, labelled = _targets(ids, lookup(batch, "labels"))
+        mask = mask * labelled
+        proc = processing_of(batch)
         advantages = to_shifted_frame(lookup(batch, "advantages"), "advantages", bsz, width)
         if advantages is None:
+            if need_advantages and proc.get("loss_fn") is not None:
+                raise BackendError("bad_value", f"loss_fn {proc['loss_fn']} needs advantages")
             if need_advantages:
-                raise BackendError("bad_value", "batch needs advantages")
+                default_loss_fn = "cross_entropy"
             advantages = torch.zeros(bsz, width - 1)
-        proc = processing_of(batch)
         meta = batch.get("meta") if isinstance(batch.get("meta"), Mapping) else {}
         base = meta.get("policy_loss_config")
         config = {**(base if isinstance(base, Mapping) else {}), **(proc.get("config") or {})}
@@ -296,13 +342,14 @@ class TrainView:
             input_ids=ids,
             attention_mask=attn,
             position_ids=None if pos is None else pos.to(torch.int64),
+            targets=targets,
             mask=mask,
             advantages=advantages,
             old_log_probs=to_shifted_frame(
-                lookup(batch, "old_log_probs"), "old_log_probs", bsz, width
+                lookup(batch, "old_log_probs"), "old_log_probs", bsz, width, rolled=True
             ),
             ref_log_prob=to_shifted_frame(
-                lookup(batch, "ref_log_prob"), "ref_log_prob", bsz, width
+                lookup(batch, "ref_log_prob"), "ref_log_prob", bsz, width, rolled=True
             ),
             is_weights=to_shifted_frame(
                 lookup(batch, "rollout_is_weights"), "rollout_is_weights", bsz, width
@@ -310,6 +357,21 @@ class TrainView:
             loss_fn=str(proc.get("loss_fn") or default_loss_fn),
             config=config,
         )
+
+
+def _targets(ids: torch.Tensor, labels: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """The [B, T-1] token each shifted column predicts, and 1.0 where it is not ignored."""
+    if labels is None:
+        return ids[:, 1:], torch.ones(ids.shape[0], ids.shape[1] - 1)
+    if not isinstance(labels, torch.Tensor) or labels.shape != ids.shape:
+        raise BackendError("bad_value", "labels must match input_ids")
+    if labels.dtype.is_floating_point or labels.dtype == torch.bool:
+        raise BackendError("bad_value", "labels must be an integer tensor")
+    shifted = labels[:, :-1].to(torch.int64)
+    kept = shifted != IGNORE_INDEX
+    if bool(((shifted < 0) | (shifted >= VOCAB_SIZE))[kept].any()):
+        raise BackendError("bad_value", f"labels must lie in [0, {VOCAB_SIZE}) or be -100")
+    return torch.where(kept, shifted, 0), kept.to(torch.float32)
 
 
 def uniform_logprob() -> float:

@@ -37,6 +37,7 @@ from mock_server.backends.common import (
     generation_rows,
     max_tokens_of,
     output_view,
+    peak_memory,
     wants,
     wants_reference,
 )
@@ -120,11 +121,14 @@ class TinyLM(nn.Module):
 
 
 def shifted_logprobs(
-    logits: torch.Tensor, input_ids: torch.Tensor
+    logits: torch.Tensor, targets: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """(logprobs, entropy), both [B, T-1]: column i predicts input_ids[:, i + 1]."""
+    """(logprobs, entropy), both [B, T-1]: column i is log p(targets[:, i]) at position i.
+
+    ``targets`` is ``input_ids[:, 1:]`` unless the batch carries ``labels``.
+    """
     logp = logits[:, :-1].float().log_softmax(-1)
-    chosen = logp.gather(-1, input_ids[:, 1:, None]).squeeze(-1)
+    chosen = logp.gather(-1, targets[:, :, None]).squeeze(-1)
     entropy = -(logp.exp() * logp).sum(-1)
     return chosen, entropy
 
@@ -391,7 +395,7 @@ class ReferenceBackend:
         with job.lock:
             job.policy.train()
             logits = job.policy(*self._inputs(view))
-            logp, entropy = shifted_logprobs(logits, view.input_ids.to(self.device))
+            logp, entropy = shifted_logprobs(logits, view.targets.to(self.device))
             losses = policy_loss(logp, entropy, view)
             losses.loss.backward()
             loss = float(losses.loss.detach())
@@ -400,9 +404,9 @@ class ReferenceBackend:
             metrics = {"grad_norm": job.optimizer.grad_norm(), **losses.metrics}
             outputs: dict[str, Any] = {}
             if wants(batch, "logprobs"):
-                outputs["logprobs"] = output_view(logp.detach().cpu(), batch)
+                outputs["logprobs"] = output_view(logp.detach().cpu())
             if wants(batch, "entropy"):
-                outputs["entropy"] = output_view(entropy.detach().cpu(), batch)
+                outputs["entropy"] = output_view(entropy.detach().cpu())
             return {
                 "job_id": job_id,
                 "avg_loss": sum(job.losses) / len(job.losses),
@@ -418,10 +422,10 @@ class ReferenceBackend:
         model = job.reference if wants_reference(batch) else job.policy
         with job.lock, torch.no_grad():
             logits = model(*self._inputs(view))
-            logp, entropy = shifted_logprobs(logits, view.input_ids.to(self.device))
-        outputs: dict[str, Any] = {"logprobs": output_view(logp.cpu(), batch)}
+            logp, entropy = shifted_logprobs(logits, view.targets.to(self.device))
+        outputs: dict[str, Any] = {"logprobs": output_view(logp.cpu())}
         if wants(batch, "entropy"):
-            outputs["entropy"] = output_view(entropy.cpu(), batch)
+            outputs["entropy"] = output_view(entropy.cpu())
         tokens = view.mask.sum().clamp(min=1.0)
         return {
             "model_outputs": outputs,
@@ -448,8 +452,10 @@ class ReferenceBackend:
                 "last_lr": job.optimizer.lr,
                 "metrics": metrics,
             }
-            if self.device.type == "cuda":
-                result["peak_memory"] = torch.cuda.max_memory_allocated(self.device) / 2**30
+            if job.settings.peak_memory_log:
+                cuda = self.device.type == "cuda"
+                gpu = torch.cuda.max_memory_allocated(self.device) if cuda else 0
+                result["peak_memory"] = peak_memory(gpu)
             return result
 
     # -- sampling --------------------------------------------------------------------
@@ -495,7 +501,7 @@ class ReferenceBackend:
                 start = 0 if completion is None else max(len(head) - 1, 0)
                 ids = torch.tensor([seq], dtype=torch.int64, device=self.device)
                 logits = job.sampler(ids, torch.ones_like(ids))
-                logp, _ = shifted_logprobs(logits, ids)
+                logp, _ = shifted_logprobs(logits, ids[:, 1:])
                 out_lp.append(logp[0, start:].cpu())
                 out_ids.append(ids[0, start + 1 :].cpu())
                 if top_k:
@@ -515,7 +521,7 @@ class ReferenceBackend:
             targets = request.get("target_sub_job_ids") or job.settings.sync_targets
             return {
                 "synced_sub_job_ids": list(targets),
-                "weight_format": request.get("weight_format") or "hf",
+                "weight_format": request.get("weight_format") or "vllm",
                 "version": job.weight_version,
             }
 

@@ -113,7 +113,9 @@ def test_job_walks_to_running_with_delays(live_mock_factory: Callable[..., LiveM
         ]
         listed = http.get("/", params={"status": "running"}).json()["jobs"]
         assert [j["job_id"] for j in listed] == [job_id]
-        assert listed[0]["experiment_name"] == "lifecycle"
+        assert (
+            http.get(f"/{job_id}/experiment-run").json()["experiment_name"].endswith(".lifecycle")
+        )
         assert http.get("/capacity").json()["in_use_gpus"] == 3
 
 
@@ -142,7 +144,7 @@ def test_chunked_forward_backward_step_and_poll(api: MockApi) -> None:
         "kl_loss",
         "kl_coef",
     }
-    assert result["post_process_outputs"]["logprobs"].shape == (4, 6)
+    assert result["post_process_outputs"]["logprobs"].shape == (4, 12)
     assert result["post_process_outputs"]["entropy"].dtype == torch.float32
     step = api.run(job_id, "step", {"learning_rate": 0.5})
     assert step["global_steps"] == 1 and step["last_lr"] == 0.5
@@ -157,7 +159,7 @@ def test_every_response_carries_request_id(live_mock: LiveMock) -> None:
     for response in (ok, denied, missing):
         assert response.headers[REQUEST_ID_HEADER]
     assert denied.json()["request_id"] == denied.headers[REQUEST_ID_HEADER]
-    assert missing.status_code == 404 and missing.json()["code"] == "job_not_found"
+    assert missing.status_code == 404 and missing.json()["error_code"] == "job_not_found"
 
 
 # ------------------------------------------------------------------------- chunk groups
@@ -192,7 +194,7 @@ def test_chunk_group_rules(api: MockApi) -> None:
     assert wrong_route.status_code == 409
     rest = api.post_chunks(job_id, "forward-backward", chunks[1:])
     assert rest[-1].status_code == 202
-    assert api.wait(job_id, rest[-1].json()["request_id"])["status"] == "completed"
+    assert api.wait(job_id, rest[-1].json()["request_id"])["status"] == "done"
 
 
 def test_restart_in_the_middle_of_a_chunk_group(live_mock: LiveMock) -> None:
@@ -211,7 +213,7 @@ def test_restart_in_the_middle_of_a_chunk_group(live_mock: LiveMock) -> None:
     assert rest[0].json()["received_chunks"] == half + 1
     assert rest[-1].status_code == 202
     result = api.result(job_id, rest[-1].json()["request_id"])
-    assert result["post_process_outputs"]["logprobs"].shape == (4, 6)
+    assert result["post_process_outputs"]["logprobs"].shape == (4, 12)
     # The finished group still resolves to the same request after another restart.
     api.close()
     live_mock.restart()
@@ -227,7 +229,7 @@ def test_forward_no_grad_and_bare_or_chunked_generate(api: MockApi) -> None:
     del batch["kwargs"]["advantages"], batch["kwargs"]["old_log_probs"]
     batch["reference_model"] = True
     out = api.run_frame(job_id, "forward-no-grad", batch, chunk_bytes=SMALL_CHUNK)
-    assert out["model_outputs"]["logprobs"].shape == (4, 6)
+    assert out["model_outputs"]["logprobs"].shape == (4, 12)
     request = {"prompts": ["hello", [104, 105]], "sampling_params": {"max_tokens": 4}}
     bare = api.run_frame(job_id, "generate", request)
     assert [len(r["token_ids"]) for r in bare["results"]] == [4, 4]
@@ -246,7 +248,7 @@ def test_idempotency_key_replay_and_conflict(api: MockApi) -> None:
     assert first.status_code == replay.status_code == 202
     assert replay.json() == first.json()
     clash = api.http.post(f"/{job_id}/step", json={"learning_rate": 0.2}, headers=key)
-    assert clash.status_code == 409 and clash.json()["code"] == "idempotency_key_conflict"
+    assert clash.status_code == 409 and clash.json()["error_code"] == "idempotency_key_conflict"
     assert api.result(job_id, first.json()["request_id"])["global_steps"] == 1
     assert api.run(job_id, "step", {})["global_steps"] == 2  # the replay did not step
 
@@ -278,7 +280,7 @@ def test_oversized_streamed_body_gets_413(live_mock_factory: Callable[..., LiveM
             yield b"\0" * 16384  # 1 MiB in all, no Content-Length
 
     response = api.http.post(f"/{job_id}/forward-backward", content=stream())
-    assert response.status_code == 413 and response.json()["code"] == "payload_too_large"
+    assert response.status_code == 413 and response.json()["error_code"] == "payload_too_large"
     declared = api.http.post(f"/{job_id}/generate", content=b"\0" * (300 * 1024))
     assert declared.status_code == 413
     too_big_json = api.http.post(
@@ -305,9 +307,8 @@ def test_bad_frames_get_400_with_codec_code(api: MockApi, name: str) -> None:
     for route in ("generate", "forward-backward"):
         response = api.http.post(f"/{job_id}/{route}", content=data)
         assert response.status_code == 400, response.text
-        assert response.json()["code"] in wire.ERROR_CODES
-        if route == "generate":
-            assert response.json()["code"] == expected
+        assert response.json()["code"] == 400
+        assert response.json()["error_code"] == expected
 
 
 def test_bad_json_and_validation_errors(api: MockApi) -> None:
@@ -315,10 +316,10 @@ def test_bad_json_and_validation_errors(api: MockApi) -> None:
     bad = api.http.post(
         f"/{job_id}/step", content=b"{not json", headers={"content-type": "application/json"}
     )
-    assert bad.status_code == 400 and bad.json()["code"] == "bad_json"
+    assert bad.status_code == 400 and bad.json()["error_code"] == "bad_json"
     invalid = api.http.post("/", json={"sub_job_configs": []})
-    assert invalid.status_code == 422 and invalid.json()["code"] == "validation_error"
-    assert invalid.json()["details"][0]["loc"][:2] == ["body", "sub_job_configs"]
+    assert invalid.status_code == 422 and invalid.json()["error_code"] == "validation_error"
+    assert invalid.json()["detail"][0]["loc"][:2] == ["body", "sub_job_configs"]
     mixed = api.http.post(
         "/",
         json={
@@ -332,9 +333,9 @@ def test_bad_json_and_validation_errors(api: MockApi) -> None:
         },
     )
     assert mixed.status_code == 422
-    locs = [issue["loc"][-1] for issue in mixed.json()["details"]]
+    locs = [issue["loc"][-1] for issue in mixed.json()["detail"]]
     assert locs == ["training_config", "inference_config"]
-    assert api.http.get(f"/{job_id}/requests/req-none").json()["code"] == "request_not_found"
+    assert api.http.get(f"/{job_id}/requests/req-none").json()["error_code"] == "request_not_found"
     assert api.http.get(f"/{job_id}/requests/r", params={"max_events": 0}).status_code == 422
     unknown = api.http.post(f"/{job_id}/operation", json={"operation_type": "explode"})
     assert unknown.status_code == 422
@@ -353,7 +354,7 @@ def test_auth_failures_are_401(live_mock: LiveMock) -> None:
         for label, headers in cases.items():
             response = http.get("/", headers=headers)
             assert response.status_code == 401, label
-            assert response.json()["code"] == "unauthorized"
+            assert response.json()["error_code"] == "unauthorized"
             assert live_mock.token not in response.text
         assert http.get("/", headers=good).status_code == 200
 
@@ -366,13 +367,15 @@ def test_no_auth_switch(live_mock_factory: Callable[..., LiveMock]) -> None:
 def test_job_state_errors_and_cancel(api: MockApi) -> None:
     job_id = api.create_job()
     cancelled = api.http.post(f"/{job_id}:cancel")
-    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
-    assert api.http.post(f"/{job_id}:cancel").json()["status"] == "cancelled"
+    assert cancelled.status_code == 200 and cancelled.content == b""
+    again = api.http.post(f"/{job_id}:cancel")
+    assert again.status_code == 200 and again.content == b""
+    assert api.http.get(f"/{job_id}").json()["status"] == "cancelled"
     refused = api.http.post(f"/{job_id}/step", json={})
-    assert refused.status_code == 409 and refused.json()["code"] == "job_not_running"
+    assert refused.status_code == 409 and refused.json()["error_code"] == "job_not_running"
     chunk = chunks_of(train_batch(), "after-cancel")[0]
     assert (
-        api.http.post(f"/{job_id}/forward-backward", content=chunk).json()["code"]
+        api.http.post(f"/{job_id}/forward-backward", content=chunk).json()["error_code"]
         == "job_not_running"
     )
     assert api.http.post("/job-missing:cancel").status_code == 404
@@ -382,16 +385,16 @@ def test_checkpoints_save_list_load_delete(api: MockApi) -> None:
     job_id = api.create_job()
     api.run(job_id, "step", {})
     saved = api.run(job_id, "save", {"checkpoint_type": "resumable"})
-    assert saved["checkpoint_id"] == "global_step_1"
+    assert saved["checkpoint_id"] == "global_step1"
     listed = api.http.get(f"/{job_id}/checkpoints").json()["checkpoints"]
-    assert [c["checkpoint_id"] for c in listed] == ["global_step_1"]
+    assert [c["checkpoint_id"] for c in listed] == ["global_step1"]
     api.run(job_id, "step", {})
-    loaded = api.run(job_id, "load", {"checkpoint_id": "global_step_1"})
-    assert loaded == {"checkpoint_id": "global_step_1", "source_job_id": job_id, "global_steps": 1}
+    loaded = api.run(job_id, "load", {"checkpoint_id": "global_step1"})
+    assert loaded == {"checkpoint_id": "global_step1", "source_job_id": job_id, "global_steps": 1}
     assert api.http.post(f"/{job_id}/load", json={"checkpoint_id": "nope"}).status_code == 404
-    assert api.http.delete(f"/{job_id}/checkpoints/global_step_1").status_code == 204
+    assert api.http.delete(f"/{job_id}/checkpoints/global_step1").status_code == 204
     assert (
-        api.http.delete(f"/{job_id}/checkpoints/global_step_1").json()["code"]
+        api.http.delete(f"/{job_id}/checkpoints/global_step1").json()["error_code"]
         == "checkpoint_not_found"
     )
 
@@ -399,7 +402,8 @@ def test_checkpoints_save_list_load_delete(api: MockApi) -> None:
 def test_operations_inline_and_async(api: MockApi) -> None:
     job_id = api.create_job()
     reset = api.http.post(f"/{job_id}/operation", json={"operation_type": "reset-prefix-cache"})
-    assert reset.status_code == 200 and reset.json()["result"] == {"reset": True}
+    assert reset.status_code == 200
+    assert reset.json() == {"reset": True, "drained": True, "sub_job_ids": [f"{job_id}:sampling:0"]}
     sync = api.http.post(
         f"/{job_id}/operation",
         json={"operation_type": "weight-sync", "payload": {"weight_format": "vllm"}},
@@ -425,7 +429,7 @@ def test_large_result_is_paged_as_result_chunks(live_mock_factory: Callable[...,
     )
     request_id = responses[-1].json()["request_id"]
     status = api.wait(job_id, request_id)
-    assert status["result"] is None and status["status"] == "completed"
+    assert status["result"] == {} and status["status"] == "done"
     url = f"/{job_id}/requests/{request_id}"
     first = api.http.get(url, params={"max_events": 3}).json()
     again = api.http.get(url, params={"max_events": 3}).json()
@@ -439,7 +443,7 @@ def test_large_result_is_paged_as_result_chunks(live_mock_factory: Callable[...,
     assert hashlib.sha256(payload).hexdigest() == event["payload_sha256"]
     assert wire.read_chunk_descriptor(payload)["kind"] == "result_chunk"
     result = api.result(job_id, request_id, max_events=5)
-    assert result["post_process_outputs"]["logprobs"].shape == (16, 200)
+    assert result["post_process_outputs"]["logprobs"].shape == (16, 300)
     api.close()
 
 
@@ -447,7 +451,7 @@ def test_long_poll_returns_when_done(api: MockApi) -> None:
     job_id = api.create_job()
     request_id = api.http.post(f"/{job_id}/step", json={}).json()["request_id"]
     status = api.http.get(f"/{job_id}/requests/{request_id}", params={"wait_s": 10}).json()
-    assert status["status"] == "completed"
+    assert status["status"] == "done"
     assert json.loads(json.dumps(status["result"]))["global_steps"] == 1
 
 
@@ -462,7 +466,7 @@ def test_chunked_bad_frame_and_tampered_chunk_drop_the_group(api: MockApi) -> No
         force=True,
     )
     answers = api.post_chunks(job_id, "forward-backward", pickle_chunks)
-    assert answers[-1].status_code == 400 and answers[-1].json()["code"] == "pickle_refused"
+    assert answers[-1].status_code == 400 and answers[-1].json()["error_code"] == "pickle_refused"
     late = api.http.post(route, content=pickle_chunks[1])
     assert late.json()["code"] == "chunk_group_restart_required"  # the group was dropped
 
@@ -470,7 +474,7 @@ def test_chunked_bad_frame_and_tampered_chunk_drop_the_group(api: MockApi) -> No
     bad = bytearray(chunks[1])
     bad[-1] ^= 0xFF  # payload bytes sit at the end of a chunk frame
     answers = api.post_chunks(job_id, "forward-backward", [chunks[0], bytes(bad), *chunks[2:]])
-    assert answers[-1].status_code == 400 and answers[-1].json()["code"] == "hash_mismatch"
+    assert answers[-1].status_code == 400 and answers[-1].json()["error_code"] == "hash_mismatch"
     again = api.post_chunks(job_id, "forward-backward", chunks)
     assert again[-1].status_code == 202
 
@@ -480,7 +484,8 @@ def test_failed_request_reports_error_and_state_survives_restart(live_mock: Live
     job_id = api.create_job()
     bad = api.http.post(f"/{job_id}/generate", content=wire.dumps({"prompts": "not a list"}))
     failed = api.wait(job_id, bad.json()["request_id"])
-    assert failed["status"] == "failed" and failed["error"]["code"] == "bad_value"
+    assert failed["status"] == "failed" and failed["error_code"] == "bad_value"
+    assert failed["error"] == "prompts must be a non-empty list"
     step = api.http.post(f"/{job_id}/step", json={}).json()
     done = api.wait(job_id, step["request_id"])
     api.close()
@@ -500,7 +505,7 @@ def test_crash_is_a_500_error_body_with_request_id(
     monkeypatch.setattr(live_mock.app.state.service.store, "list_jobs", boom)
     response = httpx.get(live_mock.base_url + "/", headers=live_mock.headers())
     assert response.status_code == 500
-    assert response.json()["code"] == "internal_error"
+    assert response.json()["error_code"] == "internal_error"
     assert response.json()["request_id"] == response.headers[REQUEST_ID_HEADER]
     assert "secret" not in response.text
 
@@ -515,7 +520,7 @@ def test_default_cap_rejects_a_61_mib_stream(live_mock: LiveMock) -> None:
             yield block
 
     response = api.http.post(f"/{job_id}/forward-backward", content=stream())
-    assert response.status_code == 413 and response.json()["code"] == "payload_too_large"
+    assert response.status_code == 413 and response.json()["error_code"] == "payload_too_large"
     api.close()
 
 
@@ -523,7 +528,8 @@ def test_job_starts_from_a_source_checkpoint_or_fails(api: MockApi) -> None:
     source = api.create_job()
     for _ in range(3):
         api.run(source, "step", {})
-    api.run(source, "save", {"checkpoint_id": "warm"})
+    warm_id = api.run(source, "save", {"checkpoint_id": "ignored"})["checkpoint_id"]
+    assert warm_id == "global_step3"  # the server's id, not the caller's
 
     def sub_jobs(checkpoint_id: str) -> dict[str, Any]:
         return {
@@ -545,7 +551,7 @@ def test_job_starts_from_a_source_checkpoint_or_fails(api: MockApi) -> None:
             ]
         }
 
-    warm = api.http.post("/", json=sub_jobs("warm")).json()["job_id"]
+    warm = api.http.post("/", json=sub_jobs(warm_id)).json()["job_id"]
     api.wait_running(warm)
     assert api.run(warm, "step", {})["global_steps"] == 4
     broken = api.http.post("/", json=sub_jobs("missing")).json()["job_id"]
@@ -553,7 +559,7 @@ def test_job_starts_from_a_source_checkpoint_or_fails(api: MockApi) -> None:
         api.wait_running(broken, timeout=10)
     job = api.http.get(f"/{broken}").json()
     assert job["status"] == "failed" and "missing" in job["reason"]
-    assert api.http.post(f"/{broken}:cancel").json()["code"] == "invalid_state"
+    assert api.http.post(f"/{broken}:cancel").json()["error_code"] == "invalid_state"
 
 
 def test_early_rejection_still_reads_a_large_body(api: MockApi, live_mock: LiveMock) -> None:
@@ -561,7 +567,7 @@ def test_early_rejection_still_reads_a_large_body(api: MockApi, live_mock: LiveM
     api.http.post(f"/{job_id}:cancel")
     body = b"\0" * (8 * 1024 * 1024)  # larger than socket buffers: the client must finish writing
     refused = api.http.post(f"/{job_id}/forward-backward", content=body)
-    assert refused.status_code == 409 and refused.json()["code"] == "job_not_running"
+    assert refused.status_code == 409 and refused.json()["error_code"] == "job_not_running"
     with httpx.Client(base_url=live_mock.base_url) as anonymous:
         denied = anonymous.post(f"/{job_id}/forward-backward", content=body)
     assert denied.status_code == 401
@@ -575,6 +581,6 @@ def test_405_lists_the_allowed_methods(live_mock: LiveMock) -> None:
     assert root.status_code == 405 and root.headers["allow"] == "GET, POST"
     assert cancel.headers["allow"] == "POST"
     assert job.headers["allow"] == "GET"
-    assert root.json()["code"] == "method_not_allowed"
+    assert root.json()["error_code"] == "method_not_allowed"
     with httpx.Client(base_url=live_mock.base_url, headers=live_mock.headers()) as http:
         assert http.get("/job-1:cancel").headers["allow"] == "POST"
