@@ -56,7 +56,11 @@ def _body_schema(doc: dict[str, Any], entry: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- nothing proposed survives
 def test_no_proposal_marker_survives_in_todays_view(today) -> None:
     assert views.leftover_markers(today) == []
-    assert "x-status" not in TODAY_PATH.read_text(encoding="utf-8")
+    text = TODAY_PATH.read_text(encoding="utf-8")
+    assert "x-status" not in text
+    # Nor prose about proposals: a reader of today's view never meets a proposed name.
+    for name in ("forward-no-grad", "sync-weights", "log-probs", "Idempotency-Key", "wait_s"):
+        assert name not in text, name
 
 
 def test_todays_view_has_todays_routes_and_no_proposed_ones(today) -> None:
