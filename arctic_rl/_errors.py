@@ -8,6 +8,7 @@ the token: messages are built from the response body, never from request headers
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -187,6 +188,7 @@ def parse_retry_after(value: str | None) -> float | None:
 # The older service's answer for a chunk group with holes: no code, just this message.
 LEGACY_MISSING_CHUNKS_MESSAGE = "request chunk group is missing chunks"
 _MAX_ERROR_DEPTH = 8
+_JSON_START = re.compile(r"[\[{]")
 
 
 def _error_objects(value: Any, depth: int = 0) -> Iterator[Mapping[str, Any]]:
@@ -204,13 +206,16 @@ def _error_objects(value: Any, depth: int = 0) -> Iterator[Mapping[str, Any]]:
     elif isinstance(value, list):
         for child in value:
             yield from _error_objects(child, depth + 1)
-    elif isinstance(value, str) and ("{" in value or "[" in value):
-        start = min(i for i in (value.find("{"), value.find("[")) if i >= 0)
-        try:
-            decoded, _ = json.JSONDecoder().raw_decode(value[start:])
-        except ValueError:
-            return
-        yield from _error_objects(decoded, depth + 1)
+    elif isinstance(value, str):
+        decoder = json.JSONDecoder()
+        index = 0
+        while (start := _JSON_START.search(value, index)) is not None:
+            try:
+                decoded, index = decoder.raw_decode(value, start.start())
+            except ValueError:
+                index = start.start() + 1
+                continue
+            yield from _error_objects(decoded, depth + 1)
 
 
 def _chunk_group_error(body: Any) -> Mapping[str, Any] | None:

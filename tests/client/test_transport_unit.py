@@ -324,7 +324,7 @@ async def test_retried_final_chunk_may_answer_a_new_request_id(retry_waits):
         (
             500,
             {
-                "message": 'upstream said {"code": "chunk_group_restart_required", '
+                "message": 'upstream [500] said {"code": "chunk_group_restart_required", '
                 '"message": "restart group g-1 at chunk 0"}'
             },
             ChunkGroupError,
