@@ -49,6 +49,8 @@ log = logging.getLogger("mock_server")
 
 JOB_ID = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"
 CHECKPOINT_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
+# Self-describing request ids of the service may hold ':' and '.'.
+REQUEST_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,255}$"
 IDEMPOTENCY_KEY = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}$"
 CURSOR = r"^[A-Za-z0-9_=-]{1,256}$"
 # Drain at most this much of an oversized body so the client can read its 413 cleanly.
@@ -801,7 +803,7 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
     )
     async def get_request(
         job_id: JobIdPath,
-        request_id: Annotated[str, Path(pattern=JOB_ID, description="The request's id.")],
+        request_id: Annotated[str, Path(pattern=REQUEST_ID, description="The request's id.")],
         _: Principal,
         cursor: Annotated[str | None, Query(pattern=CURSOR, description="Page cursor.")] = None,
         max_events: Annotated[

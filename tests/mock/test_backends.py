@@ -77,12 +77,12 @@ def test_canned_answers_have_contract_shapes() -> None:
     backend.prepare_job("job-c", sub_jobs(lr=3e-4))
     out = backend.forward_backward("job-c", batch())
     assert set(out["metrics"]) == METRICS and {"avg_loss", "loss"} <= set(out)
-    assert out["post_process_outputs"]["logprobs"].shape == (3, 5)
+    assert out["post_process_outputs"]["logprobs"].shape == (3, 9)  # roll layout: [B, T]
     assert out["post_process_outputs"]["logprobs"].dtype == torch.float32
     no_resp = batch()
     del no_resp["kwargs"]["responses"], no_resp["kwargs"]["response_mask"]
     fwd = backend.forward_no_grad("job-c", no_resp)["model_outputs"]
-    assert fwd["logprobs"].shape == fwd["entropy"].shape == (3, 8)
+    assert fwd["logprobs"].shape == fwd["entropy"].shape == (3, 9)
     assert backend.step("job-c", None) == {
         "global_steps": 1,
         "last_lr": 3e-4,
@@ -103,7 +103,7 @@ def test_canned_answers_have_contract_shapes() -> None:
     synced = backend.sync_weights("job-c", {})
     assert synced == {
         "synced_sub_job_ids": ["job-c:sampling:0"],
-        "weight_format": "hf",
+        "weight_format": "vllm",  # the service's default
         "version": 1,
     }
 
@@ -115,10 +115,32 @@ def test_reference_logprobs_are_shifted(reference: ReferenceBackend) -> None:
     model: TinyLM = reference._jobs["job-r"].policy
     with torch.no_grad():
         logp = model(ids, torch.ones_like(ids)).log_softmax(-1)
-    # logprobs[:, j] scores response token j = input_ids[:, P + j], predicted at P + j - 1.
-    expected = logp[:, 3:-1].gather(-1, ids[:, 4:, None]).squeeze(-1)
-    assert torch.allclose(out["logprobs"], expected, atol=1e-5)
-    assert out["entropy"].shape == (3, 5) and bool((out["entropy"] > 0).all())
+    # Roll layout: logprobs[:, i] scores input_ids[:, i + 1]; the wrapped last column is 0.
+    expected = logp[:, :-1].gather(-1, ids[:, 1:, None]).squeeze(-1)
+    assert torch.allclose(out["logprobs"][:, :-1], expected, atol=1e-5)
+    assert bool((out["logprobs"][:, -1] == 0).all())
+    assert out["entropy"].shape == (3, 9) and bool((out["entropy"][:, :-1] > 0).all())
+
+
+def test_minimal_frame_trains_with_cross_entropy_over_labels(reference: ReferenceBackend) -> None:
+    """The service's minimal {input_ids, labels} frame: labels pick each position's target."""
+    ids = torch.tensor([[5, 6, 7, 8], [9, 10, 11, 12]])
+    labels = torch.tensor([[6, 7, 8, -100], [30, -100, 40, -100]])
+    model: TinyLM = reference._jobs["job-r"].policy
+    with torch.no_grad():
+        logp = model(ids, torch.ones_like(ids)).log_softmax(-1)
+    kept = [(0, 0, 6), (0, 1, 7), (0, 2, 8), (1, 0, 30), (1, 2, 40)]
+    expected = -sum(float(logp[b, i, t]) for b, i, t in kept) / len(kept)
+    out = reference.forward_backward(
+        "job-r", {"args": [], "kwargs": {"input_ids": ids, "labels": labels}}
+    )
+    assert out["loss"] == pytest.approx(expected, rel=1e-5)
+    with pytest.raises(BackendError, match="needs advantages"):
+        reference.forward_backward(
+            "job-r", {"kwargs": {"input_ids": ids}, "processing": {"loss_fn": "grpo"}}
+        )
+    with pytest.raises(BackendError, match="labels must match"):
+        reference.forward_backward("job-r", {"kwargs": {"input_ids": ids, "labels": labels[:, :2]}})
 
 
 def test_reference_is_deterministic_per_seed() -> None:
@@ -190,7 +212,7 @@ def test_golden_batch_trains_on_both_backends() -> None:
         backend.prepare_job("job-g", sub_jobs())
         out = backend.forward_backward("job-g", golden)
         assert torch.isfinite(torch.tensor(out["loss"]))
-        assert out["post_process_outputs"]["logprobs"].shape == (8, 159)
+        assert out["post_process_outputs"]["logprobs"].shape == (8, 160)
 
 
 def test_bad_batches_raise_backend_errors(reference: ReferenceBackend) -> None:

@@ -99,3 +99,15 @@ def test_cli_arguments() -> None:
     args = parse_args(["--backend", "reference", "--transition-delay", "0.5", "--endpoint", "ep"])
     assert (args.backend, args.transition_delay, args.endpoint) == ("reference", 0.5, "ep")
     assert not args.no_auth
+
+
+def test_help_tells_published_client_users_to_run_without_auth(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        parse_args(["--help"])
+    assert stopped.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "``CortexConfig(base_url=...)``" in text
+    assert "that path sends no token: run the mock with ``--no-auth`` for it" in text
+    assert parse_args(["--request-latency", "0.2"]).request_latency == 0.2

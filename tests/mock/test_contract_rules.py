@@ -8,6 +8,7 @@ the verdicts must match: schema-valid is never a 422, schema-invalid always is.
 
 from __future__ import annotations
 
+import base64
 import logging
 import socket
 import time
@@ -17,10 +18,12 @@ from typing import Any
 
 import jsonschema
 import pytest
+import torch
 import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from arctic_rl import wire
 from mock_server.testing import LiveMock, MockApi, running_mock
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
@@ -65,16 +68,33 @@ SUB_JOBS = {
         "inference_config": INFERENCE,
     },
 }
+FRAME_B64 = base64.b64encode(
+    wire.dumps({"args": [], "kwargs": {"input_ids": torch.tensor([[1, 2, 3]])}})
+).decode()
 OPERATIONS = {
     "reset": {"operation_type": "reset-prefix-cache"},
-    "sleep": {"operation_type": "sleep", "payload": {"anything": 1}},
-    "tail-logs": {"operation_type": "tail-logs", "payload": {"lines": 3}},
+    "reset with drain": {"operation_type": "reset-prefix-cache", "payload": {"drain": False}},
+    "sleep (not on the wire)": {"operation_type": "sleep", "payload": {"anything": 1}},
+    "tail-logs": {"operation_type": "tail-logs", "payload": {"cursor": "", "max_lines": 3}},
+    "tail-logs extra key": {"operation_type": "tail-logs", "payload": {"lines": 3}},
     "weight-sync bare": {"operation_type": "weight-sync"},
     "weight-sync ok": {"operation_type": "weight-sync", "payload": {"weight_format": "vllm"}},
     "weight-sync extra key": {"operation_type": "weight-sync", "payload": {"x": 1}},
-    "forward ok": {"operation_type": "forward", "payload": {"prompts": ["hi"]}},
+    "weight-sync cuda_ipc": {"operation_type": "weight-sync", "payload": {"cuda_ipc": True}},
+    "weight-sync bad format": {"operation_type": "weight-sync", "payload": {"weight_format": "x"}},
+    "forward ok": {"operation_type": "forward", "payload": {"payload_b64": FRAME_B64}},
     "forward bare": {"operation_type": "forward"},
     "forward empty": {"operation_type": "forward", "payload": {}},
+    "bootstrap ok": {
+        "operation_type": "bootstrap-router-replay",
+        "payload": {"source_sub_job_id": "j:sampling:0", "target_sub_job_id": "j:training:0"},
+    },
+    "bootstrap no target": {
+        "operation_type": "bootstrap-router-replay",
+        "payload": {"source_sub_job_id": "j:sampling:0"},
+    },
+    "discard ok": {"operation_type": "router-replay-discard", "payload": {"sample_ids": ["s"]}},
+    "discard bad ids": {"operation_type": "router-replay-discard", "payload": {"sample_ids": 3}},
     "cancel ok": {"operation_type": "cancel-request", "payload": {"request_id": "req-1"}},
     "cancel bare": {"operation_type": "cancel-request"},
     "cancel bad id": {"operation_type": "cancel-request", "payload": {"request_id": "a b"}},
@@ -103,7 +123,8 @@ def test_sub_job_rule_matches_the_mock(api: MockApi, label: str) -> None:
     response = api.http.post("/", json=body)
     assert (response.status_code == 200) == valid, response.text
     if not valid:
-        assert response.status_code == 422 and response.json()["code"] == "validation_error"
+        assert response.status_code == 422, response.text
+        assert response.json()["detail"], response.text
 
 
 @pytest.mark.parametrize("label", sorted(OPERATIONS))
@@ -112,19 +133,21 @@ def test_operation_rule_matches_the_mock(api: MockApi, job_id: str, label: str) 
     valid = schema_valid("OperationRequest", body)
     response = api.http.post(f"/{job_id}/operation", json=body)
     if valid:
-        # 404: cancel-request names a request this job never had (the contract allows it).
-        assert response.status_code in (200, 202, 404), (label, response.text)
+        # 400: bootstrap names sub-jobs of another job; 404: cancel-request names a request
+        # this job never had (the contract allows both).
+        assert response.status_code in (200, 202, 400, 404), (label, response.text)
     else:
         assert response.status_code == 422, (label, response.text)
-        assert response.json()["code"] == "validation_error"
+        assert response.json()["detail"], (label, response.text)
 
 
 def test_payload_rules_are_where_the_description_says() -> None:
     """Guard the rule set itself: a weakened rule would let the agreement test pass vacuously."""
     assert not schema_valid("OperationRequest", OPERATIONS["forward bare"])
     assert not schema_valid("OperationRequest", OPERATIONS["cancel bare"])
-    assert not schema_valid("OperationRequest", OPERATIONS["weight-sync extra key"])
-    assert schema_valid("OperationRequest", OPERATIONS["sleep"])
+    assert not schema_valid("OperationRequest", OPERATIONS["bootstrap no target"])
+    assert not schema_valid("OperationRequest", OPERATIONS["sleep (not on the wire)"])
+    assert schema_valid("OperationRequest", OPERATIONS["weight-sync extra key"])  # open today
 
 
 def test_client_hanging_up_mid_body_is_one_info_line(

@@ -141,7 +141,7 @@ def test_app_matches_contract(contract: dict[str, Any], app_doc: dict[str, Any])
 def test_every_operation_is_served(contract: dict[str, Any], app_doc: dict[str, Any]) -> None:
     ids = {op["operationId"] for op in _operations(app_doc).values()}
     assert ids == {op["operationId"] for op in _operations(contract).values()}
-    assert len(ids) == 17
+    assert len(ids) == 20
 
 
 def test_app_document_has_no_dangling_refs(app_doc: dict[str, Any]) -> None:
@@ -149,6 +149,19 @@ def test_app_document_has_no_dangling_refs(app_doc: dict[str, Any]) -> None:
     schemas = app_doc["components"]["schemas"]
     for name in ("ForwardBackwardBatch", "ForwardNoGradBatch", "GenerateRequest", "ChunkFrame"):
         assert name in schemas
+
+
+def test_proposals_are_marked_in_the_app_document(
+    contract: dict[str, Any], app_doc: dict[str, Any]
+) -> None:
+    """The app marks exactly the operations the contract proposes (and only those)."""
+    proposed = sorted(k for k, op in _operations(contract).items() if op["proposed"])
+    assert proposed == sorted(k for k, op in _operations(app_doc).items() if op["proposed"])
+    assert [path for _, path in proposed] == [
+        "/{job_id}/forward-no-grad",
+        "/{job_id}/log-probs",
+        "/{job_id}/sync-weights",
+    ]
 
 
 def test_app_document_stamps_request_id_header(app_doc: dict[str, Any]) -> None:

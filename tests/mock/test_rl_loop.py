@@ -80,12 +80,12 @@ def test_grpo_loop_raises_reward(live_reference_mock: LiveMock) -> None:
         advantages = (
             (grouped - grouped.mean(1, keepdim=True)) / (grouped.std(1, keepdim=True) + 1e-6)
         ).view(-1)
-        out = api.run_frame(
-            job_id, "forward-backward", rollout_batch(prompts, generated, advantages)
-        )
+        batch = rollout_batch(prompts, generated, advantages)
+        out = api.run_frame(job_id, "forward-backward", batch)
         # Old log-probs came from the synced sampler, so the policy starts each update on-policy.
         assert abs(out["metrics"]["ppo_kl"]) < 1e-3
-        assert out["post_process_outputs"]["logprobs"].shape == (len(prompts), MAX_TOKENS)
+        # The roll layout of the service's post-processors: [B, T], like input_ids.
+        assert out["post_process_outputs"]["logprobs"].shape == batch["kwargs"]["input_ids"].shape
         step = api.run(job_id, "step", {})
         assert step["metrics"]["grad_norm"] >= 0.0
         api.run(job_id, "sync-weights", {})
