@@ -52,6 +52,7 @@ class FakeCortex:
     legacy_missing_chunks: bool = False  # the older body: {chunk_group_id, message}, no code
     new_request_id_on_repeat: bool = False  # a repeated final chunk gets a fresh request id
     failures: dict[str, str] = field(default_factory=dict)  # route -> its request's error
+    refuse_wait_s: bool = False  # a server that validates its query strictly: wait_s is a 422
     job_types: dict[str, list[str]] = field(default_factory=dict)
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
     cancelled: set[str] = field(default_factory=set)
@@ -249,6 +250,9 @@ class FakeCortex:
         return {"request_id": rid, "job_id": job}
 
     def _poll(self, rid: str, request: httpx.Request) -> httpx.Response:
+        if self.refuse_wait_s and "wait_s" in request.url.params:
+            issue = {"loc": ["query", "wait_s"], "msg": "Extra inputs are not permitted"}
+            return _json(422, {"detail": [{**issue, "type": "extra_forbidden"}]})
         req = self.requests[rid]
         req["polls"] += 1
         done = req["polls"] > self.polls_before_done

@@ -353,3 +353,24 @@ def test_todays_error_shapes_are_typed(status, body, cls, code, message):
     err = error_from_response(status, body, {"x-snowflake-request-id": "rid-7"})
     assert type(err) is cls and err.status == status
     assert (err.code, err.message, err.request_id) == (code, message, "rid-7")
+
+
+async def test_a_server_that_ignores_wait_s_is_polled_with_backoff(poll_sleeps):
+    # wait_s is proposed: a server that answers at once gets the usual pauses, not a storm.
+    fake = FakeCortex(polls_before_done=3)
+    client = await _client(fake, long_poll_s=5.0)
+    poll_sleeps.clear()
+    assert (await client.step())["global_steps"] == 1
+    polls = [r for r in fake.seen if "/requests/" in r.url.path]
+    assert len(polls) == 4 and all("wait_s" in p.url.params for p in polls)
+    assert poll_sleeps == [0.5, 0.625, 0.78125]
+    await client.aclose()
+
+
+async def test_a_server_that_refuses_wait_s_is_polled_without_it(poll_sleeps):
+    fake = FakeCortex(polls_before_done=2, refuse_wait_s=True)
+    client = await _client(fake, long_poll_s=5.0)
+    assert (await client.step())["global_steps"] == 1
+    polls = [r for r in fake.seen if "/requests/" in r.url.path]
+    assert ["wait_s" in p.url.params for p in polls] == [True, False, False, False]
+    await client.aclose()
