@@ -120,6 +120,8 @@ class Kit:
         path, method = operation.path, operation.method
         if check == "status_code_conformance":
             return self.contract.location(path, method, "responses")
+        if check.startswith("auth_") and "401" in self.contract.documented_statuses(path, method):
+            return self.contract.location(path, method, "responses", "401")
         if check in RESPONSE_CHECKS and status is not None:
             return self.contract.location(
                 path, method, "responses", self.response_key(operation, status)
