@@ -342,7 +342,8 @@ async def test_tail_logs_pages_with_its_cursor(published: PublishedFactory):
 # -- polling ------------------------------------------------------------------------------
 # The published client re-polls at once while `next_cursor` is non-empty, else sleeps 0.5 s
 # (x1.25). A request in flight for REQUEST_LATENCY_S (0.2 s) is therefore a handful of polls
-# when the server sends "" with nothing queued, and a busy-poll storm when it does not.
+# when the server sends "" with nothing queued, and a busy-poll storm when it does not (each
+# storm poll echoes the cursor, so the tests also check that no poll carried one).
 MAX_POLLS = 5
 
 
@@ -351,6 +352,7 @@ async def test_polls_for_a_short_step(slow_published: PublishedFactory, slow_pro
     before = slow_proxy.count("GET", "/requests/")
     assert (await client.step())["global_steps"] == 1
     assert slow_proxy.count("GET", "/requests/") - before <= MAX_POLLS
+    assert slow_proxy.count("GET", "cursor=") == 0  # nothing was ever queued to drain
 
 
 async def test_polls_for_a_short_generate(
@@ -361,3 +363,4 @@ async def test_polls_for_a_short_generate(
     results = await client.generate(["ab"], {"max_tokens": 2})
     assert [r["text"] for r in results] == ["ab"]
     assert slow_proxy.count("GET", "/requests/") - before <= MAX_POLLS
+    assert slow_proxy.count("GET", "cursor=") == 0  # nothing was ever queued to drain
