@@ -138,15 +138,20 @@ async def test_restart_required_replays_the_group_once():
     await client.aclose()
 
 
-async def test_missing_chunks_are_resent_then_the_final_one():
-    fake = FakeCortex(lose_chunks={1})
+@pytest.mark.parametrize(
+    ("legacy", "resent"),
+    [(False, lambda total: [1, total - 1]), (True, range)],
+    ids=["indexes named (proposed details): those, then the final one", "legacy body: all"],
+)
+async def test_missing_chunks_are_resent_then_the_final_one(legacy, resent):
+    fake = FakeCortex(lose_chunks={1}, legacy_missing_chunks=legacy)
     client = await _client(fake, chunk_bytes=80 * 1024)
     result = await client.fwd_bwd(_batch(64, 256), processing={"loss_fn": "x"})
     assert result["avg_loss"] == 0.25 and fake.executions["forward-backward"] == 1
     sent = [r for r in fake.seen if r.url.path.endswith("/forward-backward")]
     indexes = [wire.read_chunk_descriptor(r.content)["chunk_idx"] for r in sent]
     total = wire.read_chunk_descriptor(sent[0].content)["total_chunks"]
-    assert indexes == [*range(total), 1, total - 1]
+    assert indexes == [*range(total), *resent(total)]
     await client.aclose()
 
 
@@ -255,18 +260,6 @@ async def test_cancel_answers_an_empty_200():
     assert await client.transport.cancel_job("job-1") == {}
     assert (await client.cancel())["status"] == "JOB_STATE_CANCELLED"  # read back after
     assert fake.executions["cancel"] == 2
-    await client.aclose()
-
-
-async def test_legacy_missing_chunks_body_resends_the_group_once():
-    fake = FakeCortex(lose_chunks={1}, legacy_missing_chunks=True)
-    client = await _client(fake, chunk_bytes=80 * 1024)
-    result = await client.fwd_bwd(_batch(64, 256), processing={"loss_fn": "x"})
-    assert result["avg_loss"] == 0.25 and fake.executions["forward-backward"] == 1
-    sent = [r for r in fake.seen if r.url.path.endswith("/forward-backward")]
-    indexes = [wire.read_chunk_descriptor(r.content)["chunk_idx"] for r in sent]
-    total = wire.read_chunk_descriptor(sent[0].content)["total_chunks"]
-    assert indexes == [*range(total), *range(total)]  # no indexes named: the whole group
     await client.aclose()
 
 

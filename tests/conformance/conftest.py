@@ -184,22 +184,25 @@ class CountingProxy:
         self._loop.close()
 
 
-@pytest.fixture
-def proxy(mock_process: MockProcess) -> Iterator[CountingProxy]:
-    counting = CountingProxy(mock_process.port)
+@contextlib.contextmanager
+def _counting(mock: MockProcess) -> Iterator[CountingProxy]:
+    counting = CountingProxy(mock.port)
     try:
         yield counting
     finally:
         counting.close()
+
+
+@pytest.fixture
+def proxy(mock_process: MockProcess) -> Iterator[CountingProxy]:
+    with _counting(mock_process) as counting:
+        yield counting
 
 
 @pytest.fixture
 def slow_proxy(slow_mock_process: MockProcess) -> Iterator[CountingProxy]:
-    counting = CountingProxy(slow_mock_process.port)
-    try:
+    with _counting(slow_mock_process) as counting:
         yield counting
-    finally:
-        counting.close()
 
 
 # What most tests create with: the two training settings the first contract required, so a

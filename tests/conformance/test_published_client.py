@@ -14,12 +14,12 @@ from urllib.parse import urlsplit
 
 import arctic_platform.client.transports.cortex as published_cortex
 import pytest
-import torch
 from arctic_platform.client import AsyncArcticRLClient, Request, SamplingConfig, TrainingConfig
 
 from mock_server.backends.canned import CANNED_LOSS
 from mock_server.backends.common import DEFAULT_MAX_TOKENS
 
+from .batches import ADAPTER_PROCESSING, adapter_batch, minimal_batch
 from .conftest import MODEL, CountingProxy, PublishedFactory
 
 # The published client passes tenacity an argument tenacity has deprecated; not ours to fix.
@@ -46,31 +46,6 @@ async def _get(client: AsyncArcticRLClient, suffix: str = "") -> Any:
 async def _sub_jobs(client: AsyncArcticRLClient) -> dict[str, dict[str, Any]]:
     job = await _get(client)
     return {sub["job_type"]: sub for sub in job["sub_jobs"]}
-
-
-def _training_batch(rows: int = 2, cols: int = 8) -> dict[str, Any]:
-    """The minimal forward-backward object the service documents: args + input_ids/labels."""
-    input_ids = torch.arange(rows * cols, dtype=torch.int64).reshape(rows, cols) % 250
-    return {"args": (), "kwargs": {"input_ids": input_ids, "labels": input_ids.clone()}}
-
-
-def _adapter_batch(rows: int = 2, cols: int = 8) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(batch, processing) shaped as the published verl adapter sends them."""
-    input_ids = torch.arange(rows * cols, dtype=torch.int64).reshape(rows, cols) % 250
-    batch = {
-        "args": (),
-        "kwargs": {
-            "input_ids": input_ids,
-            "attention_mask": torch.ones_like(input_ids),
-            "position_ids": torch.arange(cols).expand(rows, cols).clone(),
-        },
-        "context": {
-            "input_ids": input_ids,
-            "advantages": torch.linspace(-1.0, 1.0, rows * cols).reshape(rows, cols),
-            "loss_mask": torch.ones(rows, cols, dtype=torch.bool),
-        },
-    }
-    return batch, {"post": ["compute_logprobs"], "loss_fn": "grpo", "config": {}}
 
 
 # -- jobs ---------------------------------------------------------------------------------
@@ -182,7 +157,7 @@ async def test_any_database_and_schema_in_the_path(published: PublishedFactory):
 
 async def test_forward_backward_in_one_chunk(published: PublishedFactory, proxy: CountingProxy):
     client = await published()
-    result = await client.fwd_bwd(_training_batch())
+    result = await client.fwd_bwd(minimal_batch())
     assert result["job_id"] == client.transport.job_id
     assert result["avg_loss"] == pytest.approx(CANNED_LOSS)
     assert isinstance(result["metrics"], dict)
@@ -192,8 +167,7 @@ async def test_forward_backward_in_one_chunk(published: PublishedFactory, proxy:
 
 async def test_forward_backward_with_the_adapter_frame(published: PublishedFactory):
     client = await published()
-    batch, processing = _adapter_batch()
-    result = await client.fwd_bwd(batch, processing=processing)
+    result = await client.fwd_bwd(adapter_batch(), processing=ADAPTER_PROCESSING)
     assert result["job_id"] == client.transport.job_id
     assert result["avg_loss"] == pytest.approx(CANNED_LOSS)
 
@@ -203,7 +177,7 @@ async def test_forward_backward_in_several_chunks(
 ):
     monkeypatch.setattr(published_cortex, "_MAX_OCTET_BYTES", SMALL_CHUNK_BYTES)
     client = await published()
-    result = await client.fwd_bwd(_training_batch(rows=8, cols=256))  # 2 x 16 KiB of int64
+    result = await client.fwd_bwd(minimal_batch(rows=8, cols=256))  # 2 x 16 KiB of int64
     assert proxy.count("POST", "/forward-backward") >= 4
     assert result["job_id"] == client.transport.job_id
     assert result["avg_loss"] == pytest.approx(CANNED_LOSS)

@@ -32,6 +32,7 @@ from arctic_platform.client.transports.cortex import CortexTransport
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from .batches import ADAPTER_PROCESSING, adapter_batch, minimal_batch
 from .conftest import client_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,33 +145,6 @@ def _assert_octet_body_valid(request: Request) -> None:
 # -- the bodies -----------------------------------------------------------------------------
 
 
-def _ids(rows: int = 2, cols: int = 8) -> torch.Tensor:
-    return torch.arange(rows * cols, dtype=torch.int64).reshape(rows, cols)
-
-
-def _minimal_batch() -> dict[str, Any]:
-    return {"args": (), "kwargs": {"input_ids": _ids(), "labels": _ids()}}
-
-
-def _adapter_batch() -> dict[str, Any]:
-    ids = _ids()
-    return {
-        "args": (),
-        "kwargs": {
-            "input_ids": ids,
-            "attention_mask": torch.ones_like(ids),
-            "position_ids": torch.arange(8).expand(2, 8).clone(),
-        },
-        "context": {
-            "input_ids": ids,
-            "advantages": torch.zeros(2, 8),
-            "loss_mask": torch.ones(2, 8, dtype=torch.bool),
-        },
-    }
-
-
-ADAPTER_PROCESSING = {"post": ["compute_logprobs"], "loss_fn": "grpo", "config": {}}
-
 JSON_BODIES: dict[str, Callable[[], Request]] = {
     "step": lambda: builders.step_request(JOBS),
     "step with a learning rate": lambda: builders.step_request(JOBS, 2e-5),
@@ -199,9 +173,9 @@ JSON_BODIES: dict[str, Callable[[], Request]] = {
 }
 
 OCTET_BODIES: dict[str, Callable[[], Request]] = {
-    "forward-backward, minimal frame": lambda: builders.fwd_bwd_request(JOBS, _minimal_batch()),
+    "forward-backward, minimal frame": lambda: builders.fwd_bwd_request(JOBS, minimal_batch()),
     "forward-backward, the verl adapter's frame": lambda: builders.fwd_bwd_request(
-        JOBS, _adapter_batch(), processing=ADAPTER_PROCESSING
+        JOBS, adapter_batch(), processing=ADAPTER_PROCESSING
     ),
     "generate, string prompts": lambda: builders.generate_request(
         JOBS, ["Hello", "World"], {"max_tokens": 64, "temperature": 0.7}
@@ -235,7 +209,7 @@ def test_forward_backward_in_several_chunks_validates(monkeypatch: pytest.Monkey
     import arctic_platform.client.transports.cortex as published_cortex
 
     monkeypatch.setattr(published_cortex, "_MAX_OCTET_BYTES", 16 * 1024)
-    request = builders.fwd_bwd_request(JOBS, {"args": (), "kwargs": {"input_ids": _ids(8, 256)}})
+    request = builders.fwd_bwd_request(JOBS, minimal_batch(rows=8, cols=256))
     assert len(_transport()._octet_chunks(request.body, request.op)) > 1
     _assert_octet_body_valid(request)
 
