@@ -87,7 +87,7 @@ def _batch(caller: Caller) -> tuple[dict[str, Any], tuple[int, int]]:
         "advantages": torch.ones(rows, total),
         "old_log_probs": torch.full((rows, total), -3.0),
     }
-    return batch, (rows, response)
+    return batch, (rows, total)  # log-probs come back shaped like input_ids
 
 
 def _check(condition: bool, what: str) -> None:
@@ -123,9 +123,13 @@ async def _operation(client: Any, caller: Caller, name: str, i: int) -> None:
         caller.version += 1
         _check(out["version"] == caller.version, f"weight version {out['version']}")
     elif name == "save_checkpoint":
-        out = await client.save_checkpoint(tag)
-        caller.checkpoints.append(tag)
-        _check(out["checkpoint_id"] == tag, f"saved {out['checkpoint_id']}")
+        out = await client.save_checkpoint(tag)  # the service names it after the step
+        _check(
+            out["checkpoint_id"] == f"global_step{caller.steps}", f"saved {out['checkpoint_id']}"
+        )
+        if out["checkpoint_id"] in caller.checkpoints:  # a save at the same step replaces it
+            caller.checkpoints.remove(out["checkpoint_id"])
+        caller.checkpoints.append(out["checkpoint_id"])
     elif name == "list_checkpoints":
         listed = [c["checkpoint_id"] for c in await client.list_checkpoints()]
         _check(listed == caller.checkpoints, "someone else's checkpoints")

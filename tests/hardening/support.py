@@ -18,14 +18,14 @@ from mock_server.testing import LiveMock
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
-TERMINAL = ("completed", "failed", "cancelled")
+TERMINAL = ("done", "failed", "cancelled")
 TRAINING_JOB: dict[str, Any] = {
     "sub_job_configs": [
         {
             "job_type": "training",
             "model_name": "tiny-byte-lm",
             "training_config": {
-                "optimizer": {"type": "AdamW", "lr": 1e-3},
+                "optimizer": {"name": "AdamW", "lr": 1e-3},
                 "max_seq_len": 64,
                 "train_batch_size": 2,
                 "n_gpus": 1,

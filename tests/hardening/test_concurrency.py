@@ -25,7 +25,7 @@ PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 
 
 def batch(rows: int, response: int, prompt: int = 4) -> dict[str, Any]:
-    """A ForwardBackwardBatch whose logprobs come back shaped [rows, response]."""
+    """A ForwardBackwardBatch whose logprobs come back shaped [rows, prompt + response]."""
     total = prompt + response
     mask = torch.zeros(rows, total, dtype=torch.long)
     mask[:, prompt:] = 1
@@ -51,17 +51,18 @@ def logprobs_shape(result: dict[str, Any]) -> tuple[int, ...]:
 
 def test_two_chunk_groups_interleaved_on_one_job(running_job: RunningJob) -> None:
     """A0 B0 A1 B1 ...: each group completes on its own last chunk, each runs once."""
-    shapes = {"grp-a": (2, 3), "grp-b": (3, 5)}
+    sizes = {"grp-a": (2, 3), "grp-b": (3, 5)}  # (rows, response tokens)
+    shapes = {"grp-a": (2, 7), "grp-b": (3, 9)}  # log-probs are shaped like input_ids
     chunks = {
         gid: wire.split_chunks(
-            wire.dumps(batch(*shape)),
+            wire.dumps(batch(*sizes[gid])),
             kind="request_chunk",
             max_bytes=SLICE,
             chunk_group_id=gid,
             operation="fwd-bwd",
             force=True,
         )
-        for gid, shape in shapes.items()
+        for gid in sizes
     }
     assert min(len(c) for c in chunks.values()) >= 3
     accepted: dict[str, str] = {}
@@ -80,7 +81,7 @@ def test_two_chunk_groups_interleaved_on_one_job(running_job: RunningJob) -> Non
     assert len(set(accepted.values())) == 2
     for gid, request_id in accepted.items():
         done = wait_request(running_job.http, running_job.job_id, request_id)
-        assert done["status"] == "completed", done
+        assert done["status"] == "done", done
         assert logprobs_shape(done) == shapes[gid]
     assert executed(running_job.mock.state_dir, running_job.job_id, "forward_backward") == 2
 
@@ -111,8 +112,8 @@ async def test_concurrent_uploads_on_one_job_reach_their_callers(
             client.fwd_bwd(first["kwargs"], processing=PROCESSING),
             client.fwd_bwd(second["kwargs"], processing=PROCESSING),
         )
-        assert tuple(a["post_process_outputs"]["logprobs"].shape) == (2, 3)
-        assert tuple(b["post_process_outputs"]["logprobs"].shape) == (3, 5)
+        assert tuple(a["post_process_outputs"]["logprobs"].shape) == (2, 7)
+        assert tuple(b["post_process_outputs"]["logprobs"].shape) == (3, 9)
         assert executed(live_mock.state_dir, client.job_id, "forward_backward") == 2
 
 
@@ -124,7 +125,7 @@ async def test_two_jobs_at_once(config: ArcticRLClientConfig, live_mock: LiveMoc
             seen = []
             for _ in range(steps):
                 out = await client.fwd_bwd(batch(rows, 2)["kwargs"], processing=PROCESSING)
-                assert tuple(out["post_process_outputs"]["logprobs"].shape) == (rows, 2)
+                assert tuple(out["post_process_outputs"]["logprobs"].shape) == (rows, 6)
                 seen.append((await client.step())["global_steps"])
             return str(client.job_id), seen
 

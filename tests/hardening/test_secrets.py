@@ -87,10 +87,11 @@ async def full_session(base_url: str) -> list[str]:
         texts.append(str(await client.generate(["hello"], {"max_tokens": 3})))
         texts.append(str(await client.log_probs(["hello"], top_k=2)))
         texts.append(str(await client.sync_weights()))
-        texts.append(str(await client.save_checkpoint("ckpt-1")))
-        texts.append(str(await client.load_checkpoint("ckpt-1")))
+        saved = await client.save_checkpoint("ckpt-1")  # the server names it
+        texts.append(str(saved))
+        texts.append(str(await client.load_checkpoint(saved["checkpoint_id"])))
         texts.append(str(await client.list_checkpoints()))
-        await client.delete_checkpoint("ckpt-1")
+        await client.delete_checkpoint(saved["checkpoint_id"])
         for failing in (client.load_checkpoint("missing"), client.delete_checkpoint("missing")):
             with pytest.raises(ArcticRLError) as caught:
                 await failing
