@@ -314,14 +314,12 @@ class CortexTransport:
             body.get("operation_type") in INLINE_OPERATIONS or "request_id" not in accepted
         ):
             return accepted  # an inline operation's answer, opaque
-        if "request_id" not in accepted:
-            raise ArcticRLError(f"{route} was accepted without a request_id: {accepted!r}")
-        return await self.wait_request(job_id, str(accepted["request_id"]), desc=route)
+        return await self.wait_request(job_id, _request_id(route, accepted), desc=route)
 
     async def call_binary(self, job_id: str, route: str, value: Any) -> Any:
         """Send a DSSST1 value to a binary route and return the decoded result."""
         accepted = await self.upload(job_id, route, value)
-        return await self.wait_request(job_id, str(accepted["request_id"]), desc=route)
+        return await self.wait_request(job_id, _request_id(route, accepted), desc=route)
 
     async def upload(self, job_id: str, route: str, value: Any) -> dict[str, Any]:
         """Stream `value` as chunk frames under one chunk-group id and return the answer.
@@ -548,6 +546,15 @@ def _request_failure(request_id: str, state: str, status: Mapping[str, Any]) -> 
         )
     message = f"request {request_id} ended {state}" + (f": {error}" if error else "")
     return RequestFailedError(message, code=status.get("error_code") or state)
+
+
+def _request_id(route: str, accepted: Mapping[str, Any]) -> str:
+    """The handle to poll; an acceptance without one is the service breaking its contract."""
+    if not accepted.get("request_id"):
+        raise ArcticRLError(
+            f"{route} was accepted without a request_id: {dict(accepted)!r}", code="no_request_id"
+        )
+    return str(accepted["request_id"])
 
 
 def _json_body(response: httpx.Response) -> Any:

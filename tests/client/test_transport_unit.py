@@ -12,6 +12,7 @@ import torch
 from arctic_rl import (
     APIConnectionError,
     ArcticRLClientConfig,
+    ArcticRLError,
     AsyncArcticRLClient,
     AuthenticationError,
     ChunkGroupError,
@@ -366,4 +367,15 @@ async def test_a_server_that_refuses_wait_s_is_polled_without_it(poll_sleeps):
     assert (await client.step())["global_steps"] == 1
     polls = [r for r in fake.seen if "/requests/" in r.url.path]
     assert ["wait_s" in p.url.params for p in polls] == [True, False, False, False]
+    await client.aclose()
+
+
+async def test_an_acceptance_without_a_request_id_is_a_clear_error():
+    fake = FakeCortex()
+    real = fake.handle
+    fake.handle = lambda r: httpx.Response(202) if r.url.path.endswith("/step") else real(r)
+    client = await _client(fake)
+    with pytest.raises(ArcticRLError, match="step was accepted without a request_id") as info:
+        await client.step()
+    assert info.value.code == "no_request_id"
     await client.aclose()
