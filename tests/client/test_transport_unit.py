@@ -379,3 +379,17 @@ async def test_an_acceptance_without_a_request_id_is_a_clear_error():
         await client.step()
     assert info.value.code == "no_request_id"
     await client.aclose()
+
+
+async def test_inline_operations_answer_at_once_others_are_polled():
+    # A cancel-request acknowledgement names the request it cancelled: not a handle to poll.
+    fake = FakeCortex()
+    transport = _transport(fake)
+    cancel = {"operation_type": "cancel-request", "payload": {"request_id": "req-9"}}
+    ack = await transport.call_json("job-1", "operation", cancel)
+    assert set(ack) == {"request_id", "job_id"}
+    assert not [r for r in fake.seen if "/requests/" in r.url.path]
+    sync = {"operation_type": "weight-sync", "payload": {"weight_format": "vllm"}}
+    assert await transport.call_json("job-1", "operation", sync) == {"ok": "operation"}
+    assert len([r for r in fake.seen if "/requests/" in r.url.path]) == 2
+    await transport.aclose()
