@@ -7,7 +7,10 @@ the HTTP stack and the generated client load only when a client is actually used
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

@@ -23,19 +23,18 @@ so `python -m arctic_rl._seam` writes it there.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
-import logging
+import importlib
 import os
 import sys
-import types
-from collections.abc import Sequence
-from typing import Any
+from importlib.machinery import ModuleSpec
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # kept out of interpreter start: importlib.abc alone costs ~10 ms
+    import types
+    from collections.abc import Sequence
+    from importlib.abc import Loader
 
 __all__ = ["ArcticRLRayServerState", "create_arctic_rl_client", "install", "rebind", "selected"]
-
-log = logging.getLogger("arctic_rl")
 
 PLATFORM = "arctic_platform"
 PLATFORM_RL = "arctic_platform.rl"
@@ -110,45 +109,49 @@ def _lazy_attribute(name: str) -> Any:
     return value
 
 
-class _StandInLoader(importlib.abc.Loader):
+class _StandInLoader:
     """Makes an empty module (a package where submodules may follow) and fills it."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+    def create_module(self, spec: ModuleSpec) -> None:
         return None  # the default module object
 
     def exec_module(self, module: types.ModuleType) -> None:
         _fill_stand_in(module, self.kind)
 
 
-class _PublishedLoader(importlib.abc.Loader):
+class _PublishedLoader:
     """Runs the published `arctic_platform.rl`; binds this factory, or stands in if it fails."""
 
-    def __init__(self, real: importlib.abc.Loader) -> None:
+    def __init__(self, real: Loader) -> None:
         self.real = real
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+    def create_module(self, spec: ModuleSpec) -> types.ModuleType | None:
         return self.real.create_module(spec)
 
     def exec_module(self, module: types.ModuleType) -> None:
         try:
             self.real.exec_module(module)
         except ImportError as exc:  # its rl extras (deepspeed, ray, ...) are not installed
-            log.debug("arctic_rl: published arctic_platform.rl unusable (%s); standing in", exc)
+            import logging
+
+            logging.getLogger("arctic_rl").debug(
+                "arctic_rl: published arctic_platform.rl unusable (%s); standing in", exc
+            )
             module.__dict__.pop("__getattr__", None)
             _fill_stand_in(module, PLATFORM_RL)
             return
         _bind_factory(module)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:
     """Answers `arctic_platform`, `arctic_platform.rl` and its `ray_server` only."""
 
     def find_spec(
         self, name: str, path: Sequence[str] | None, target: types.ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
+    ) -> ModuleSpec | None:
         if name not in (PLATFORM, PLATFORM_RL, RAY_SERVER):
             return None
         if name == RAY_SERVER:
@@ -165,9 +168,8 @@ class _Finder(importlib.abc.MetaPathFinder):
         return real
 
 
-def _stand_in_spec(name: str, *, is_package: bool) -> importlib.machinery.ModuleSpec:
-    spec = importlib.util.spec_from_loader(name, _StandInLoader(name), is_package=is_package)
-    assert spec is not None
+def _stand_in_spec(name: str, *, is_package: bool) -> ModuleSpec:
+    spec = ModuleSpec(name, _StandInLoader(name), is_package=is_package)
     if is_package:
         spec.submodule_search_locations = []
     return spec
@@ -175,7 +177,7 @@ def _stand_in_spec(name: str, *, is_package: bool) -> importlib.machinery.Module
 
 def _real_spec(
     seam: _Finder, name: str, path: Sequence[str] | None, target: types.ModuleType | None
-) -> importlib.machinery.ModuleSpec | None:
+) -> ModuleSpec | None:
     """What the other finders would answer (the published package, if installed)."""
     for finder in sys.meta_path:
         if finder is seam or isinstance(finder, _Finder):

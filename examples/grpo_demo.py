@@ -4,9 +4,12 @@
 LM that really trains) on 127.0.0.1 as a subprocess with a fresh state directory and a
 random token handed over through the environment, then trains the model to emit a
 target byte: the reward of a completion is the share of its tokens equal to that byte.
-Each iteration makes SkyRL's calls in SkyRL's order (generate, reference and policy
-forwards, forward-backward, step, sync-weights) on the object
-``arctic_rl.create_arctic_rl_client`` returns, and saves a checkpoint at the end.
+It reaches the client the way SkyRL does: Cortex selected with the mock's settings
+(``arctic_rl.integrations.skyrl.use_cortex``, what ``main()`` of that entrypoint does),
+then ``from arctic_platform.rl import ArcticRLClientConfig, create_arctic_rl_client``, a
+config built with backend "local" and comm_protocol "ray", and one factory call. Each
+iteration makes SkyRL's calls in SkyRL's order (generate, reference and policy forwards,
+forward-backward, step, sync-weights), and it saves a checkpoint at the end.
 
 It prints a progress bar and one table row per iteration, writes a plot of reward and
 loss, and exits non-zero when the final reward is not clearly above the first.
@@ -32,7 +35,8 @@ from typing import Any
 
 import torch
 
-from arctic_rl import ArcticRLClientConfig, create_arctic_rl_client
+from arctic_rl import CortexConfig
+from arctic_rl.integrations.skyrl import use_cortex
 from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER, Settings
 
 REPO = Path(__file__).resolve().parent.parent
@@ -134,17 +138,36 @@ def running_mock(
             proc.wait()
 
 
-def client_config(base_url: str, settings: DemoSettings, pat_env: str = PAT_ENV) -> Any:
-    """The config a SkyRL run would build, with a `cortex` block pointing at the mock."""
+def cortex_settings(base_url: str, pat_env: str = PAT_ENV) -> CortexConfig:
+    """The mock's location; the token stays in the variable ``pat_env`` names."""
+    return CortexConfig(base_url=base_url, pat_env=pat_env, progress=False)
+
+
+def client_config(settings: DemoSettings) -> Any:
+    """The config SkyRL's ``build_rl_config`` makes: backend "local", comm_protocol "ray"."""
+    from arctic_platform.rl import ArcticRLClientConfig
+
+    optimizer = {"lr": settings.learning_rate, "weight_decay": 0.01, "betas": [0.9, 0.999]}
     return ArcticRLClientConfig(
-        backend="cortex",
         model_name="tiny-byte-lm",
+        backend="local",
+        comm_protocol="ray",
         seed=settings.seed,
         training_gpus=1,
         sampling_gpus=1,
-        training_config={"optimizer": {"type": "AdamW", "lr": settings.learning_rate}},
-        cortex={"base_url": base_url, "pat_env": pat_env, "progress": False},
+        training_config={
+            "optimizer": optimizer,
+            "max_length": 64,
+        },
     )
+
+
+def create_client(base_url: str, settings: DemoSettings) -> Any:
+    """Select Cortex, then build the client through ``arctic_platform.rl`` as SkyRL does."""
+    use_cortex(cortex_settings(base_url))
+    from arctic_platform.rl import create_arctic_rl_client
+
+    return create_arctic_rl_client(client_config(settings))
 
 
 # -- GRPO pieces ------------------------------------------------------------------------
@@ -322,7 +345,7 @@ def run_demo(base_url: str, settings: DemoSettings) -> tuple[list[IterationStats
     """Build the client as SkyRL does (synchronously), train, save a checkpoint, shut down."""
     from tqdm import tqdm
 
-    client = create_arctic_rl_client(client_config(base_url, settings), None)
+    client = create_client(base_url, settings)
     print(f"job {client.job_id}: training {client.training_job_id}, "
           f"sampling {client.sampling_job_id}")  # fmt: skip
     print(HEADER)

@@ -34,7 +34,7 @@ from arctic_rl._config import CORTEX_FILE_ENV, SELECT_ENV, CortexConfig, resolve
 from arctic_rl._errors import ConfigError
 from arctic_rl._shim import route_on_prem_to_cortex
 
-__all__ = ["FILE_ARG", "SETTING_ARG", "SKYRL_ENTRYPOINT", "cortex_settings", "main"]
+__all__ = ["FILE_ARG", "SETTING_ARG", "SKYRL_ENTRYPOINT", "cortex_settings", "main", "use_cortex"]
 
 SKYRL_ENTRYPOINT = "integrations.arctic_rl.entrypoint"
 FILE_ARG = "arctic_rl.cortex_file="
@@ -77,12 +77,18 @@ def _checked(settings: CortexConfig, environ: dict[str, str]) -> CortexConfig:
     return settings
 
 
+def use_cortex(settings: CortexConfig) -> None:
+    """In this process: answer `arctic_platform.rl` from this package and serve the
+    frameworks' backend="local" configs from Cortex with these settings."""
+    _seam.install()
+    route_on_prem_to_cortex(settings)
+
+
 def main() -> Any:
     """SkyRL's Arctic flow on Cortex (called by SkyRL's main_base)."""
     argv = sys.argv[1:]
     settings = _checked(cortex_settings(argv), dict(os.environ))
     sys.argv[1:] = [a for a in argv if not _own(a)]
-    os.environ[SELECT_ENV] = "cortex"
-    _seam.install()
-    route_on_prem_to_cortex(settings)
+    os.environ[SELECT_ENV] = "cortex"  # reaches the Ray task: its .pth line installs the seam
+    use_cortex(settings)
     return importlib.import_module(SKYRL_ENTRYPOINT).main()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import json
 import pickle
+import sqlite3
 import warnings
 
 import pytest
@@ -58,6 +60,7 @@ def test_factory_signature_is_legacy():
 
 async def test_identity_surface(legacy, endpoint: Endpoint):
     job = legacy.job_id
+    assert legacy.config.model_name == "tiny-byte-lm" and legacy.config.backend == "cortex"
     assert legacy.training_job_id == f"{job}:training:0"
     assert legacy.sampling_job_id == f"{job}:sampling:0"
     assert legacy.log_prob_job_id is None
@@ -106,29 +109,33 @@ async def test_fwd_no_grad_keys(legacy):
     data = {"batch": train_tensors(), "meta": {}, "processing": PROCESSING}
     for reference in (False, True):
         result = await legacy.fwd_no_grad(data, reference_model=reference)
-        assert isinstance(result["batch"]["logprobs"], torch.Tensor)
+        assert result["batch"]["logprobs"].shape == OUTPUT_SHAPE
         assert torch.equal(result["batch"]["log_probs"], result["batch"]["logprobs"])
-        assert result["batch"].get("entropy") is None or isinstance(
-            result["batch"]["entropy"], torch.Tensor
-        )
-        assert result.get("metrics") is not None
+        assert result["batch"]["entropy"].shape == OUTPUT_SHAPE
+        assert isinstance(result["metrics"], dict)
     legacy_kw = await legacy.fwd_no_grad(
         train_tensors(), reference_model=False, meta={}, processing=PROCESSING
     )
     assert legacy_kw["batch"]["logprobs"].shape == OUTPUT_SHAPE
 
 
-async def test_step_metrics_dict_and_one_warning(legacy):
+async def test_entropy_with_compute_entropy_and_logprobs(legacy):
+    """The real post name yields entropy only when meta.calculate_entropy is set."""
+    post = {"post": ["compute_entropy_and_logprobs"], "loss_fn": None}
+    for asked in (True, False):
+        data = {"batch": train_tensors(), "meta": {"calculate_entropy": asked}, "processing": post}
+        result = await legacy.fwd_no_grad(data, reference_model=False)
+        assert result["batch"]["logprobs"].shape == OUTPUT_SHAPE
+        assert ("entropy" in result["batch"]) is asked
+
+
+async def test_step_metrics_dict_without_none(legacy):
     await legacy.fwd_bwd({"batch": train_tensors(), "meta": {}, "processing": PROCESSING})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        first = await legacy.step()
-        second = await legacy.step()
-    for result in (first, second):
-        assert {"last_lr", "grad_norm"} <= set(result["metrics"])
-        assert result["metrics"]["last_lr"] is not None
-    missing = first["metrics"]["grad_norm"] is None
-    assert len([w for w in caught if "grad_norm" in str(w.message)]) == (1 if missing else 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the canned mock reports both: no warning
+        result = await legacy.step()
+    assert result["metrics"]["grad_norm"] == 1.0 and result["metrics"]["last_lr"] > 0
+    assert None not in result["metrics"].values()
     await legacy.step(learning_rate=1e-5)
 
 
@@ -175,3 +182,39 @@ def test_blocking_client_full_surface(endpoint: Endpoint):
         client.delete_checkpoint(saved["checkpoint_id"])
         assert saved["checkpoint_id"] not in [c["checkpoint_id"] for c in client.list_checkpoints()]
         assert client.cancel()["status"] in ("cancelled", "terminated")
+
+
+def test_create_job_translation_reaches_the_mock(endpoint: Endpoint):
+    """SkyRL's and verl's training_config and ds_config, as the mock stored the request."""
+    config = _config(
+        endpoint,
+        ds_config={
+            "train_batch_size": 16,
+            "gradient_clipping": 0.5,
+            "optimizer": {"type": "AdamW", "params": {"lr": 9.0, "eps": 1e-8}},
+        },
+        training_config={
+            "training_horizon": 100,
+            "optimizer": {"lr": 2e-6, "weight_decay": 0.01, "betas": [0.9, 0.95]},
+            "lr_scheduler": {"type": "constant", "warmup_ratio": 0.0},
+            "max_length": 24,
+            "model_config": None,
+        },
+    )
+    legacy = create_arctic_rl_client(config, None)
+    try:
+        db = sqlite3.connect(f"file:{endpoint.live.state_dir / 'mock.sqlite3'}?mode=ro", uri=True)
+        row = db.execute("SELECT sub_jobs FROM jobs WHERE job_id = ?", (legacy.job_id,))
+        training = json.loads(row.fetchone()[0])[0]["training_config"]
+        db.close()
+    finally:
+        legacy.shutdown()
+    assert training == {
+        "optimizer": {"name": "AdamW", "lr": 2e-6, "weight_decay": 0.01, "betas": [0.9, 0.95]},
+        "max_seq_len": 24,
+        "train_batch_size": 16,
+        "n_gpus": 1,
+        "gradient_clipping": 0.5,
+        "training_horizon": 100,
+        "lr_scheduler": {"type": "constant", "warmup_ratio": 0.0},
+    }

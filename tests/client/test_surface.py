@@ -20,8 +20,9 @@ from arctic_rl import (
     ServiceUnavailableError,
     create_arctic_rl_client,
 )
+from arctic_rl._client import _forward_request
 from arctic_rl._errors import ValidationError, error_from_response
-from arctic_rl._shim import Done, normalize_forward, normalize_generate, normalize_step
+from arctic_rl._shim import Done, _fold, normalize_forward, normalize_generate, normalize_step
 from arctic_rl._transport import normalize_state
 
 
@@ -97,14 +98,48 @@ def test_forward_normalisation_aliases_and_tensors():
     assert isinstance(ngrad["batch"]["entropy"], torch.Tensor) and ngrad["metrics"] == {}
 
 
-def test_step_normalisation_warns_once_when_grad_norm_missing():
-    warned = []
-    out = normalize_step({"global_steps": 1, "last_lr": 1e-6}, warn=lambda: warned.append(1))
-    assert out["metrics"] == {"last_lr": 1e-6, "grad_norm": None} and warned == [1]
+def test_step_normalisation_leaves_missing_metrics_out_and_says_so():
+    missing: list[str] = []
+    out = normalize_step({"global_steps": 1, "last_lr": 1e-6}, warn=missing.append)
+    assert out["metrics"] == {"last_lr": 1e-6} and missing == ["grad_norm"]
     out = normalize_step(
-        {"last_lr": [1e-6], "metrics": {"grad_norm": [1.0, 2.0]}}, warn=warned.clear
+        {"last_lr": [1e-6], "metrics": {"grad_norm": [1.0, 2.0], "kl": None}}, warn=missing.append
     )
-    assert out["metrics"]["grad_norm"] == [1.0, 2.0] and out["grad_norm"] == [1.0, 2.0]
+    assert out["metrics"] == {"last_lr": [1e-6], "grad_norm": [1.0, 2.0]}
+    assert out["grad_norm"] == [1.0, 2.0] and missing == ["grad_norm", "kl"]
+
+
+def test_forward_metrics_never_hold_none():
+    missing: list[str] = []
+    out = normalize_forward(
+        {"loss": 0.5, "metrics": {"kl_loss": None, "pg_loss": 0.1}}, missing.append
+    )
+    assert out["metrics"] == {"pg_loss": 0.1, "loss": 0.5} and missing == ["kl_loss"]
+
+
+def test_legacy_batches_fold_into_one_request():
+    tensors = {"input_ids": torch.ones(1, 2, dtype=torch.long)}
+    request, meta, proc = _fold(
+        {"batch": tensors, "meta": {"a": 1}, "context": {"c": 2}},
+        None,
+        {"post_processors": ["compute_entropy_and_logprobs"], "loss_fn": "verl_grpo", "b": 3},
+    )
+    assert request == {"args": [], "kwargs": tensors, "context": {"c": 2}}
+    assert meta == {"a": 1, "b": 3}
+    assert proc == {"post": ["compute_entropy_and_logprobs"], "loss_fn": "verl_grpo"}
+
+
+def test_cortex_form_batches_pass_through_untouched():
+    cortex_form = {
+        "args": [],
+        "kwargs": {"input_ids": torch.ones(1, 2, dtype=torch.long)},
+        "context": {"loss_mask": torch.ones(1, 2)},
+        "processing": {"post": ["compute_logprobs"]},
+    }
+    request, meta, proc = _fold(cortex_form, None, {})
+    assert request == cortex_form and request["context"] is cortex_form["context"]
+    assert (meta, proc) == ({}, {})
+    assert _forward_request(request, meta, proc) == cortex_form
 
 
 def test_generate_normalisation_returns_a_list():
@@ -119,10 +154,14 @@ async def test_done_is_plain_and_awaitable():
     assert await Done(3) == 3
 
 
-def test_on_prem_backend_says_what_to_install():
+def test_on_prem_backend_says_what_to_install(monkeypatch):
+    """Unselected, backend "local" goes to the published factory; here its rl extras are
+    missing, so the error names the missing packages and both ways out."""
+    monkeypatch.delenv("ARCTIC_RL_BACKEND", raising=False)
     for backend in ("local", "dss-platform"):
-        with pytest.raises(BackendNotAvailableError, match="install") as info:
+        with pytest.raises(BackendNotAvailableError, match="rl extras") as info:
             create_arctic_rl_client(ArcticRLClientConfig(model_name="m", backend=backend), None)
+        assert "ARCTIC_RL_BACKEND=cortex" in str(info.value) and "ray" in str(info.value)
         assert isinstance(info.value, ImportError)
         assert info.value.__cause__ is None
 

@@ -9,7 +9,10 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 import torch
+
+from arctic_rl import _shim
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "grpo_demo.py"
 
@@ -26,8 +29,22 @@ def _load_demo() -> ModuleType:
 demo = _load_demo()
 
 
-async def test_loop_runs_through_the_shim(live_mock, monkeypatch, tmp_path):
-    """Three iterations of SkyRL's call sequence, a checkpoint, a plot; every metric a number.
+@pytest.fixture
+def selected_in_process(monkeypatch):
+    """The demo selects Cortex in this process (seam + routing); undo both afterwards."""
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    for name in ("arctic_platform.rl", "arctic_platform.rl.ray_server"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    yield
+    _shim.route_on_prem_to_cortex(False)
+    for name in ("arctic_platform.rl", "arctic_platform.rl.ray_server"):
+        sys.modules.pop(name, None)
+
+
+async def test_loop_runs_through_arctic_platform_rl(
+    live_mock, monkeypatch, tmp_path, selected_in_process
+):
+    """Three iterations of SkyRL's call sequence on the client SkyRL's way in returns.
 
     The canned backend parses batches exactly as the reference one does, so a shape the
     demo gets wrong fails here too; whether the policy learns is `make demo`'s verdict.
@@ -35,9 +52,12 @@ async def test_loop_runs_through_the_shim(live_mock, monkeypatch, tmp_path):
     mock = live_mock
     monkeypatch.setenv(demo.PAT_ENV, mock.token)
     settings = demo.DemoSettings(iterations=3, group_size=2, max_tokens=4)
-    client = demo.create_arctic_rl_client(demo.client_config(mock.base_url, settings), None)
+    client = demo.create_client(mock.base_url, settings)
     seen: list[int] = []
     try:
+        platform_rl = sys.modules["arctic_platform.rl"]
+        assert type(demo.client_config(settings)) is platform_rl.ArcticRLClientConfig
+        assert client.config.backend == "cortex"  # "local", as SkyRL builds it, served by Cortex
         history = await demo.train(client, settings, lambda s: seen.append(s.iteration))
         checkpoint = await client.save_checkpoint()
     finally:
@@ -92,7 +112,9 @@ def test_main_reports_a_mock_that_does_not_start(monkeypatch, tmp_path, capsys):
     assert "FAILED: RuntimeError: the mock exited with status 2" in capsys.readouterr().err
 
 
-def test_main_end_to_end_says_when_nothing_was_learned(live_mock, monkeypatch, tmp_path, capsys):
+def test_main_end_to_end_says_when_nothing_was_learned(
+    live_mock, monkeypatch, tmp_path, capsys, selected_in_process
+):
     """The whole main() against the canned mock, whose rewards cannot rise: exit 1, said so."""
 
     @contextlib.contextmanager

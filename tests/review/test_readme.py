@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
 import re
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
-from omegaconf import OmegaConf
 
-from arctic_rl import _shim
 from arctic_rl.integrations.verl import GROUP_FILE
-from tests.client.standins import skyrl_like
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
+STANDINS = ROOT / "tests" / "client" / "standins"
+MAIN_BASE = "skyrl.train.entrypoints.main_base"
 
 
 def _block_after(marker: str) -> str:
@@ -44,34 +49,77 @@ def test_every_path_in_the_readme_exists():
     assert not missing
 
 
-def test_verl_overrides_name_real_settings():
-    group = yaml.safe_load(GROUP_FILE.read_text(encoding="utf-8"))
-    keys = re.findall(r"remote_backend\.cortex\.(\w+)=", README)
-    assert keys and all(k in group["cortex"] for k in keys), keys
+def _command(marker: str) -> list[str]:
+    """The README's shell command as arguments: continuation lines joined, `...` dropped."""
+    lines = [ln for ln in _block_after(marker).splitlines() if not ln.startswith("export ")]
+    words = shlex.split(" ".join(ln.rstrip("\\") for ln in lines), comments=True)
+    return [w for w in words if w != "..."]
 
 
-async def test_skyrl_yaml_drives_skyrl_against_the_mock(live_mock, monkeypatch):
-    """The README's SkyRL yaml, pointed at the mock, runs SkyRL's sequence through the shim."""
-    documented = yaml.safe_load(_block_after("skyrl"))
-    cortex = documented["trainer"]["arctic_rl"]["cortex"]
-    monkeypatch.setenv(cortex["pat_env"], live_mock.token)
-    # A SkyRL driver imports the entrypoint once, fresh; earlier tests may have imported it.
-    monkeypatch.delitem(sys.modules, documented["trainer"]["override_entrypoint"], raising=False)
-    cfg = OmegaConf.merge(
-        OmegaConf.create(documented),
-        {"trainer": {"policy": {"model": {"path": "tiny-byte-lm"}},
-                     "arctic_rl": {"cortex": {"base_url": live_mock.base_url}}}},
-    )  # fmt: skip
-    try:
-        client, ids = skyrl_like.build_client(cfg)
-        try:
-            seen = await skyrl_like.train_iteration(client)
-        finally:
-            client.shutdown()
-    finally:
-        _shim.route_on_prem_to_cortex(False)
-    assert ids[0] == f"{client.job_id}:training:0"
-    assert seen["checkpoint"] and seen["last_lr"] is not None
+def _exports(marker: str) -> dict[str, str]:
+    found = re.findall(r"^export (\w+)=(\S+)", _block_after(marker), re.M)
+    return {name: value for name, value in found if value != "..."}
+
+
+def _run(cmd: list[str], env: dict[str, str], cwd: Path) -> None:
+    base = {"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "1", "ARCTIC_REPLAY_ITERATIONS": "2"}
+    done = subprocess.run(
+        cmd, env={**base, **env}, cwd=cwd, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.fixture
+def reference_mock(live_mock_factory):
+    return live_mock_factory("reference")
+
+
+def test_skyrl_quickstart_runs_as_written(reference_mock, tmp_path):
+    """The README's command and cortex.yaml, host pointed at the mock, run SkyRL's replay."""
+    documented = yaml.safe_load(_block_after("skyrl-cortex-yaml"))
+    cortex = documented["cortex"]
+    assert cortex["pat_env"] in _block_after("skyrl-command")  # the variable it exports
+    cortex["base_url"] = reference_mock.root_url  # scheme + host, as the comment says
+    (tmp_path / "cortex.yaml").write_text(yaml.safe_dump(documented))
+    argv = _command("skyrl-command")
+    assert argv[:3] == ["python", "-m", MAIN_BASE]
+    env = {"PYTHONPATH": str(STANDINS / "skyrl_repo"), cortex["pat_env"]: reference_mock.token}
+    replay = [*argv[3:], f"trainer.export_path={tmp_path}"]
+    _run([sys.executable, "-m", MAIN_BASE, *replay], env, tmp_path)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["job_ids"][0].endswith(":training:0") and len(report["rewards"]) == 2
+
+
+def test_verl_quickstart_runs_as_written(reference_mock, tmp_path):
+    """The README's plugin, group and overrides, the host pointed at the mock, run verl's replay."""
+    argv = _command("verl-command")
+    exports = _exports("verl-command")
+    assert exports == {"VERL_USE_EXTERNAL_MODULES": "arctic_rl.integrations.verl.register"}
+    search = next(a for a in argv if a.startswith("hydra.searchpath="))
+    package = re.fullmatch(r"hydra\.searchpath=\[pkg://([\w.]+)\]", search).group(1)
+    group = "remote_backend=cortex"
+    assert group in argv and Path(importlib.import_module(package).__file__).parent == (
+        GROUP_FILE.parent.parent
+    )
+    group_keys = yaml.safe_load(GROUP_FILE.read_text(encoding="utf-8"))["cortex"]
+    overrides = [a for a in argv if a.startswith(("remote_backend.", "trainer."))]
+    keys = [a.split("=", 1)[0].removeprefix("remote_backend.cortex.") for a in overrides]
+    assert {"host", "database", "schema"} <= set(keys) <= {*group_keys, "trainer.remote_backend"}
+    overrides += [
+        f"remote_backend.cortex.base_url={reference_mock.root_url}",
+        "remote_backend.cortex.long_poll_s=2",
+        "remote_backend.cortex.progress=false",
+    ]
+    env = {
+        **exports,
+        "PYTHONPATH": str(STANDINS / "verl_repo"),
+        "ARCTIC_CORTEX_PAT": reference_mock.token,
+    }
+    _run(
+        [sys.executable, str(STANDINS / "verl_replay.py"), str(tmp_path), *overrides], env, tmp_path
+    )
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert len(report["rewards"]) == 2 and report["njt"]["exact"] is True
 
 
 def test_layout_row_names_every_test_folder():

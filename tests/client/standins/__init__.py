@@ -1,1 +1,3 @@
-"""Small stand-ins for SkyRL and verl: they call the client exactly as the frameworks do."""
+"""Replays of SkyRL's and verl's Arctic integration code (pinned sources named in each
+file): the calls, payload shapes and keys they really send and read, run in subprocesses
+as the frameworks run them. `batches.py` holds shared SkyRL-shaped test tensors."""

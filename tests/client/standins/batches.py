@@ -31,5 +31,5 @@ def train_tensors(prompt_len: int = 8, response_len: int = 8) -> dict[str, torch
     }
 
 
-# Per-token outputs (logprobs, entropy) cover the response: shape [B, R] per the contract.
-OUTPUT_SHAPE = (len(PROMPTS), 8)
+# Per-token outputs (logprobs, entropy) come back in the roll layout: the input's [B, T].
+OUTPUT_SHAPE = (len(PROMPTS), 16)

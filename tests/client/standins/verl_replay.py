@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -196,7 +197,8 @@ def driver(out: Path, overrides: list[str]) -> None:
 
 def worker(out: Path) -> None:
     plain, handle = pickle.loads((out / "handle.pickle").read_bytes())
-    report = asyncio.run(train(OmegaConf.create(plain), handle, iterations=16))
+    iterations = int(os.environ.get("ARCTIC_REPLAY_ITERATIONS", "16"))
+    report = asyncio.run(train(OmegaConf.create(plain), handle, iterations))
     (out / "report.json").write_text(json.dumps(report))
 
 
