@@ -22,8 +22,8 @@ T = TypeVar("T", bound="OperationRequest")
 class OperationRequest:
     """The body of `run_operation`. `operation_type` is required; `sub_job_id` and
     `sub_job_type` are optional routing hints that must agree when both are given. The
-    payload depends on `operation_type` (stated as `allOf` if/then rules; every payload is
-    open): `forward` a `ForwardOperationPayload`, `weight-sync` a `WeightSyncPayload`,
+    payload depends on `operation_type` (stated as one `allOf` if/then/else chain; every
+    payload is open): `forward` a `ForwardOperationPayload`, `weight-sync` a `WeightSyncPayload`,
     `bootstrap-router-replay` a `BootstrapRouterReplayPayload`, `router-replay-discard` a
     `RouterReplayDiscardPayload`, `reset-prefix-cache` a `ResetPrefixCachePayload`,
     `cancel-request` a `CancelRequestPayload`, `tail-logs` a `TailLogsPayload`.
