@@ -205,8 +205,8 @@ def slow_proxy(slow_mock_process: MockProcess) -> Iterator[CountingProxy]:
         yield counting
 
 
-# What most tests create with: the two training settings the first contract required, so a
-# test of another call is not blocked by the create-job fidelity item.
+# What most tests create with: a typical training setup (optimizer, batch size), so each test
+# isolates its own call; test_create_with_default_training_settings sends neither.
 TRAINABLE_DS_CONFIG = {
     "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
     "train_batch_size": 8,
