@@ -115,11 +115,13 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
-    """Forward pass without gradients (one chunk; proposed)
+    """Forward pass without gradients (a frame, or one chunk of it; proposed)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch` (always a chunk
-    envelope, operation `fwd-no-grad`); chunk-group rules and answers are those of
-    forward-backward. It runs on the training sub-job (current policy) or, with
+     Sends a DSSST1 frame holding a `ForwardNoGradBatch`, as forward-backward does: a chunk
+    envelope (operation `fwd-no-grad`) or the bare frame when it fits (nothing changes
+    state, so a bare frame's lack of an idempotency identity costs nothing); chunk-group
+    rules and answers are those of forward-backward. It runs on the training sub-job (current policy)
+    or, with
     `reference_model: true`, on the job's `log_probability` sub-job (the frozen reference
     model). It does not replace or change the `forward` operation. The polled result is a
     DSSST1 `ForwardNoGradResult`.
@@ -155,11 +157,13 @@ def sync(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
-    """Forward pass without gradients (one chunk; proposed)
+    """Forward pass without gradients (a frame, or one chunk of it; proposed)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch` (always a chunk
-    envelope, operation `fwd-no-grad`); chunk-group rules and answers are those of
-    forward-backward. It runs on the training sub-job (current policy) or, with
+     Sends a DSSST1 frame holding a `ForwardNoGradBatch`, as forward-backward does: a chunk
+    envelope (operation `fwd-no-grad`) or the bare frame when it fits (nothing changes
+    state, so a bare frame's lack of an idempotency identity costs nothing); chunk-group
+    rules and answers are those of forward-backward. It runs on the training sub-job (current policy)
+    or, with
     `reference_model: true`, on the job's `log_probability` sub-job (the frozen reference
     model). It does not replace or change the `forward` operation. The polled result is a
     DSSST1 `ForwardNoGradResult`.
@@ -190,11 +194,13 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
-    """Forward pass without gradients (one chunk; proposed)
+    """Forward pass without gradients (a frame, or one chunk of it; proposed)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch` (always a chunk
-    envelope, operation `fwd-no-grad`); chunk-group rules and answers are those of
-    forward-backward. It runs on the training sub-job (current policy) or, with
+     Sends a DSSST1 frame holding a `ForwardNoGradBatch`, as forward-backward does: a chunk
+    envelope (operation `fwd-no-grad`) or the bare frame when it fits (nothing changes
+    state, so a bare frame's lack of an idempotency identity costs nothing); chunk-group
+    rules and answers are those of forward-backward. It runs on the training sub-job (current policy)
+    or, with
     `reference_model: true`, on the job's `log_probability` sub-job (the frozen reference
     model). It does not replace or change the `forward` operation. The polled result is a
     DSSST1 `ForwardNoGradResult`.
@@ -228,11 +234,13 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: File,
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
-    """Forward pass without gradients (one chunk; proposed)
+    """Forward pass without gradients (a frame, or one chunk of it; proposed)
 
-     Sends one chunk of a DSSST1 frame holding a `ForwardNoGradBatch` (always a chunk
-    envelope, operation `fwd-no-grad`); chunk-group rules and answers are those of
-    forward-backward. It runs on the training sub-job (current policy) or, with
+     Sends a DSSST1 frame holding a `ForwardNoGradBatch`, as forward-backward does: a chunk
+    envelope (operation `fwd-no-grad`) or the bare frame when it fits (nothing changes
+    state, so a bare frame's lack of an idempotency identity costs nothing); chunk-group
+    rules and answers are those of forward-backward. It runs on the training sub-job (current policy)
+    or, with
     `reference_model: true`, on the job's `log_probability` sub-job (the frozen reference
     model). It does not replace or change the `forward` operation. The polled result is a
     DSSST1 `ForwardNoGradResult`.
