@@ -100,8 +100,9 @@ async def _flow(kit: Kit, probes: Probes, *, model: str, notes: list[str]) -> li
         if await _attempt(kit, flow, "create_job", "creates a job and it runs", client.start):
             job = str(client.job_id)
             notes.append(f"full mode created job {job}")
-            await _steps(kit, client, flow)
+            await _steps(kit, client, flow, recorder)
             flow += await asyncio.to_thread(probes.job_refusals, job)
+            flow += await asyncio.to_thread(generated.binary_run, kit, job, notes)
             flow += await asyncio.to_thread(generated.read_only_run, kit, job, notes)
     finally:
         if client.job_id is not None:
@@ -112,7 +113,9 @@ async def _flow(kit: Kit, probes: Probes, *, model: str, notes: list[str]) -> li
     return flow + judged + links
 
 
-async def _steps(kit: Kit, client: AsyncArcticRLClient, flow: list[Finding]) -> None:
+async def _steps(
+    kit: Kit, client: AsyncArcticRLClient, flow: list[Finding], recorder: RecordingTransport
+) -> None:
     """One of each call the issue names; each failure is recorded and the next one runs."""
     forward = small_batch(32, 64, 64, seed=7)
     assert len(wire.dumps(forward)) > 2 * CHUNK_BYTES, "the batch must travel in several chunks"
@@ -146,7 +149,26 @@ async def _steps(kit: Kit, client: AsyncArcticRLClient, flow: list[Finding]) -> 
             )
         )
     for operation, what, call in calls:
+        before = len(recorder.exchanges)
         await _attempt(kit, flow, operation, what, call)
+        if operation == "forward_backward":
+            flow.append(_chunked(kit, recorder.exchanges[before:]))
+
+
+def _chunked(kit: Kit, exchanges: list[Exchange]) -> Finding:
+    """The forward-backward really travelled as a group of chunks: 200 for each chunk
+    but the last, 202 for the last."""
+    uploads = [
+        e.response.status_code
+        for e in exchanges
+        if e.request.url.path.endswith("/forward-backward")
+    ]
+    ok = len(uploads) >= 2 and set(uploads[:-1]) == {200} and uploads[-1] == 202
+    detail = f"chunk answers {uploads}; want 200 for every chunk but the last, 202 for the last"
+    label = _label(kit, "forward_backward")
+    return _flow_finding(
+        kit, "forward_backward", label, ok, "" if ok else detail, check="chunked_upload"
+    )
 
 
 async def _attempt(
@@ -164,10 +186,12 @@ async def _attempt(
     return True
 
 
-def _flow_finding(kit: Kit, operation: str, label: str, passed: bool, detail: str) -> Finding:
+def _flow_finding(
+    kit: Kit, operation: str, label: str, passed: bool, detail: str, check: str = FLOW_CHECK
+) -> Finding:
     path, _, method = _operation_by_id(kit, operation)
     location = "" if passed or not path else kit.contract.location(path, method)
-    return Finding(operation, label, FLOW_CHECK, passed, detail=detail, location=location)
+    return Finding(operation, label, check, passed, detail=detail, location=location)
 
 
 def _operation_by_id(kit: Kit, operation_id: str) -> tuple[str, dict[str, Any], str]:

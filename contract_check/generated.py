@@ -13,6 +13,7 @@ Two runs, both safe to point at a shared service:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import requests
@@ -29,29 +30,74 @@ class EngineFailed(RuntimeError):
     """Schemathesis could not run at all (unreachable target, unusable contract)."""
 
 
+# A DSSST1 body is schema-valid whatever its bytes, so schemathesis would call a broken
+# frame's 400 a refused valid request; dssst1_body_handling judges those bodies precisely
+# (schemathesis.toml does the same for the fuzz tests).
+DSSST1_STATUSES = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
+
 def read_only_run(kit: Kit, job: str | None, notes: list[str]) -> list[Finding]:
     schema = kit.schema(mode="all", parameters={"job_id": job} if job else None)
-    return run_engine(kit, schema.include(method=READ_ONLY_METHODS), notes)
+    selected = schema.include(method=READ_ONLY_METHODS)
+    return run_engine(
+        kit, selected, notes, allowed=lambda op: op.method.upper() in READ_ONLY_METHODS
+    )
 
 
 def refusal_run(kit: Kit, notes: list[str]) -> list[Finding]:
     phases = [phase for phase in kit.phases if phase != "examples"]
     schema = kit.schema(mode="negative", phases=phases)
     selected = schema.include(method=MUTATING_METHODS).exclude(operation_id="create_job")
-    return run_engine(kit, selected, notes)
+    return run_engine(kit, selected, notes, allowed=lambda op: operation_id(op) != "create_job")
 
 
-def run_engine(kit: Kit, schema: Any, notes: list[str]) -> list[Finding]:
+def binary_run(kit: Kit, job: str, notes: list[str]) -> list[Finding]:
+    """Full mode only: the DSSST1 routes on the kit's own job, valid bodies from the
+    project's strategy (chunk 0 of fresh groups, bare frames, a share of broken ones),
+    each answer held to the ``dssst1_body_handling`` check and the contract."""
+    checks = {"positive_data_acceptance": {"expected-statuses": DSSST1_STATUSES}}
+    schema = kit.schema(
+        mode="positive", phases=["fuzzing"], parameters={"job_id": job}, checks=checks
+    )
+    chosen = kit.dssst1_operations()
+    selected = schema.include(operation_id=chosen)
+    sent: list[int] = []
+    findings = run_engine(
+        kit, selected, notes, allowed=lambda op: operation_id(op) in chosen, sent=sent
+    )
+    notes.append(
+        f"the DSSST1 strategy sent {sum(sent)} requests to {', '.join(chosen)} on job {job}"
+    )
+    return findings
+
+
+def run_engine(
+    kit: Kit,
+    schema: Any,
+    notes: list[str],
+    *,
+    allowed: Callable[[Any], bool],
+    sent: list[int] | None = None,
+) -> list[Finding]:
     """Execute the schema's phases; every check result becomes a finding.
 
-    A request the server never answered (connection refused, timeout) is a departure of
-    the operation; an operation schemathesis cannot generate requests for is the kit's
-    limit, not the server's fault, and goes to ``notes``.
+    ``allowed`` guards the selection before anything is sent: a filter that schemathesis
+    ignored (it does, for one, when the config has ``[[operations]]`` entries) must not
+    turn a safe run into one that creates jobs. A request the server never answered
+    (connection refused, timeout) is a departure of the operation; an operation
+    schemathesis cannot generate requests for is the kit's limit, not the server's
+    fault, and goes to ``notes``. ``sent`` collects how many requests each scenario sent.
     """
+    selected = [result.ok() for result in schema.get_all_operations()]
+    stray = sorted(op.label for op in selected if not allowed(op))
+    if stray:
+        raise EngineFailed(f"refusing to run: the selection includes {stray}")
     findings: list[Finding] = []
     for event in from_schema(schema).execute():
         if isinstance(event, events.ScenarioFinished):
             findings += _recorded(kit, event.recorder)
+            if sent is not None:
+                sent.append(len(event.recorder.interactions))
         elif isinstance(event, events.NonFatalError) and event.related_to_operation:
             operation = schema.find_operation_by_label(event.label)
             first_line = str(event.info).strip().splitlines()[0][:200] if str(event.info) else ""

@@ -63,6 +63,7 @@ class Kit:
         mode: str = "all",
         phases: Iterable[str] | None = None,
         parameters: Mapping[str, Any] | None = None,
+        checks: Mapping[str, Any] | None = None,
         authenticated: bool = True,
     ) -> schemathesis.Config:
         """A schemathesis config for the target; the token only as ``${PAT_ENV}``, which
@@ -73,6 +74,7 @@ class Kit:
             "seed": self.seed,
             "continue-on-failure": True,
             "request-timeout": REQUEST_TIMEOUT_S,
+            "max-redirects": 0,  # the token goes to the target and nowhere else
             "generation": {
                 "max-examples": self.max_examples,
                 "deterministic": True,
@@ -93,7 +95,20 @@ class Kit:
             }
         if parameters:
             data["parameters"] = dict(parameters)
+        if checks:
+            data["checks"].update(checks)
         return schemathesis.Config.from_dict(data)
+
+    def dssst1_operations(self) -> list[str]:
+        """Operations whose body is a DSSST1 frame (``x-dssst1-schema`` on octet-stream)."""
+        schema = schemathesis.openapi.from_dict(
+            self.contract.document, config=schemathesis.Config.from_dict({})
+        )
+        return [
+            op["operationId"]
+            for path, method, op in self.contract.operations()
+            if dssst1.carries_dssst1(schema[path][method.upper()])
+        ]
 
     def schema(self, **config: Any) -> Any:
         """The contract view as a schemathesis schema (DSSST1 strategy registered)."""

@@ -204,7 +204,7 @@ class Probes:
         bare = dssst1.remember(frame, dssst1.Body.FRAME)
         findings: list[Finding] = []
         for operation in self.operations():
-            if dssst1.BINARY_MEDIA_TYPE not in _media_types(operation):
+            if not dssst1.carries_dssst1(operation):
                 continue
             group = f"kit-bad-{uuid.uuid4().hex}"
             bodies = dssst1.broken_bodies(frame, group_id=group, cut=len(frame) // 2)

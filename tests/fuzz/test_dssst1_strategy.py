@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from arctic_rl import wire
 
 from .hooks import (
+    BINARY_MEDIA_TYPE,
     Body,
     broken_body,
     dssst1_bodies,
@@ -58,7 +59,10 @@ def test_every_label_matches_the_codec(data: bytes) -> None:
 
 def _exchange(body: bytes, path: str, status: int, code: str | None = None) -> tuple[Any, Any]:
     payload = b"{}" if code is None else f'{{"code": "{code}", "message": "m"}}'.encode()
-    case = SimpleNamespace(body=body, operation=SimpleNamespace(path=path))
+    media = SimpleNamespace(media_type=BINARY_MEDIA_TYPE, definition={"x-dssst1-schema": "#/x"})
+    if path.endswith("/generate-stream"):  # octet-stream, but JSON bytes (x-json-schema)
+        media.definition = {"x-json-schema": "#/x"}
+    case = SimpleNamespace(body=body, operation=SimpleNamespace(path=path, body=[media]))
     response = SimpleNamespace(
         status_code=status, content=payload, request=SimpleNamespace(method="POST")
     )
@@ -88,6 +92,7 @@ def _draw(kind: Body) -> bytes:
         (Body.FRAME, "/{job_id}/forward-no-grad", 400, "bad_structure", True),
         (Body.FRAME, "/{job_id}/forward-no-grad", 202, None, False),
         (Body.FRAME, "/{job_id}/generate", 409, "job_not_running", True),
+        (Body.CHUNK, "/{job_id}/generate-stream", 400, "bad_json", True),
     ],
 )
 def test_the_check_bites(kind: Body, path: str, status: int, code: str | None, ok: bool) -> None:

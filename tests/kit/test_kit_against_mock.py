@@ -99,6 +99,10 @@ def test_full_mode_passes_and_cancels_its_job(full_run: KitRun, clean_mock: Live
         "cancel_job",
     ):
         assert passed_checks(full_run, operation)[FLOW_CHECK] == 1, operation
+    assert passed_checks(full_run, "forward_backward")["chunked_upload"] == 1
+    # the project's DSSST1 strategy fed the binary routes of the kit's job
+    strategy = [n for n in full_run.report.notes if n.startswith("the DSSST1 strategy sent")]
+    assert len(strategy) == 1 and not strategy[0].startswith("the DSSST1 strategy sent 0 ")
     # every answer the client got was judged, and the contract's links were followed
     assert passed_checks(full_run, "get_request")["response_schema_conformance"] >= 4
     assert (

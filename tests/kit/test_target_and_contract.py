@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from contract_check.contract import Contract
+from contract_check.generated import EngineFailed, run_engine
+from contract_check.kit import Kit
 from contract_check.target import Target, TargetError, check_url
 
 
@@ -118,3 +120,18 @@ def test_locations_name_the_source_line_and_pointer() -> None:
     lines = contract.source.read_text().splitlines()
     assert name == contract.source.name
     assert lines[int(line) - 1].strip().startswith(("'202'", '"202"', "202"))
+
+
+def test_a_run_refuses_a_selection_it_did_not_ask_for(tmp_path: Path) -> None:
+    """The guard before the engine sends anything (nothing listens on the URL)."""
+    kit = Kit(
+        target=Target(base_url="http://127.0.0.1:9/x", pat_env="UNUSED", token="t"),
+        contract=Contract.load(with_proposals=False),
+        seed=1,
+        max_examples=1,
+        body_dir=tmp_path,
+    )
+    with pytest.raises(EngineFailed, match=r"'POST /'"):
+        run_engine(
+            kit, kit.schema(authenticated=False), [], allowed=lambda op: op.method.upper() == "GET"
+        )
