@@ -7,8 +7,8 @@ the HTTP stack and the generated client load only when a client is actually used
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not typing's: importing typing costs ~2 ms at interpreter start
 if TYPE_CHECKING:
     from typing import Any
 

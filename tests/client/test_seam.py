@@ -142,3 +142,43 @@ def test_unselected_published_factory_is_its_own(importable_published):
     assert out["factory"] == "arctic_platform.rl.client"
     assert out["on_prem"] == ["on-prem", "arctic_platform.rl.config", "dss-platform"]
     assert out["local"] is None
+
+
+LAUNCHER_PROBE = textwrap.dedent(
+    """
+    import json
+    from arctic_platform.rl import ArcticRLClientConfig, create_arctic_rl_client
+    config = ArcticRLClientConfig(
+        model_name="tiny-byte-lm", backend="local", comm_protocol="ray", host=None, port=None,
+        training_gpus=1, sampling_gpus=1,
+    )
+    client = create_arctic_rl_client(config)
+    print(json.dumps({"ids": [client.training_job_id, client.sampling_job_id],
+                      "backend": client.config.backend, "url": client.config.cortex.base_url}))
+    client.shutdown()
+    """
+)
+
+
+def test_launcher_override_serves_hard_coded_local_in_a_fresh_process(live_mock, tmp_path):
+    """ARCTIC_RL_BACKEND=cortex alone (no integration code), settings from the named file."""
+    settings = tmp_path / "cortex.yaml"
+    settings.write_text(
+        f"base_url: {live_mock.root_url}\ndatabase: RL_DB\nschema: PUBLIC\n"
+        "pat_env: ARCTIC_LAUNCH_PAT\nlong_poll_s: 2\nprogress: false\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARCTIC_", "CORTEX_"))}
+    env.update(
+        ARCTIC_RL_BACKEND="cortex",
+        ARCTIC_RL_CORTEX_FILE=str(settings),
+        ARCTIC_LAUNCH_PAT=live_mock.token,
+        PYTHONPATH="",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCHER_PROBE], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["backend"] == "cortex" and out["url"] == live_mock.root_url
+    assert out["ids"][0].endswith(":training:0") and out["ids"][1].endswith(":sampling:0")
+    assert live_mock.token not in done.stdout + done.stderr
