@@ -25,6 +25,9 @@ from mock_server.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"
+# The contract with every proposal stripped: today's service alone (``make generate``).
+TODAY_SPEC_PATH = ROOT / "generated" / "openapi" / "cortex_gs.today.yaml"
+VIEWS = {"full": SPEC_PATH, "today": TODAY_SPEC_PATH}
 CONFIG_PATH = ROOT / "schemathesis.toml"
 TOKEN_ENV = "CORTEX_GS_FUZZ_TOKEN"
 FUZZ_TOKEN = "fuzz-pat-7c1e9b44"

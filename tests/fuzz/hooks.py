@@ -10,9 +10,11 @@ runs them too); importing it registers both, once.
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import schemathesis
+from hypothesis import strategies as st
 
 from contract_check.dssst1 import (
     BAD_REQUEST_CODES,
@@ -34,6 +36,7 @@ __all__ = [
     "BAD_REQUEST_CODES",
     "BINARY_MEDIA_TYPE",
     "ENVELOPE_ONLY_ROUTES",
+    "JSON_OCTET_OPERATIONS",
     "Body",
     "after_load_schema",
     "body_not_reached",
@@ -41,6 +44,7 @@ __all__ = [
     "dssst1_bodies",
     "dssst1_body_handling",
     "expectation",
+    "flatmap_body",
     "generate_request",
     "train_batch",
     "valid_chunk",
@@ -76,3 +80,20 @@ def after_load_schema(context: Any, schema: Any) -> None:
                 slot = dataclasses.replace(slot, resource=linked_only)
             inputs.append(slot)
         node.inputs = inputs
+
+
+# ----------------------------------------------------------------------- JSON as octets
+# Operations whose application/octet-stream body is UTF-8 JSON (the media type names its
+# schema under ``x-json-schema``), not a DSSST1 frame.
+JSON_OCTET_OPERATIONS = frozenset({"generate_stream"})
+
+
+@schemathesis.hook
+def flatmap_body(context: Any, body: Any) -> st.SearchStrategy[Any]:
+    """generate-stream takes a GenerateRequest as UTF-8 JSON: draw those, not frames."""
+    operation = context.operation
+    if operation is None or operation.definition.raw.get("operationId") not in (
+        JSON_OCTET_OPERATIONS
+    ):
+        return st.just(body)
+    return generate_request().map(lambda value: json.dumps(value).encode("utf-8"))

@@ -1,10 +1,12 @@
-"""The contract against the mock, in process: every operation, every check, 0 failures.
+"""The contract against the mock, in process: every operation, every check, 0 failures,
+over both views of the contract -- today's service alone (proposals stripped) and the
+full contract with the proposals.
 
-Schemathesis draws requests from openapi/cortex_gs.yaml (JSON bodies from the schemas,
-DSSST1 bodies from ``fuzz.hooks``), sends them to the mock app over ASGI with both PAT
-headers, and validates each answer against the contract. The stateful test follows the
-contract's links, so a created job's id reaches every data-plane call and its polls.
-Deterministic: ``generation.deterministic`` (schemathesis.toml) and ``derandomize``.
+Schemathesis draws requests from each view (JSON bodies from the schemas, DSSST1 bodies
+from ``fuzz.hooks``), sends them to the mock app over ASGI with both PAT headers, and
+validates each answer against that view. The stateful tests follow the contract's links,
+so a created job's id reaches every data-plane call and its polls. Deterministic:
+``generation.deterministic`` (schemathesis.toml) and ``derandomize``.
 """
 
 from __future__ import annotations
@@ -12,73 +14,98 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, ClassVar
 
+import pytest
 import schemathesis
 import yaml
 from hypothesis import settings
 
 from . import hooks
-from .harness import APP, SPEC_PATH, load_config
+from .harness import APP, VIEWS, load_config
 
 EXAMPLES = 50
 STATEFUL_RUNS = 30
 STATEFUL_STEPS = 20
-# Operations that need a job the caller created (every {job_id} route): the stateful run
-# must hand each of them a linked job id at least once.
-SPEC = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
-JOB_ROUTES = frozenset(
-    op["operationId"]
-    for path, item in SPEC["paths"].items()
-    if "{job_id}" in path
-    for method, op in item.items()
-    if method != "parameters"
-)
-# Of those, the core of an RL loop must also succeed (2xx) at least once.
+# The core of an RL loop must succeed (2xx) at least once in each view that has it.
 MUST_SUCCEED = frozenset(
     {"get_job", "forward_backward", "forward_no_grad", "step", "generate", "get_request"}
 )
+SPECS = {name: yaml.safe_load(path.read_text(encoding="utf-8")) for name, path in VIEWS.items()}
+SPEC = SPECS["full"]
 
-schema = schemathesis.openapi.from_path(SPEC_PATH, config=load_config(max_examples=EXAMPLES))
-schema.app = APP
+
+def operation_ids(spec: dict[str, Any], *, job_routes_only: bool = False) -> frozenset[str]:
+    """The view's operations (only those on a ``{job_id}`` route, when asked)."""
+    return frozenset(
+        op["operationId"]
+        for path, item in spec["paths"].items()
+        if "{job_id}" in path or not job_routes_only
+        for method, op in item.items()
+        if method != "parameters"
+    )
 
 
-@schema.parametrize()
-def test_every_operation_conforms(case: schemathesis.Case) -> None:
-    """Each drawn request is answered as the contract says (all checks + DSSST1 bodies)."""
+def load_view(name: str) -> Any:
+    """One view as a schemathesis schema, bound to the swappable in-process mock."""
+    schema = schemathesis.openapi.from_path(VIEWS[name], config=load_config(max_examples=EXAMPLES))
+    schema.app = APP
+    return schema
+
+
+FULL, TODAY = load_view("full"), load_view("today")
+
+
+@FULL.parametrize()
+def test_every_operation_conforms_to_the_full_contract(case: schemathesis.Case) -> None:
+    """Each drawn request is answered as the full contract says (all checks + DSSST1)."""
     case.call_and_validate()
 
 
-class LinkedWorkflows(schema.as_state_machine()):  # type: ignore[misc]
+@TODAY.parametrize()
+def test_every_operation_conforms_to_todays_view(case: schemathesis.Case) -> None:
+    """Each drawn request is answered as today's service would (all checks + DSSST1)."""
+    case.call_and_validate()
+
+
+def linked_workflows(schema: Any) -> Any:
     """create_job -> its id into every data-plane call -> each request id into its polls.
 
-    Besides validating every step, it counts which operations received a job id that
-    create_job returned in the same scenario, and which of those calls succeeded.
+    Besides validating every step, the machine counts which operations received a job id
+    that create_job returned in the same scenario, and which of those calls succeeded.
     """
 
-    linked: ClassVar[Counter[str]] = Counter()
-    succeeded: ClassVar[Counter[str]] = Counter()
+    class LinkedWorkflows(schema.as_state_machine()):  # type: ignore[misc]
+        linked: ClassVar[Counter[str]] = Counter()
+        succeeded: ClassVar[Counter[str]] = Counter()
 
-    def setup(self) -> None:
-        # Each scenario (and each replay of one while shrinking) starts from an empty mock.
-        assert APP.state_root is not None
-        APP.install_fresh_mock(APP.state_root)
-        self.created: set[str] = set()
+        def setup(self) -> None:
+            # Each scenario (and each replay of one while shrinking) starts from an empty mock.
+            assert APP.state_root is not None
+            APP.install_fresh_mock(APP.state_root)
+            self.created: set[str] = set()
 
-    def after_call(self, response: Any, case: schemathesis.Case) -> None:
-        APP.settle()  # jobs and requests finish in the background; wait, for determinism
-        op = case.operation.definition.raw.get("operationId", case.operation.label)
-        if op == "create_job" and response.status_code == 200:
-            self.created.add(response.json()["job_id"])
-        if case.path_parameters and case.path_parameters.get("job_id") in self.created:
-            self.linked[op] += 1
-            if response.status_code < 300:
-                self.succeeded[op] += 1
+        def after_call(self, response: Any, case: schemathesis.Case) -> None:
+            APP.settle()  # jobs and requests finish in the background; wait, for determinism
+            op = case.operation.definition.raw.get("operationId", case.operation.label)
+            if op == "create_job" and response.status_code == 200:
+                self.created.add(response.json()["job_id"])
+            if case.path_parameters and case.path_parameters.get("job_id") in self.created:
+                self.linked[op] += 1
+                if response.status_code < 300:
+                    self.succeeded[op] += 1
+
+    return LinkedWorkflows
 
 
-def test_linked_workflows() -> None:
+WORKFLOWS = {"full": linked_workflows(FULL), "today": linked_workflows(TODAY)}
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_linked_workflows(view: str) -> None:
     """Stateful phase: all checks on every step; job ids really flow along the links."""
-    LinkedWorkflows.linked.clear()
-    LinkedWorkflows.succeeded.clear()
-    LinkedWorkflows.run(
+    machine = WORKFLOWS[view]
+    machine.linked.clear()
+    machine.succeeded.clear()
+    machine.run(
         settings=settings(
             max_examples=STATEFUL_RUNS,
             stateful_step_count=STATEFUL_STEPS,
@@ -86,8 +113,23 @@ def test_linked_workflows() -> None:
             derandomize=True,
         )
     )
-    assert JOB_ROUTES - set(LinkedWorkflows.linked) == set(), LinkedWorkflows.linked
-    assert MUST_SUCCEED - set(LinkedWorkflows.succeeded) == set(), LinkedWorkflows.succeeded
+    job_routes = operation_ids(SPECS[view], job_routes_only=True)
+    assert job_routes - set(machine.linked) == set(), machine.linked
+    assert MUST_SUCCEED & operation_ids(SPECS[view]) - set(machine.succeeded) == set(), (
+        machine.succeeded
+    )
+
+
+def test_todays_view_is_the_contract_without_its_proposals() -> None:
+    """Guard for the two-view runs: today's view lacks exactly the proposed operations."""
+    proposed = {
+        op["operationId"]
+        for item in SPEC["paths"].values()
+        for method, op in item.items()
+        if method != "parameters" and op.get("x-status") == "proposed"
+    }
+    assert proposed == {"forward_no_grad", "log_probs", "sync_weights"}
+    assert operation_ids(SPECS["today"]) == operation_ids(SPEC) - proposed
 
 
 def test_strategy_registered() -> None:
@@ -97,16 +139,18 @@ def test_strategy_registered() -> None:
     assert hooks.BINARY_MEDIA_TYPE in MEDIA_TYPE_STRATEGIES
 
 
-def test_no_nullable_header_parameters() -> None:
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_no_nullable_header_parameters(view: str) -> None:
     """Schemathesis sends a nullable header's null as the string "null"; the contract has
     none, and this keeps it so (a new one needs a hook that drops null headers)."""
+    spec = SPECS[view]
     params = [
         p
-        for item in SPEC["paths"].values()
+        for item in spec["paths"].values()
         for op in item.values()
         if isinstance(op, dict)
         for p in op.get("parameters", [])
-    ] + list(SPEC["components"]["parameters"].values())
+    ] + list(spec.get("components", {}).get("parameters", {}).values())
     for param in params:
         if param.get("in") == "header":
             types = param.get("schema", {}).get("type")
