@@ -10,6 +10,7 @@ which keeps them usable from any event loop the caller happens to run.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib
 import logging
 import os
@@ -159,6 +160,8 @@ class LegacyCortexClient:
         self._server_state = server_state
         self._client = client or ArcticRLClient(config)
         self._warned_none: set[str] = set()
+        if self._client.aio.owns_job and self._client.aio.config.cortex.cancel_on_shutdown:
+            atexit.register(self._release_at_exit)
 
     def __repr__(self) -> str:
         return f"LegacyCortexClient(job_id={self._client.job_id!r})"
@@ -283,8 +286,17 @@ class LegacyCortexClient:
 
     def shutdown(self) -> Done[None]:
         """Close (and cancel a job we created); works called plainly and with `await`."""
+        atexit.unregister(self._release_at_exit)
         self._client.shutdown()
         return Done(None)
+
+    def _release_at_exit(self) -> None:
+        """SkyRL's driver never shuts the client it created down: when its process ends,
+        cancel the job (configurable with cortex.cancel_on_shutdown) so it stops running."""
+        try:
+            self._client.shutdown()
+        except Exception as exc:  # the process is ending: say so, never raise
+            log.warning("arctic_rl: could not cancel job %s at exit: %s", self.job_id, exc)
 
     def _warn_none_once(self, key: str) -> None:
         if key not in self._warned_none:

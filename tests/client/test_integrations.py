@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+from arctic_rl._transport import normalize_state
 
 STANDINS = Path(__file__).parent / "standins"
 SKYRL_REPO = STANDINS / "skyrl_repo"
@@ -88,6 +91,12 @@ def test_skyrl_replay_trains_through_arctic_platform_rl(tmp_path, reference_mock
     assert training.endswith(":training:0") and sampling.endswith(":sampling:0")
     assert log_prob is None
     _assert_learned(report)
+    # SkyRL's driver never shuts its client down: the job it created ends with its process.
+    job_id = training.split(":", 1)[0]
+    store = sqlite3.connect(f"file:{reference_mock.state_dir / 'mock.sqlite3'}?mode=ro", uri=True)
+    (status,) = store.execute("SELECT status FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+    store.close()
+    assert normalize_state(status) == "cancelled"
 
 
 def test_verl_replay_trains_and_make_njt_slices_the_answer(tmp_path, reference_mock):
