@@ -40,11 +40,19 @@ SKYRL_ENTRYPOINT = "integrations.arctic_rl.entrypoint"
 FILE_ARG = "arctic_rl.cortex_file="
 SETTING_ARG = "arctic_rl.cortex."
 FORWARDED_PREFIX = "ARCTIC_"  # what SkyRL's entrypoint forwards to its Ray task
+# SkyRL's strict config rejects these; say where the setting goes instead.
+_REJECTED_BY_SKYRL = ("trainer.arctic_rl.cortex", "trainer.arctic_rl.backend")
 
 
 def cortex_settings(argv: Sequence[str], environ: dict[str, str] | None = None) -> CortexConfig:
     """The Cortex settings named by these command-line entries (see the module doc)."""
     env = os.environ if environ is None else environ
+    rejected = [a for a in argv if a.startswith(_REJECTED_BY_SKYRL)]
+    if rejected:
+        raise ConfigError(
+            f"SkyRL's config has no place for {rejected[0].split('=', 1)[0]}: the entrypoint "
+            f"itself selects Cortex; put settings in {FILE_ARG}PATH or {SETTING_ARG}<key>=<value>"
+        )
     path = next((a.removeprefix(FILE_ARG) for a in argv if a.startswith(FILE_ARG)), None)
     path = path or env.get(CORTEX_FILE_ENV)
     base = CortexConfig.from_file(path).model_dump(exclude_unset=True) if path else {}

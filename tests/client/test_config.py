@@ -276,6 +276,9 @@ def test_skyrl_settings_lookup_order(tmp_path):
     assert skyrl.cortex_settings([], {}).model_fields_set == set()
     with pytest.raises(ConfigError, match=r"arctic_rl\.cortex\.<key>=<value>"):
         skyrl.cortex_settings(["arctic_rl.cortex.host"], {})
+    for entry in ("trainer.arctic_rl.cortex.host=h", "trainer.arctic_rl.backend=cortex"):
+        with pytest.raises(ConfigError, match="SkyRL's config has no place for"):
+            skyrl.cortex_settings([entry], {})
 
 
 def test_skyrl_driver_refuses_a_token_the_ray_task_would_not_get(monkeypatch):
