@@ -1,10 +1,12 @@
 """``make fuzz``: the schemathesis CLI against a live mock, more examples than CI can afford.
 
 Starts the mock (uvicorn, canned backend) on 127.0.0.1 at a free port with a throwaway
-token and state directory, runs ``schemathesis run`` over the contract with
-schemathesis.toml (every check on; the DSSST1 hooks from tests/fuzz/hooks.py) in the
-coverage, fuzzing and stateful phases, bounded by ``--max-time``, then stops the mock.
-Exit status is the CLI's. Reports (JUnit, NDJSON) land in ``.schemathesis/fuzz-report``.
+token and state directory, runs ``schemathesis run`` with schemathesis.toml (every check
+on; the DSSST1 hooks from tests/fuzz/hooks.py) in the coverage, fuzzing and stateful
+phases, bounded by ``--max-time`` per view, over each view of the contract asked for
+(``--view``: today's service alone, the full contract with its proposals, or both, one
+after the other), then stops the mock. Exit status: 0 when every view passed. Reports
+(JUnit, NDJSON) land in ``.schemathesis/fuzz-report/<view>``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = ROOT / "openapi" / "cortex_gs.yaml"
+VIEWS = {
+    "today": ROOT / "generated" / "openapi" / "cortex_gs.today.yaml",
+    "full": ROOT / "openapi" / "cortex_gs.yaml",
+}
 CONFIG = ROOT / "schemathesis.toml"
 TOKEN_ENV = "CORTEX_GS_FUZZ_TOKEN"  # what schemathesis.toml's auth section reads
 REPORT_DIR = ROOT / ".schemathesis" / "fuzz-report"
@@ -32,19 +37,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--phases", default="coverage,fuzzing,stateful")
+    parser.add_argument("--view", choices=[*VIEWS, "both"], default="both")
     parser.add_argument("extra", nargs="*", help="passed to `schemathesis run` as is")
     return parser.parse_args(argv)
 
 
-def schemathesis_command(base_url: str, args: argparse.Namespace) -> list[str]:
-    """The CLI invocation (``--checks all``; schemathesis.toml switches nothing off)."""
+def schemathesis_command(base_url: str, args: argparse.Namespace, view: str) -> list[str]:
+    """The CLI invocation for one view (``--checks all``; schemathesis.toml switches
+    nothing off)."""
     exe = Path(sys.executable).with_name("schemathesis")
     return [
         str(exe),
         "--config-file",
         str(CONFIG),
         "run",
-        str(SPEC),
+        str(VIEWS[view]),
         "--url",
         base_url,
         "--checks",
@@ -62,13 +69,13 @@ def schemathesis_command(base_url: str, args: argparse.Namespace) -> list[str]:
         "--report",
         "junit,ndjson",
         "--report-dir",
-        str(REPORT_DIR),
+        str(REPORT_DIR / view),
         *args.extra,
     ]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Serve, fuzz, stop; returns the schemathesis exit status."""
+    """Serve, fuzz each view, stop; returns 0 when every view passed."""
     args = parse_args(argv)
     from mock_server.testing import running_mock
 
@@ -81,12 +88,17 @@ def main(argv: list[str] | None = None) -> int:
         running_mock(Path(state), token=token) as mock,
     ):
         print(f"fuzz: mock at {mock.base_url} (state in {state})", flush=True)
-        command = schemathesis_command(mock.base_url, args)
-        print("fuzz: " + " ".join(command), flush=True)
+        status = 0
         try:
-            return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+            for view in VIEWS if args.view == "both" else [args.view]:
+                command = schemathesis_command(mock.base_url, args, view)
+                print(f"fuzz ({view} view): " + " ".join(command), flush=True)
+                returned = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+                print(f"fuzz ({view} view): exit status {returned}", flush=True)
+                status = status or returned
         finally:
             print("fuzz: stopping the mock", flush=True)
+        return status
 
 
 if __name__ == "__main__":
