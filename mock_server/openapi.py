@@ -23,7 +23,9 @@ from mock_server.settings import Settings
 
 REF_PREFIX = "#/components/schemas/"
 PROPOSED_OPERATIONS = ("forward_no_grad", "log_probs", "sync_weights")
+# Proposed parameters of today's operations; Idempotency-Key is proposed wherever it is taken.
 PROPOSED_PARAMETERS = {"get_request": ("wait_s",)}
+PROPOSED_EVERYWHERE = ("Idempotency-Key",)
 RETRY_AFTER = ("429", "503")
 
 
@@ -79,6 +81,7 @@ def _stamp_responses(operation: dict[str, Any]) -> None:
                 "description": "Seconds to wait before retrying.",
                 "required": True,
                 "schema": {"type": "integer", "minimum": 0},
+                "x-status": "proposed",
             }
 
 
@@ -104,7 +107,8 @@ def build_openapi(app: FastAPI, settings: Settings) -> dict[str, Any]:
             if op_id in PROPOSED_OPERATIONS:
                 operation["x-status"] = "proposed"
             for param in operation.get("parameters", []):
-                if param["name"] in PROPOSED_PARAMETERS.get(op_id, ()):
+                name = param["name"]
+                if name in PROPOSED_PARAMETERS.get(op_id, ()) or name in PROPOSED_EVERYWHERE:
                     param["x-status"] = "proposed"
         paths[rel] = item
     doc["paths"] = paths

@@ -62,10 +62,13 @@ def _operations(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
                 continue
             op = item[method]
             params = {}
+            proposed_params = set()
             for p in shared + [_deref(doc, p) for p in op.get("parameters", [])]:
                 name = p["name"].lower() if p["in"] == "header" else p["name"]
                 required = bool(p.get("required", p["in"] == "path"))
                 params[(p["in"], name)] = (required, _facets(doc, p.get("schema", {})))
+                if p.get("x-status") == "proposed":
+                    proposed_params.add(name)
             body = _deref(doc, op.get("requestBody"))
             media: dict[str, Any] = {}
             if body:
@@ -91,6 +94,7 @@ def _operations(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
                 "responses": responses,
                 "security": sorted(tuple(sorted(req)) for req in security),
                 "proposed": op.get("x-status") == "proposed",
+                "proposed_parameters": sorted(proposed_params),
             }
     return out
 
@@ -202,6 +206,10 @@ def _mutations() -> list[tuple[str, Any, str]]:
     def drop_security(doc: dict[str, Any]) -> None:
         doc["paths"]["/capacity"]["get"]["security"] = [{"patBearer": []}]
 
+    def unmark_proposal(doc: dict[str, Any]) -> None:
+        params = doc["paths"]["/{job_id}/requests/{request_id}"]["get"]["parameters"]
+        del next(p for p in params if p.get("name") == "wait_s")["x-status"]
+
     def add_operation(doc: dict[str, Any]) -> None:
         doc["paths"]["/{job_id}/requests/{request_id}"]["delete"] = {
             "operationId": "delete_request",
@@ -217,6 +225,7 @@ def _mutations() -> list[tuple[str, Any, str]]:
         ("change media type", change_media_type, "POST /{job_id}/generate body_media"),
         ("change response schema", change_response_schema, "GET /{job_id} responses"),
         ("drop security", drop_security, "GET /capacity security"),
+        ("unmark proposal", unmark_proposal, "proposed_parameters"),
         ("add operation", add_operation, "missing in app: DELETE /{job_id}/requests"),
     ]
 
