@@ -174,8 +174,8 @@ def test_bare_minimal_frame_trains_and_each_post_is_its_own_execution(
         assert result["post_process_outputs"]["logprobs"].shape == (2, 10)
         losses.append(result["avg_loss"])
         api.run(job_id, "step", {})
-    assert losses[-1] < losses[0]
-    assert losses[0] == pytest.approx(torch.log(torch.tensor(1024.0)).item(), rel=0.2)
+    assert losses == sorted(losses, reverse=True) and losses[-1] < losses[0]
+    assert 3.0 < losses[0] < 8.0  # an untrained byte model: a few nats per token
     assert api.run(job_id, "step", {})["global_steps"] == 5
     api.close()
 
@@ -444,6 +444,7 @@ def test_tail_logs_pages_and_serves_while_placing(
     deadline = time.monotonic() + 10
     while api.http.get(f"/{job_id}").json()["status"] != "placing":
         assert time.monotonic() < deadline
+        time.sleep(0.01)
     placing = op(api, job_id, "tail-logs", payload={"cursor": "cursor-0", "max_lines": 50})
     assert placing.status_code == 200
     assert placing.json()["eof"] is False
