@@ -27,7 +27,6 @@ log = logging.getLogger("arctic_rl")
 
 Backend = Literal["local", "dss-platform", "cortex", "remote"]
 CORTEX_BACKENDS = frozenset({"cortex", "remote"})
-ON_PREM_BACKENDS = frozenset({"local", "dss-platform"})
 DEFAULT_CHUNK_BYTES = 60 * 1024 * 1024
 DEFAULT_PAT_ENV = "ARCTIC_CORTEX_PAT"
 SELECT_ENV = "ARCTIC_RL_BACKEND"
