@@ -26,9 +26,6 @@ from hypothesis import strategies as st
 from arctic_rl import wire
 
 BINARY_MEDIA_TYPE = "application/octet-stream"
-# Routes whose body must be a chunk envelope: forward-backward takes a bare frame too
-# (requestBodies/ForwardBackwardFrame: older clients send one); proposed forward-no-grad not.
-ENVELOPE_ONLY_ROUTES = ("/forward-no-grad",)
 # The contract's 400 codes: bad_json plus the codec's refusals.
 BAD_REQUEST_CODES = frozenset({"bad_json", *wire.ERROR_CODES})
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +35,7 @@ class Body(enum.Enum):
     """What the contract promises for a body, whichever binary route it reaches."""
 
     CHUNK = "a valid request_chunk envelope"  # 200/202, or a 409 chunk-group rule
-    FRAME = "a valid bare frame"  # 202 on generate; 400 where an envelope is required
+    FRAME = "a valid bare frame"  # 202: every DSSST1 route takes one that fits a body
     BROKEN = "a broken frame or envelope"  # always 400 with a codec error code
 
 
@@ -210,7 +207,7 @@ def valid_chunk(draw: st.DrawFn) -> bytes:
 
 @st.composite
 def valid_frame(draw: st.DrawFn) -> bytes:
-    """A bare frame: generate takes it; the envelope-only routes must refuse it."""
+    """A bare frame: every DSSST1 route takes one (the contract's request bodies)."""
     return remember(wire.dumps(draw(st.one_of(generate_request(), train_batch()))), Body.FRAME)
 
 
@@ -273,7 +270,7 @@ def dssst1_body_handling(ctx: Any, response: Any, case: Any) -> bool | None:
     if body_not_reached(status, code):
         return None
     path = case.operation.path
-    if kind is Body.BROKEN or (kind is Body.FRAME and path.endswith(ENVELOPE_ONLY_ROUTES)):
+    if kind is Body.BROKEN:
         if status != 400 or (code is not None and code not in BAD_REQUEST_CODES):
             raise AssertionError(f"{kind.value} on {path} answered {status} {code!r}, not 400")
     elif kind is Body.FRAME:

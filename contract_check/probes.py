@@ -5,8 +5,8 @@
   make each probe harmless even on a server that forgot to check.
 * **create_job refusals**: bodies that break the contract get a documented 4xx, and no
   job appears (every such body carries a marker experiment name the kit looks for).
-* **with a job** (``JOB``, or the job full mode created): broken DSSST1 frames and bare
-  frames where an envelope is required (400), JSON that breaks a body schema (4xx), and
+* **with a job** (``JOB``, or the job full mode created): broken DSSST1 frames (400),
+  JSON that breaks a body schema (4xx), and
   the chunk-group protocol's refusals: a group not starting at chunk 0 (409
   ``chunk_group_restart_required``), a chunk whose descriptor disagrees with its group's
   (409 ``chunk_group_conflict``) and a body over the limit (413).
@@ -199,9 +199,8 @@ class Probes:
         return findings + self.chunk_group_refusals(job)
 
     def frame_refusals(self, job: str) -> list[Finding]:
-        """Broken DSSST1 bodies (and bare frames where an envelope is required): 400."""
+        """Broken DSSST1 bodies: 400 with the codec's code."""
         frame = wire.dumps({"prompts": ["kit"], "sampling_params": {"max_tokens": 1}})
-        bare = dssst1.remember(frame, dssst1.Body.FRAME)
         findings: list[Finding] = []
         for operation in self.operations():
             if not dssst1.carries_dssst1(operation):
@@ -209,15 +208,11 @@ class Probes:
             group = f"kit-bad-{uuid.uuid4().hex}"
             bodies = dssst1.broken_bodies(frame, group_id=group, cut=len(frame) // 2)
             for name, body in bodies.items():
-                findings += self._binary(operation, job, body, dssst1.Body.BROKEN, name)
-            if operation.path.endswith(dssst1.ENVELOPE_ONLY_ROUTES):
-                findings += self._binary(operation, job, bare, dssst1.Body.FRAME, "bare frame")
+                findings += self._binary(operation, job, body, name)
         return findings
 
-    def _binary(
-        self, operation: Any, job: str, body: bytes, kind: dssst1.Body, name: str
-    ) -> list[Finding]:
-        dssst1.remember(body, kind)
+    def _binary(self, operation: Any, job: str, body: bytes, name: str) -> list[Finding]:
+        dssst1.remember(body, dssst1.Body.BROKEN)
         case, response = self.send(
             operation,
             body=body,

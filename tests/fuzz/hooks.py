@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from contract_check.dssst1 import (
     BAD_REQUEST_CODES,
     BINARY_MEDIA_TYPE,
-    ENVELOPE_ONLY_ROUTES,
     Body,
     body_not_reached,
     broken_body,
@@ -35,7 +34,6 @@ from contract_check.dssst1 import (
 __all__ = [
     "BAD_REQUEST_CODES",
     "BINARY_MEDIA_TYPE",
-    "ENVELOPE_ONLY_ROUTES",
     "JSON_OCTET_OPERATIONS",
     "Body",
     "after_load_schema",
