@@ -26,20 +26,12 @@ from mock_server.service import MockService
 Runner = Callable[[], Awaitable[tuple[int, Any]]]
 SubmitJson = Callable[[str, str, dict[str, Any]], Runner]
 
-ASYNC_TYPES = ("forward", "weight-sync")
-INLINE_TYPES = (
-    "bootstrap-router-replay",
-    "router-replay-discard",
-    "reset-prefix-cache",
-    "cancel-request",
-    "tail-logs",
-)
-OPERATION_TYPES = ASYNC_TYPES + INLINE_TYPES
 _LOG_CURSOR = re.compile(r"cursor-(\d{1,12})")
 DEFAULT_LOG_LINES = 50
 MAX_LOG_LINES = 1000
+BOOTSTRAP_FIELDS = ("source_sub_job_id", "target_sub_job_id", "max_cache_bytes")
 
-
+# The payload model of every operation type (``forward`` and ``weight-sync`` are async).
 PAYLOADS: dict[str, type[BaseModel]] = {
     "weight-sync": models.WeightSyncPayload,
     "forward": models.ForwardOperationPayload,
@@ -125,7 +117,7 @@ def _inline(
         return {"request_id": payload["request_id"], "cancelled": cancelled}
     if op == "bootstrap-router-replay":
         _owned(job, payload["source_sub_job_id"], payload["target_sub_job_id"])
-        return {"bootstrapped": True, **payload}
+        return {"bootstrapped": True, **{k: payload[k] for k in BOOTSTRAP_FIELDS if k in payload}}
     if op == "router-replay-discard":
         return {"discarded": len(set(payload.get("sample_ids", [])))}
     sampling = [sid for sid, kind in sub_job_types(job).items() if kind == "sampling"]

@@ -161,10 +161,10 @@ class MockService:
             raise ApiError(404, "job_not_found", f"job {job_id} not found")
         return job
 
-    def running_job(self, job_id: str, also: tuple[str, ...] = ()) -> dict[str, Any]:
-        """The job row when it may take data-plane calls (or is in ``also``), else 404/409."""
+    def running_job(self, job_id: str) -> dict[str, Any]:
+        """The job row when it may take data-plane calls, else 404/409."""
         job = self.job_or_404(job_id)
-        if job["status"] != "running" and job["status"] not in also:
+        if job["status"] != "running":
             raise ApiError(409, "job_not_running", f"job {job_id} is {job['status']}, not running")
         return job
 
