@@ -260,14 +260,13 @@ READ = _error_responses(401, 404, 422, 429, 500, 503)
 WRITE = _error_responses(400, 401, 404, 409, 413, 422, 429, 500, 503)
 
 
-def _binary_body(schema: str, description: str, *, envelope: bool = True) -> dict[str, Any]:
+def _binary_body(schema: str, description: str) -> dict[str, Any]:
     """OpenAPI for a DSSST1 body read from the raw stream (FastAPI cannot infer it)."""
-    media: dict[str, Any] = {
+    media = {
         "schema": {"type": "string", "format": "binary"},
         "x-dssst1-schema": f"#/components/schemas/{schema}",
+        "x-dssst1-envelope": "#/components/schemas/ChunkFrame",
     }
-    if envelope:
-        media["x-dssst1-envelope"] = "#/components/schemas/ChunkFrame"
     return {
         "requestBody": {
             "required": True,
