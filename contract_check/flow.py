@@ -189,20 +189,21 @@ async def _attempt(
 def _flow_finding(
     kit: Kit, operation: str, label: str, passed: bool, detail: str, check: str = FLOW_CHECK
 ) -> Finding:
-    path, _, method = _operation_by_id(kit, operation)
+    path, method = _operation_by_id(kit, operation)
     location = "" if passed or not path else kit.contract.location(path, method)
     return Finding(operation, label, check, passed, detail=detail, location=location)
 
 
-def _operation_by_id(kit: Kit, operation_id: str) -> tuple[str, dict[str, Any], str]:
+def _operation_by_id(kit: Kit, operation_id: str) -> tuple[str, str]:
+    """``(path, method)`` of an operation in the view (empty strings if it is not there)."""
     for path, method, op in kit.contract.operations():
         if op["operationId"] == operation_id:
-            return path, op, method
-    return "", {}, ""
+            return path, method
+    return "", ""
 
 
 def _label(kit: Kit, operation_id: str) -> str:
-    path, _, method = _operation_by_id(kit, operation_id)
+    path, method = _operation_by_id(kit, operation_id)
     return f"{method.upper()} {path}" if path else operation_id
 
 

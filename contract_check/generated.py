@@ -136,6 +136,3 @@ def _recorded(kit: Kit, recorder: Any) -> list[Finding]:
                 )
             )
     return findings
-
-
-__all__ = ["EngineFailed", "operation_id", "read_only_run", "refusal_run", "run_engine"]

@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_EXAMPLES_PER_CHECK = 1
-
 
 @dataclass(frozen=True)
 class Finding:

@@ -123,6 +123,15 @@ def safe_run(
 
 
 @pytest.fixture(scope="session")
+def proposals_run(
+    tmp_path_factory: pytest.TempPathFactory, clean_mock: LiveMock, running_job: str, token_env: str
+) -> KitRun:
+    """Safe mode over the full contract (today plus proposals), on the same job."""
+    tmp = tmp_path_factory.mktemp("proposals")
+    return run_kit(tmp, clean_mock.base_url, "--job", running_job, "--with-proposals")
+
+
+@pytest.fixture(scope="session")
 def full_run(
     tmp_path_factory: pytest.TempPathFactory, clean_mock: LiveMock, safe_run: KitRun, token_env: str
 ) -> KitRun:

@@ -86,6 +86,16 @@ def test_safe_mode_creates_and_changes_nothing(
     assert store.requests_in(ANY_REQUEST_STATE, running_job) == []
 
 
+def test_with_proposals_checks_the_full_contract(proposals_run: KitRun, safe_run: KitRun) -> None:
+    """The proposed routes are checked too (the mock serves them), and nothing departs."""
+    assert (safe_run.report.view, proposals_run.report.view) == ("today", "full")
+    proposed = set(proposals_run.report.operations) - set(safe_run.report.operations)
+    assert {"forward_no_grad", "log_probs", "sync_weights"} <= proposed
+    assert departing(proposals_run) == {}, proposals_run.report.markdown()
+    assert proposals_run.status == EXIT_CONFORMS
+    assert passed_checks(proposals_run, "forward_no_grad")["refuses_broken_dssst1"] >= 8
+
+
 # ------------------------------------------------------------------------------ full
 def test_full_mode_passes_and_cancels_its_job(full_run: KitRun, clean_mock: LiveMock) -> None:
     assert departing(full_run) == {}, full_run.report.markdown()
