@@ -474,13 +474,13 @@ def test_tail_logs_pages_and_serves_while_placing(
 def test_generate_with_routing_key_list_and_per_prompt_params_with_nulls(api: MockApi) -> None:
     job_id = default_job(api)
     request = {
-        "prompts": ["ab", [104, 105]],
-        "sampling_params": [{"max_tokens": 3}, None],
-        "routing_key": ["conv-1", None],
+        "prompts": ["ab", [104, 105], "c"],
+        "sampling_params": [{"max_tokens": 3}, None, {"max_tokens": None, "seed": None}],
+        "routing_key": ["conv-1", None, "conv-1"],
         "strict": True,
     }
     result = bare(api, job_id, "generate", request)
-    assert [len(r["token_ids"]) for r in result["results"]] == [3, 16]
+    assert [len(r["token_ids"]) for r in result["results"]] == [3, 16, 16]  # null: defaults
     assert result["results"][0]["text"] == "aba"
     misaligned = api.http.post(
         f"/{job_id}/generate", content=wire.dumps({**request, "routing_key": ["only-one"]})
