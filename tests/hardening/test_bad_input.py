@@ -281,3 +281,43 @@ def test_query_integers_are_decimal_digits(module_job: RunningJob) -> None:
     for good in ("16", "513"):
         response = module_job.http.get(url, params={"max_events": good})
         expect_error(response, 404, "request_not_found")
+
+
+STREAM_BODIES = {
+    "not UTF-8": (b"\xff\xfe", 400, "bad_json"),
+    "not JSON": (b"{prompts", 400, "bad_json"),
+    "a JSON list": (b'["hi"]', 422, "validation_error"),
+    "no prompts": (b'{"prompts": []}', 422, "validation_error"),
+    "a prompt of floats": (b'{"prompts": [[1.5]]}', 422, "validation_error"),
+    "params for fewer prompts": (
+        b'{"prompts": ["a", "b"], "sampling_params": [{"max_tokens": 1}]}',
+        422,
+        "validation_error",
+    ),
+    "routing keys for more prompts": (
+        b'{"prompts": ["a"], "routing_key": ["k1", "k2"]}',
+        422,
+        "validation_error",
+    ),
+}
+
+
+@pytest.mark.parametrize("label", sorted(STREAM_BODIES))
+def test_generate_stream_refuses_bad_bodies_and_keeps_nothing(
+    module_job: RunningJob, label: str
+) -> None:
+    """generate-stream's body is UTF-8 JSON of a GenerateRequest: anything else is a 4xx
+    before a request exists."""
+    content, status, code = STREAM_BODIES[label]
+    url = module_job.url("/generate-stream")
+    response = unchanged(module_job, module_job.http.post, url, content=content, headers=OCTET)
+    expect_error(response, status, code)
+
+
+def test_export_and_experiment_run_of_unknown_things_are_404(module_job: RunningJob) -> None:
+    http = module_job.http
+    expect_error(http.get("/job-unknown/experiment-run"), 404, "job_not_found")
+    missing = unchanged(module_job, http.post, module_job.url("/checkpoints/nope:export"))
+    expect_error(missing, 404, "checkpoint_not_found")
+    forged = httpx.get(f"{module_job.mock.root_url}/_mock/checkpoint-files/e30.00")
+    expect_error(forged, 404, "not_found")
