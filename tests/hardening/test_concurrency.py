@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 from typing import Any
 
+import httpx
 import pytest
 import torch
 
@@ -22,6 +24,11 @@ from .support import RunningJob, executed, wait_request
 PAT_ENV = "ARCTIC_RL_CONCURRENCY_PAT"
 SLICE = 4 * 1024 + wire.CHUNK_HEADROOM  # 4 KiB chunk payloads: a few chunks per batch
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
+SAMPLING_SUB_JOB = {
+    "job_type": "sampling",
+    "model_name": "tiny-byte-lm",
+    "inference_config": {"max_seq_len": 64, "n_gpus": 1},
+}
 
 
 def batch(rows: int, response: int, prompt: int = 4) -> dict[str, Any]:
@@ -84,6 +91,45 @@ def test_two_chunk_groups_interleaved_on_one_job(running_job: RunningJob) -> Non
         assert done["status"] == "done", done
         assert logprobs_shape(done) == shapes[gid]
     assert executed(running_job.mock.state_dir, running_job.job_id, "forward_backward") == 2
+
+
+async def test_concurrent_pollers_share_a_stream_without_duplicates(live_mock: LiveMock) -> None:
+    """generate-stream events are handed out once: four pollers racing on one stream
+    together see every prompt's event exactly once, and one ``done``."""
+    prompts = [f"p{i:02d}" for i in range(24)]
+    async with httpx.AsyncClient(
+        base_url=live_mock.base_url, headers=live_mock.headers(), timeout=30
+    ) as http:
+        created = await http.post("/", json={"sub_job_configs": [SAMPLING_SUB_JOB]})
+        job_id = created.json()["job_id"]
+        while (await http.get(f"/{job_id}")).json()["status"] != "running":
+            await asyncio.sleep(0.01)
+        body = json.dumps({"prompts": prompts, "sampling_params": {"max_tokens": 3}})
+        started = await http.post(f"/{job_id}/generate-stream", content=body.encode())
+        url = f"/{job_id}/requests/{started.json()['request_id']}"
+        finished = asyncio.Event()
+
+        async def poller() -> list[dict[str, Any]]:
+            seen: list[dict[str, Any]] = []
+            while True:
+                page = (await http.get(url, params={"max_events": 1})).json()
+                seen += page["events"]
+                if any(e["type"] == "done" for e in page["events"]):
+                    finished.set()
+                if finished.is_set() and not page["events"] and page["status"] == "done":
+                    return seen
+                await asyncio.sleep(0)
+
+        pages = await asyncio.wait_for(asyncio.gather(*(poller() for _ in range(4))), 60)
+    events = [e for page in pages for e in page]
+    results = sorted(e["index"] for e in events if e["type"] == "result")
+    assert results == list(range(len(prompts)))
+    assert [e for e in events if e["type"] == "done"] == [
+        {"type": "done", "completed": len(prompts), "failed": 0}
+    ]
+    assert len(events) == len(prompts) + 1
+    texts = {e["index"]: e["result"]["text"] for e in events if e["type"] == "result"}
+    assert texts == {i: p for i, p in enumerate(prompts)}
 
 
 @pytest.fixture
