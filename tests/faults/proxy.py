@@ -10,7 +10,7 @@ first armed :class:`Fault` whose ``marker`` occurs in the request head:
   answer, then drop (the server did the work; the client never hears);
 - ``delay``: hold the request ``seconds`` before forwarding it;
 - ``stall``: forward, then hold the answer ``seconds`` (past a client's read timeout);
-- ``status``: answer ``status`` (503, 429, ...) with the contract's Error body and
+- ``status``: answer ``status`` (503, 429, ...) with today's error body and
   ``Retry-After`` itself, never reaching the server.
 
 A fault lets ``skip`` matching requests through first and then hits ``times`` of them;
@@ -85,10 +85,11 @@ async def read_message(reader: asyncio.StreamReader) -> tuple[bytes, bytes] | No
 def error_response(status: int, retry_after: float | None) -> bytes:
     """What a gateway in front of Cortex answers when it sheds load."""
     request_id = f"proxy-{next(_ids)}"
-    body = json.dumps(
+    body = json.dumps(  # today's error shape, with the proposed string code beside it
         {
             "message": "injected by the fault proxy",
-            "code": CODES.get(status, "error"),
+            "code": status,
+            "error_code": CODES.get(status, "internal_error"),
             "request_id": request_id,
         }
     ).encode()
