@@ -581,3 +581,25 @@ def test_export_links_download_the_checkpoints_files(api: MockApi) -> None:
     assert httpx.get(forged).status_code == 404
     missing = api.http.post(f"/{job_id}/checkpoints/none:export")
     assert missing.status_code == 404 and missing.json()["error_code"] == "checkpoint_not_found"
+
+
+def test_max_events_above_512_is_capped_not_refused(
+    live_mock_factory: Callable[..., LiveMock],
+) -> None:
+    mock = live_mock_factory(inline_result_bytes=1024, result_chunk_bytes=8)
+    api = MockApi(mock)
+    job_id = default_job(api)
+    response = api.http.post(
+        f"/{job_id}/forward-backward", content=wire.dumps(published_frame(bsz=4, width=400))
+    )
+    request_id = response.json()["request_id"]
+    api.wait(job_id, request_id)
+    url = f"/{job_id}/requests/{request_id}"
+    page = api.http.get(url, params={"max_events": 5000}).json()
+    assert len(page["events"]) == 512 and page["next_cursor"] == "ev-512"
+    rest = api.http.get(url, params={"max_events": 5000, "cursor": "ev-512"}).json()
+    assert rest["next_cursor"] == "" and 0 < len(rest["events"]) <= 512
+    chunks = [base64.b64decode(e["payload_b64"]) for e in page["events"] + rest["events"]]
+    result = wire.loads(wire.join_chunks(chunks, kind="result_chunk"))
+    assert result["post_process_outputs"]["logprobs"].shape == (4, 400)
+    api.close()
