@@ -73,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     token = args.token or os.environ.get(TOKEN_ENV)
     if not args.no_auth and not token:
-        print(f"error: pass --token (or set ${TOKEN_ENV}), or --no-auth", file=sys.stderr)
+        print(
+            f"error: pass --token (or set ${TOKEN_ENV}), or --no-auth (what the published "
+            "arctic-platform client's base_url needs: it sends no token)",
+            file=sys.stderr,
+        )
         return 2
     settings = Settings(
         state_dir=args.state_dir,

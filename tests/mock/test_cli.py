@@ -93,6 +93,7 @@ def test_cli_refuses_to_start_without_token_or_no_auth(tmp_path: Path) -> None:
         timeout=120,
     )
     assert result.returncode == 2 and "--no-auth" in result.stderr
+    assert "base_url needs: it sends no token" in result.stderr
 
 
 def test_cli_arguments() -> None:
