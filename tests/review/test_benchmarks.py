@@ -42,7 +42,8 @@ def test_round_trip_batch_is_what_the_mock_accepts(live_mock, monkeypatch):
     with ArcticRLClient(client_bench._config(live_mock.base_url)) as client:
         result = client.fwd_bwd(client_bench.train_batch(2, 16), processing=client_bench.PROCESSING)
     assert result["loss"] is not None
-    assert tuple(result["post_process_outputs"]["logprobs"].shape) == (2, 8)
+    # The service's roll layout: log-probs have the input's shape [B, T] (cortex-api.md).
+    assert tuple(result["post_process_outputs"]["logprobs"].shape) == (2, 16)
 
 
 def test_main_writes_latest_and_a_stamped_copy(tmp_path, monkeypatch):
