@@ -27,7 +27,8 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import contract_views  # a sibling module (scripts/ is not a package)
+import contract_table  # sibling modules (scripts/ is not a package)
+import contract_views
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "cortex_gs.yaml"
@@ -35,7 +36,8 @@ CLIENT_CONFIG = ROOT / "openapi" / "openapi-python-client.yaml"
 GENERATED = ROOT / "generated"
 CLIENT_PACKAGE = "cortex_gs_client"
 MODELS_PACKAGE = "cortex_gs_models"
-PACKAGES = (CLIENT_PACKAGE, MODELS_PACKAGE)
+CONTRACT_PACKAGE = "cortex_gs_contract"
+PACKAGES = (CLIENT_PACKAGE, MODELS_PACKAGE, CONTRACT_PACKAGE)
 VIEWS = "openapi"
 TODAY_VIEW = f"{VIEWS}/cortex_gs.today.yaml"
 PROPOSALS_PAGE = f"{VIEWS}/proposals.md"
@@ -228,6 +230,12 @@ def generate_into(out: Path) -> None:
     models_file.write_text(
         _apply_integer_policy(models_file.read_text(encoding="utf-8")), encoding="utf-8"
     )
+    contract = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+    contract_dir = out / CONTRACT_PACKAGE
+    contract_dir.mkdir(parents=True)
+    (contract_dir / "__init__.py").write_text(
+        contract_table.render(contract, HEADER), encoding="utf-8"
+    )
     for path in sorted(out.rglob("*.py")):
         _add_header(path)
     # --isolated: the same rules whatever directory the output sits in (temp dir or repo).
@@ -235,7 +243,7 @@ def generate_into(out: Path) -> None:
     common = ["--isolated", "--line-length", LINE_LENGTH, "--target-version", "py311"]
     _run([ruff, "check", *common, "--select", "I,F401", "--fix", "--quiet", str(out)])
     _run([ruff, "format", *common, "--quiet", str(out)])
-    for package in (client_dir, models_dir):
+    for package in (client_dir, models_dir, contract_dir):
         (package / "py.typed").write_text("", encoding="utf-8")
 
 

@@ -25,7 +25,7 @@ def test_drift_detection_notices_an_edit(fresh_generation, tmp_path) -> None:
     import shutil
 
     copy = tmp_path / "copy"
-    for output in ("cortex_gs_client", "cortex_gs_models", "openapi"):
+    for output in ("cortex_gs_client", "cortex_gs_models", "cortex_gs_contract", "openapi"):
         shutil.copytree(fresh_generation / output, copy / output)
     target = copy / "cortex_gs_models" / "__init__.py"
     target.write_text(target.read_text() + "\n# edited\n")
@@ -38,6 +38,18 @@ def test_drift_detection_notices_an_edit(fresh_generation, tmp_path) -> None:
         "cortex_gs_models/__init__.py",
         "openapi/cortex_gs.today.yaml",
     ]
+
+
+def test_routing_table_holds_every_operation() -> None:
+    from cortex_gs_contract import CHUNK_OPERATIONS, OPERATIONS
+
+    table = {op_id: (op.method, op.path, op.tag) for op_id, op in OPERATIONS.items()}
+    assert table == ROUTES
+    assert CHUNK_OPERATIONS == {
+        "forward_backward": "fwd-bwd",
+        "forward_no_grad": "fwd-no-grad",
+        "generate": "generate",
+    }
 
 
 @pytest.mark.parametrize("op_id", sorted(ROUTES))

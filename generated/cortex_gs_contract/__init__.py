@@ -1,0 +1,676 @@
+# generated from openapi/cortex_gs.yaml by make generate; do not edit
+"""The contract's constants and routing table (from openapi/cortex_gs.yaml).
+
+Every name here is read from the contract by ``make generate``: client and mock import
+them instead of typing paths, status codes, header names or patterns out again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cortex_gs_models import (
+    CheckpointType,
+    ErrorCode,
+    JobState,
+    JobType,
+    OperationType,
+    RequestState,
+)
+
+
+@dataclass(frozen=True)
+class Response:
+    """One documented answer: its status, media type and schema (``None`` when bodiless)."""
+
+    status: int
+    media_type: str | None
+    model: str | None
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the contract, as a router or a client needs it.
+
+    ``request_model`` names the generated pydantic model of a JSON body; for a binary body
+    ``request_media_type`` is its media type and ``payload_schema`` names the schema that
+    travels inside it (``x-dssst1-schema`` or ``x-json-schema``). ``chunk_operation`` is the
+    chunk descriptor's ``operation`` value on a chunked route. ``parameters`` names the
+    query and header parameters the operation takes; ``proposed_parameters`` those of them
+    that are proposals.
+    """
+
+    operation_id: str
+    method: str
+    path: str
+    tag: str
+    summary: str
+    proposed: bool
+    request_model: str | None
+    request_media_type: str | None
+    request_extensions: tuple[tuple[str, str], ...]
+    request_description: str | None
+    payload_schema: str | None
+    chunk_operation: str | None
+    parameters: tuple[str, ...]
+    proposed_parameters: tuple[str, ...]
+    responses: tuple[Response, ...]
+
+    @property
+    def statuses(self) -> tuple[int, ...]:
+        """Every documented status code, ascending."""
+        return tuple(r.status for r in self.responses)
+
+    @property
+    def success(self) -> tuple[Response, ...]:
+        """The documented 2xx answers."""
+        return tuple(r for r in self.responses if r.status < 300)
+
+    @property
+    def errors(self) -> tuple[Response, ...]:
+        """The documented error answers."""
+        return tuple(r for r in self.responses if r.status >= 300)
+
+
+AUTHORIZATION_HEADER = "Authorization"  # patBearer: `Authorization: Bearer <PAT>`
+TOKEN_TYPE_HEADER = "X-Snowflake-Authorization-Token-Type"  # patTokenType's header
+TOKEN_TYPE = "PROGRAMMATIC_ACCESS_TOKEN"  # the only value patTokenType takes
+REQUEST_ID_HEADER = "x-snowflake-request-id"  # on every answer
+RETRY_AFTER_HEADER = "Retry-After"  # on 429 and 503
+IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
+IDEMPOTENCY_KEY_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,254}$"
+JOB_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"
+SUB_JOB_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}:(training|sampling|log_prob):[0-9]{1,4}$"
+REQUEST_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,255}$"
+CHECKPOINT_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
+CHUNK_GROUP_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"
+CURSOR_PATTERN = "^[A-Za-z0-9_=-]{1,256}$"
+
+OPERATIONS: dict[str, Operation] = {
+    op.operation_id: op
+    for op in (
+        Operation(
+            operation_id="list_jobs",
+            method="GET",
+            path="/",
+            tag="jobs",
+            summary="List jobs",
+            proposed=False,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=("status",),
+            proposed_parameters=(),
+            responses=(
+                Response(200, "application/json", "JobList"),
+                Response(401, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="create_job",
+            method="POST",
+            path="/",
+            tag="jobs",
+            summary="Create a job",
+            proposed=False,
+            request_model="CreateJobRequest",
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=("Idempotency-Key",),
+            proposed_parameters=("Idempotency-Key",),
+            responses=(
+                Response(200, "application/json", "CreateJobResponse"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="get_capacity",
+            method="GET",
+            path="/capacity",
+            tag="jobs",
+            summary="Read GPU capacity",
+            proposed=False,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, "application/json", "Capacity"),
+                Response(401, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="get_job",
+            method="GET",
+            path="/{job_id}",
+            tag="jobs",
+            summary="Get a job",
+            proposed=False,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, "application/json", "Job"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="cancel_job",
+            method="POST",
+            path="/{job_id}:cancel",
+            tag="jobs",
+            summary="Cancel a job",
+            proposed=False,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, None, None),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="get_experiment_run",
+            method="GET",
+            path="/{job_id}/experiment-run",
+            tag="jobs",
+            summary="Resolve the job's experiment run",
+            proposed=False,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, "application/json", "ExperimentRun"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="list_checkpoints",
+            method="GET",
+            path="/{job_id}/checkpoints",
+            tag="checkpoints",
+            summary="List checkpoints",
+            proposed=False,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, "application/json", "CheckpointList"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="delete_checkpoint",
+            method="DELETE",
+            path="/{job_id}/checkpoints/{checkpoint_id}",
+            tag="checkpoints",
+            summary="Delete a checkpoint",
+            proposed=False,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, None, None),
+                Response(204, None, None),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="export_checkpoint",
+            method="POST",
+            path="/{job_id}/checkpoints/{checkpoint_id}:export",
+            tag="checkpoints",
+            summary="Export a checkpoint's files",
+            proposed=False,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, "application/json", "CheckpointExport"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="forward_backward",
+            method="POST",
+            path="/{job_id}/forward-backward",
+            tag="training",
+            summary="Forward and backward pass (a frame, or one chunk of it)",
+            proposed=False,
+            request_model=None,
+            request_media_type="application/octet-stream",
+            request_extensions=(
+                ("x-dssst1-envelope", "#/components/schemas/ChunkFrame"),
+                ("x-dssst1-metadata", "#/components/schemas/FrameOpMetadata"),
+                ("x-dssst1-schema", "#/components/schemas/ForwardBackwardBatch"),
+            ),
+            request_description='A DSSST1 frame of a `ForwardBackwardBatch`, as a chunk envelope (one chunk frame: value\n`{"payload": uint8 tensor}`, descriptor under `op.request_chunk`; what today\'s client\nalways sends) or bare when it fits (older clients).',
+            payload_schema="ForwardBackwardBatch",
+            chunk_operation="fwd-bwd",
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, "application/json", "ChunkAccepted"),
+                Response(202, "application/json", "AcceptedRequest"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="forward_no_grad",
+            method="POST",
+            path="/{job_id}/forward-no-grad",
+            tag="training",
+            summary="Forward pass without gradients (a frame, or one chunk of it; proposed)",
+            proposed=True,
+            request_model=None,
+            request_media_type="application/octet-stream",
+            request_extensions=(
+                ("x-dssst1-envelope", "#/components/schemas/ChunkFrame"),
+                ("x-dssst1-metadata", "#/components/schemas/FrameOpMetadata"),
+                ("x-dssst1-schema", "#/components/schemas/ForwardNoGradBatch"),
+            ),
+            request_description='A DSSST1 frame of a `ForwardNoGradBatch`, as one chunk frame (value\n`{"payload": uint8 tensor}`, descriptor under `op.request_chunk`) or bare when it fits.',
+            payload_schema="ForwardNoGradBatch",
+            chunk_operation="fwd-no-grad",
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, "application/json", "ChunkAccepted"),
+                Response(202, "application/json", "AcceptedRequest"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="step",
+            method="POST",
+            path="/{job_id}/step",
+            tag="training",
+            summary="Optimizer step",
+            proposed=False,
+            request_model="StepRequest",
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=("Idempotency-Key",),
+            proposed_parameters=("Idempotency-Key",),
+            responses=(
+                Response(202, "application/json", "AcceptedRequest"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="save_checkpoint",
+            method="POST",
+            path="/{job_id}/save",
+            tag="checkpoints",
+            summary="Save a checkpoint",
+            proposed=False,
+            request_model="SaveRequest",
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=("Idempotency-Key",),
+            proposed_parameters=("Idempotency-Key",),
+            responses=(
+                Response(202, "application/json", "AcceptedRequest"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="load_checkpoint",
+            method="POST",
+            path="/{job_id}/load",
+            tag="checkpoints",
+            summary="Load a checkpoint",
+            proposed=False,
+            request_model="LoadRequest",
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=("Idempotency-Key",),
+            proposed_parameters=("Idempotency-Key",),
+            responses=(
+                Response(202, "application/json", "AcceptedRequest"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(501, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="generate",
+            method="POST",
+            path="/{job_id}/generate",
+            tag="sampling",
+            summary="Generate completions",
+            proposed=False,
+            request_model=None,
+            request_media_type="application/octet-stream",
+            request_extensions=(
+                ("x-dssst1-envelope", "#/components/schemas/ChunkFrame"),
+                ("x-dssst1-metadata", "#/components/schemas/FrameOpMetadata"),
+                ("x-dssst1-schema", "#/components/schemas/GenerateRequest"),
+            ),
+            request_description="A bare DSSST1 frame of a `GenerateRequest`, or one chunk of it.",
+            payload_schema="GenerateRequest",
+            chunk_operation="generate",
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(200, "application/json", "ChunkAccepted"),
+                Response(202, "application/json", "AcceptedRequest"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="generate_stream",
+            method="POST",
+            path="/{job_id}/generate-stream",
+            tag="sampling",
+            summary="Start streaming generation",
+            proposed=False,
+            request_model=None,
+            request_media_type="application/octet-stream",
+            request_extensions=(("x-json-schema", "#/components/schemas/GenerateRequest"),),
+            request_description="UTF-8 JSON of a `GenerateRequest`, sent as `application/octet-stream`.",
+            payload_schema="GenerateRequest",
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(202, "application/json", "GenerateStreamAccepted"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="log_probs",
+            method="POST",
+            path="/{job_id}/log-probs",
+            tag="sampling",
+            summary="Score prompts and completions (proposed)",
+            proposed=True,
+            request_model="LogProbsRequest",
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(202, "application/json", "AcceptedRequest"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="sync_weights",
+            method="POST",
+            path="/{job_id}/sync-weights",
+            tag="sampling",
+            summary="Push training weights to sampling sub-jobs (proposed)",
+            proposed=True,
+            request_model="SyncWeightsRequest",
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=("Idempotency-Key",),
+            proposed_parameters=("Idempotency-Key",),
+            responses=(
+                Response(202, "application/json", "AcceptedRequest"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="run_operation",
+            method="POST",
+            path="/{job_id}/operation",
+            tag="operations",
+            summary="Run a named operation",
+            proposed=False,
+            request_model="OperationRequest",
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=("Idempotency-Key",),
+            proposed_parameters=("Idempotency-Key",),
+            responses=(
+                Response(200, "application/json", "OperationAnswer"),
+                Response(202, "application/json", "AcceptedRequest"),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(413, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+        Operation(
+            operation_id="get_request",
+            method="GET",
+            path="/{job_id}/requests/{request_id}",
+            tag="requests",
+            summary="Poll a request",
+            proposed=False,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=("cursor", "max_events", "wait_s"),
+            proposed_parameters=("wait_s",),
+            responses=(
+                Response(200, "application/json", "RequestStatus"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
+    )
+}
+"""Every operation of the contract by operation id, in the contract's order."""
+
+CHUNK_OPERATIONS: dict[str, str] = {
+    "forward_backward": "fwd-bwd",
+    "forward_no_grad": "fwd-no-grad",
+    "generate": "generate",
+}
+"""Chunked route's operation id -> its chunk descriptor's ``operation``."""
+
+__all__ = [
+    "AUTHORIZATION_HEADER",
+    "CHECKPOINT_ID_PATTERN",
+    "CHUNK_GROUP_ID_PATTERN",
+    "CHUNK_OPERATIONS",
+    "CURSOR_PATTERN",
+    "CheckpointType",
+    "ErrorCode",
+    "IDEMPOTENCY_KEY_HEADER",
+    "IDEMPOTENCY_KEY_PATTERN",
+    "JOB_ID_PATTERN",
+    "JobState",
+    "JobType",
+    "OPERATIONS",
+    "Operation",
+    "OperationType",
+    "REQUEST_ID_HEADER",
+    "REQUEST_ID_PATTERN",
+    "RETRY_AFTER_HEADER",
+    "RequestState",
+    "Response",
+    "SUB_JOB_ID_PATTERN",
+    "TOKEN_TYPE",
+    "TOKEN_TYPE_HEADER",
+]
