@@ -8,16 +8,23 @@ contract's proposals work too. The published ``arctic-platform`` client's ``base
 path sends no token: start the mock with ``--no-auth`` for it.
 
 Layout (one concern per module):
-- ``app``: FastAPI routes on the generated pydantic models, auth, body cap, request ids,
-  any database and schema.
-- ``service``: job lifecycle, chunk-group rules, idempotency, polling, the worker thread.
+- ``app``: builds the app: service, middleware, error shapes, the routers.
+- ``routing``: registers the handlers from the contract's generated table
+  (``cortex_gs_contract.OPERATIONS``): paths, methods, status codes, models, bodies.
+- ``routers``: the handlers, one module per contract tag; ``dependencies``: auth, the
+  service, path ids and ``Idempotency-Key`` as FastAPI dependencies.
+- ``middleware``: any database and schema, request ids, the body cap.
+- ``service``: job lifecycle, requests, polling, idempotency; ``chunks``: the chunk-group
+  rules; ``worker``: the worker thread that runs requests on a backend; ``control``: what
+  the control plane shows and the checks a model cannot express.
 - ``operations``: today's ``/operation`` envelope (routing hints, payloads, inline answers).
 - ``bodies``: open request bodies (what is ignored is logged at debug).
 - ``exports``: signed, short-lived download links of checkpoint exports.
 - ``errors``: today's error shapes for every failure.
 - ``store``: SQLite + files under ``--state-dir`` (survives restarts).
 - ``backends``: ``canned`` (instant, shape-correct) and ``reference`` (a tiny torch LM
-  that really trains); routes never see torch.
+  that really trains); handlers never see torch.
 - ``openapi``: the app's own OpenAPI, shaped for comparison with the contract.
+- ``departures``: test-only deliberate departures from the contract (the kit's tests).
 - ``testing``: ``LiveMock``/``MockApi`` for tests (see ``tests/conftest.py``).
 """

@@ -14,6 +14,7 @@ import inspect
 from typing import Any
 
 import cortex_gs_models as models
+from cortex_gs_contract import OPERATIONS, REQUEST_ID_HEADER, RETRY_AFTER_HEADER
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
@@ -22,10 +23,6 @@ from pydantic.json_schema import models_json_schema
 from mock_server.settings import Settings
 
 REF_PREFIX = "#/components/schemas/"
-PROPOSED_OPERATIONS = ("forward_no_grad", "log_probs", "sync_weights")
-# Proposed parameters of today's operations; Idempotency-Key is proposed wherever it is taken.
-PROPOSED_PARAMETERS = {"get_request": ("wait_s",)}
-PROPOSED_EVERYWHERE = ("Idempotency-Key",)
 RETRY_AFTER = ("429", "503")
 
 
@@ -71,18 +68,28 @@ def _stamp_responses(operation: dict[str, Any]) -> None:
     """Each response carries the request-id header; 429/503 also Retry-After."""
     for status, response in operation.get("responses", {}).items():
         headers = response.setdefault("headers", {})
-        headers["x-snowflake-request-id"] = {
+        headers[REQUEST_ID_HEADER] = {
             "description": "The server's id for this HTTP exchange.",
             "required": True,
             "schema": {"type": "string"},
         }
         if status in RETRY_AFTER:
-            headers["Retry-After"] = {
+            headers[RETRY_AFTER_HEADER] = {
                 "description": "Seconds to wait before retrying.",
                 "required": True,
                 "schema": {"type": "integer", "minimum": 0},
                 "x-status": "proposed",
             }
+
+
+def _mark_proposals(operation: dict[str, Any]) -> None:
+    """The contract's ``x-status: proposed`` marks on operations and their parameters."""
+    contract = OPERATIONS[operation["operationId"]]
+    if contract.proposed:
+        operation["x-status"] = "proposed"
+    for param in operation.get("parameters", []):
+        if param["name"] in contract.proposed_parameters:
+            param["x-status"] = "proposed"
 
 
 def build_openapi(app: FastAPI, settings: Settings) -> dict[str, Any]:
@@ -103,13 +110,7 @@ def build_openapi(app: FastAPI, settings: Settings) -> dict[str, Any]:
         for operation in item.values():
             _merge_security(operation)
             _stamp_responses(operation)
-            op_id = operation.get("operationId")
-            if op_id in PROPOSED_OPERATIONS:
-                operation["x-status"] = "proposed"
-            for param in operation.get("parameters", []):
-                name = param["name"]
-                if name in PROPOSED_PARAMETERS.get(op_id, ()) or name in PROPOSED_EVERYWHERE:
-                    param["x-status"] = "proposed"
+            _mark_proposals(operation)
         paths[rel] = item
     doc["paths"] = paths
     doc["servers"] = [{"url": prefix, "description": "This mock."}]

@@ -11,20 +11,16 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import cortex_gs_models as models
+from cortex_gs_contract import ErrorCode, JobType, OperationType
 from pydantic import BaseModel
 
-from mock_server.backends import sub_job_ids
 from mock_server.bodies import log_ignored, parse, plain
+from mock_server.control import NOT_PLACED, iso, sub_job_types
 from mock_server.errors import ApiError
-from mock_server.service import MockService
-
-Runner = Callable[[], Awaitable[tuple[int, Any]]]
-SubmitJson = Callable[[str, str, dict[str, Any]], Runner]
+from mock_server.service import MockService, Runner
 
 _LOG_CURSOR = re.compile(r"cursor-(\d{1,12})")
 DEFAULT_LOG_LINES = 50
@@ -32,25 +28,19 @@ MAX_LOG_LINES = 1000
 BOOTSTRAP_FIELDS = ("source_sub_job_id", "target_sub_job_id", "max_cache_bytes")
 
 # The payload model of every operation type (``forward`` and ``weight-sync`` are async).
-PAYLOADS: dict[str, type[BaseModel]] = {
-    "weight-sync": models.WeightSyncPayload,
-    "forward": models.ForwardOperationPayload,
-    "cancel-request": models.CancelRequestPayload,
-    "tail-logs": models.TailLogsPayload,
-    "bootstrap-router-replay": models.BootstrapRouterReplayPayload,
-    "router-replay-discard": models.RouterReplayDiscardPayload,
-    "reset-prefix-cache": models.ResetPrefixCachePayload,
+PAYLOADS: dict[OperationType, type[BaseModel]] = {
+    OperationType.weight_sync: models.WeightSyncPayload,
+    OperationType.forward: models.ForwardOperationPayload,
+    OperationType.cancel_request: models.CancelRequestPayload,
+    OperationType.tail_logs: models.TailLogsPayload,
+    OperationType.bootstrap_router_replay: models.BootstrapRouterReplayPayload,
+    OperationType.router_replay_discard: models.RouterReplayDiscardPayload,
+    OperationType.reset_prefix_cache: models.ResetPrefixCachePayload,
 }
 
 
 def _bad(message: str) -> ApiError:
-    return ApiError(400, "bad_value", message)
-
-
-def sub_job_types(job: dict[str, Any]) -> dict[str, str]:
-    """The job's sub-job ids -> their job types."""
-    ids = sub_job_ids(job["job_id"], job["sub_jobs"])
-    return {sid: str(sub["job_type"]) for sid, sub in zip(ids, job["sub_jobs"], strict=True)}
+    return ApiError(400, ErrorCode.bad_value, message)
 
 
 def check_routing(job: dict[str, Any], sub_job_id: str | None, sub_job_type: str | None) -> None:
@@ -71,9 +61,7 @@ def _owned(job: dict[str, Any], *ids: str | None) -> None:
             raise _bad(f"{sid} is not a sub-job of job {job['job_id']}")
 
 
-def plan(
-    service: MockService, job_id: str, body: dict[str, Any], submit_json: SubmitJson
-) -> Runner:
+def plan(service: MockService, job_id: str, body: dict[str, Any]) -> Runner:
     """Validate an operation envelope now; return what runs it (under Idempotency-Key)."""
     op = body["operation_type"]
     job = service.job_or_404(job_id)
@@ -82,10 +70,10 @@ def plan(
     log_ignored(model, f"{op} payload")
     payload = plain(model)
 
-    if op == "weight-sync":
+    if op == OperationType.weight_sync:
         _owned(job, payload.get("source_sub_job_id"), *payload.get("target_sub_job_ids", []))
-        return submit_json(job_id, "sync_weights", payload)
-    if op == "forward":
+        return service.submitter(job_id, "sync_weights", payload)
+    if op == OperationType.forward:
         try:
             frame = base64.b64decode(payload["payload_b64"], validate=True)
         except (binascii.Error, ValueError) as exc:
@@ -99,7 +87,7 @@ def plan(
         return run_forward
 
     async def run_inline() -> tuple[int, Any]:
-        if op == "tail-logs":
+        if op == OperationType.tail_logs:
             return 200, _tail_logs(service, job_id, body.get("sub_job_id"), payload)
         service.running_job(job_id)
         return 200, _inline(service, job, op, payload)
@@ -112,15 +100,15 @@ def _inline(
 ) -> dict[str, Any]:
     """The opaque answers of today's inline operation types."""
     job_id = job["job_id"]
-    if op == "cancel-request":
+    if op == OperationType.cancel_request:
         cancelled = service.cancel_request(job_id, payload["request_id"])
         return {"request_id": payload["request_id"], "cancelled": cancelled}
-    if op == "bootstrap-router-replay":
+    if op == OperationType.bootstrap_router_replay:
         _owned(job, payload["source_sub_job_id"], payload["target_sub_job_id"])
         return {"bootstrapped": True, **{k: payload[k] for k in BOOTSTRAP_FIELDS if k in payload}}
-    if op == "router-replay-discard":
+    if op == OperationType.router_replay_discard:
         return {"discarded": len(set(payload.get("sample_ids", [])))}
-    sampling = [sid for sid, kind in sub_job_types(job).items() if kind == "sampling"]
+    sampling = [sid for sid, kind in sub_job_types(job).items() if kind == JobType.sampling]
     return {"reset": True, "drained": payload.get("drain", True), "sub_job_ids": sampling}
 
 
@@ -133,10 +121,7 @@ def _tail_logs(
     start = int(match.group(1)) if match else 0
     lines = max(1, min(payload.get("max_lines", DEFAULT_LOG_LINES), MAX_LOG_LINES))
     rows, more = service.store.logs(job_id, start, lines, sub_job_id)
-    entries = [
-        f"{datetime.fromtimestamp(r['ts'], UTC).isoformat().replace('+00:00', 'Z')} {r['line']}"
-        for r in rows
-    ]
+    entries = [f"{iso(r['ts'])} {r['line']}" for r in rows]
     end = rows[-1]["seq"] + 1 if rows else start
-    placing = job["status"] in ("pending", "placing")
+    placing = job["status"] in NOT_PLACED
     return {"entries": entries, "next_cursor": f"cursor-{end}", "eof": not more and not placing}

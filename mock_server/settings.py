@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cortex_gs_contract import REQUEST_ID_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER
+
 from arctic_rl.wire import MAX_BODY_BYTES
 
-TOKEN_TYPE = "PROGRAMMATIC_ACCESS_TOKEN"
-TOKEN_TYPE_HEADER = "X-Snowflake-Authorization-Token-Type"
-REQUEST_ID_HEADER = "x-snowflake-request-id"
 INLINE_RESULT_BYTES = 1024 * 1024
 
 
@@ -51,3 +50,13 @@ class Settings:
     def prefix(self) -> str:
         """The contract's path prefix with this mock's default database and schema."""
         return f"/api/v2/databases/{self.database}/schemas/{self.schema}/{self.endpoint}"
+
+
+# The contract's auth and request-id header names, re-exported for the mock's callers.
+__all__ = [
+    "INLINE_RESULT_BYTES",
+    "REQUEST_ID_HEADER",
+    "TOKEN_TYPE",
+    "TOKEN_TYPE_HEADER",
+    "Settings",
+]

@@ -4,16 +4,19 @@ The real service keeps accepted chunks with the job, not the connection, and pro
 idempotency for 24 hours; the mock can only honour those promises across its own
 restarts if jobs, requests, events, chunk groups and idempotency records are on disk.
 One connection guarded by a lock is plenty for a mock and keeps writes serialised.
+Over 400 lines on purpose: every SQL statement of the mock lives here, beside the schema
+it depends on, so no other module knows a table's columns.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +105,29 @@ class Store:
             self._db.close()
 
     # -- plumbing --------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic unit of statements: all of them, or (on any error) none."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield self._db
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    @staticmethod
+    def _insert_events(db: sqlite3.Connection, request_id: str, events: list[Any]) -> None:
+        """Append events after the request's existing ones (inside a transaction)."""
+        start = db.execute(
+            "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
+        ).fetchone()[0]
+        db.executemany(
+            "INSERT INTO events VALUES (?, ?, ?)",
+            [(request_id, start + i, json.dumps(e)) for i, e in enumerate(events)],
+        )
+
     def _exec(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Cursor:
         with self._lock:
             return self._db.execute(sql, tuple(args))
@@ -191,7 +217,7 @@ class Store:
             wanted.append(job_id)
         return [r["request_id"] for r in self._all(sql + " ORDER BY created_at, rowid", wanted)]
 
-    def finish_request(
+    def set_request_status(
         self,
         request_id: str,
         status: str,
@@ -203,81 +229,50 @@ class Store:
     ) -> bool:
         """Set a request's state (and result, error, events) atomically."""
         allowed = list(only_from)
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                cur = self._db.execute(
-                    "UPDATE requests SET status = ?, updated_at = ?, result = ?, error = ? "
-                    f"WHERE request_id = ? AND status IN ({','.join('?' * len(allowed))})",
-                    (
-                        status,
-                        time.time(),
-                        None if result is None else json.dumps(result),
-                        None if error is None else json.dumps(error),
-                        request_id,
-                        *allowed,
-                    ),
-                )
-                changed = cur.rowcount > 0
-                if changed and events:
-                    start = self._db.execute(
-                        "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
-                    ).fetchone()[0]
-                    self._db.executemany(
-                        "INSERT INTO events VALUES (?, ?, ?)",
-                        [(request_id, start + i, json.dumps(e)) for i, e in enumerate(events)],
-                    )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction() as db:
+            cur = db.execute(
+                "UPDATE requests SET status = ?, updated_at = ?, result = ?, error = ? "
+                f"WHERE request_id = ? AND status IN ({','.join('?' * len(allowed))})",
+                (
+                    status,
+                    time.time(),
+                    None if result is None else json.dumps(result),
+                    None if error is None else json.dumps(error),
+                    request_id,
+                    *allowed,
+                ),
+            )
+            changed = cur.rowcount > 0
+            if changed and events:
+                self._insert_events(db, request_id, events)
         return changed
 
     def append_events(self, request_id: str, events: list[dict[str, Any]]) -> None:
         """Queue events of a request that is still running (streamed generation)."""
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                start = self._db.execute(
-                    "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
-                ).fetchone()[0]
-                self._db.executemany(
-                    "INSERT INTO events VALUES (?, ?, ?)",
-                    [(request_id, start + i, json.dumps(e)) for i, e in enumerate(events)],
-                )
-                self._db.execute(
-                    "UPDATE requests SET updated_at = ? WHERE request_id = ?",
-                    (time.time(), request_id),
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction() as db:
+            self._insert_events(db, request_id, events)
+            db.execute(
+                "UPDATE requests SET updated_at = ? WHERE request_id = ?",
+                (time.time(), request_id),
+            )
 
     def drain_events(self, request_id: str, limit: int) -> tuple[list[dict[str, Any]], int]:
         """Hand out up to ``limit`` undelivered events, consuming them; and how many remain."""
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                delivered = self._db.execute(
-                    "SELECT delivered FROM requests WHERE request_id = ?", (request_id,)
-                ).fetchone()[0]
-                rows = self._db.execute(
-                    "SELECT body FROM events WHERE request_id = ? AND seq >= ? ORDER BY seq "
-                    "LIMIT ?",
-                    (request_id, delivered, limit),
-                ).fetchall()
-                self._db.execute(
-                    "UPDATE requests SET delivered = ? WHERE request_id = ?",
-                    (delivered + len(rows), request_id),
-                )
-                total = self._db.execute(
-                    "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
-                ).fetchone()[0]
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction() as db:
+            delivered = db.execute(
+                "SELECT delivered FROM requests WHERE request_id = ?", (request_id,)
+            ).fetchone()[0]
+            rows = db.execute(
+                "SELECT body FROM events WHERE request_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+                (request_id, delivered, limit),
+            ).fetchall()
+            db.execute(
+                "UPDATE requests SET delivered = ? WHERE request_id = ?",
+                (delivered + len(rows), request_id),
+            )
+            total = db.execute(
+                "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
+            ).fetchone()[0]
         return [json.loads(r[0]) for r in rows], int(total) - delivered - len(rows)
 
     def events(self, request_id: str, start: int, limit: int) -> tuple[list[dict[str, Any]], int]:

@@ -240,7 +240,7 @@ def test_retried_final_chunk_resolves_to_the_one_execution(
 def test_request_status_in_todays_shape(api: MockApi, live_mock: LiveMock) -> None:
     """No job_id; done; error "" ; next_cursor "" while nothing is queued (in flight too)."""
     job_id = default_job(api)
-    backend = live_mock.app.state.service.backend
+    backend = live_mock.app.state.service.worker.backend
     release = threading.Event()
     original = backend.step
 

@@ -1,0 +1,119 @@
+"""What every handler depends on: the caller's identity, the service, path ids, idempotency.
+
+FastAPI resolves these per request (the bigger-applications layout), so handlers in
+``mock_server.routers`` never build or look up shared objects themselves. Patterns and
+header names come from the generated contract module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from cortex_gs_contract import (
+    CHECKPOINT_ID_PATTERN,
+    IDEMPOTENCY_KEY_HEADER,
+    IDEMPOTENCY_KEY_PATTERN,
+    JOB_ID_PATTERN,
+    TOKEN_TYPE,
+    TOKEN_TYPE_HEADER,
+    ErrorCode,
+)
+from fastapi import Depends, Header, Path, Request, Security
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from mock_server.errors import ApiError
+from mock_server.service import MockService
+from mock_server.settings import Settings
+
+_bearer = HTTPBearer(scheme_name="patBearer", auto_error=False)
+_token_type = APIKeyHeader(name=TOKEN_TYPE_HEADER, scheme_name="patTokenType", auto_error=False)
+
+
+def get_settings(request: Request) -> Settings:
+    """The app's settings."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_service(request: Request) -> MockService:
+    """The app's service (business rules, store, worker)."""
+    service: MockService = request.app.state.service
+    return service
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+ServiceDep = Annotated[MockService, Depends(get_service)]
+
+
+async def authenticate(
+    settings: SettingsDep,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)],
+    token_type: Annotated[str | None, Security(_token_type)],
+) -> str:
+    """Both PAT headers, constant-time compare; returns a principal id (never the token)."""
+    if not settings.auth:
+        return "anonymous"
+    expected = (settings.token or "").encode()
+    given = (bearer.credentials if bearer else "").encode()
+    if not bearer or not expected or not hmac.compare_digest(given, expected):
+        raise ApiError(401, ErrorCode.unauthorized, "missing or invalid bearer token")
+    if token_type != TOKEN_TYPE:
+        raise ApiError(401, ErrorCode.unauthorized, f"{TOKEN_TYPE_HEADER} must be {TOKEN_TYPE}")
+    return hashlib.sha256(given).hexdigest()[:16]
+
+
+Principal = Annotated[str, Depends(authenticate)]
+JobIdPath = Annotated[str, Path(pattern=JOB_ID_PATTERN, description="The job's id.")]
+CheckpointIdPath = Annotated[
+    str, Path(pattern=CHECKPOINT_ID_PATTERN, description="The checkpoint's id.")
+]
+Runner = Callable[[], Awaitable[tuple[int, Any]]]
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """The ``Idempotency-Key`` promise of one call, scoped to its caller, method and path."""
+
+    service: MockService
+    scope: str
+    key: str | None
+
+    async def run(self, body: Any, runner: Runner) -> tuple[int, Any]:
+        """Run ``runner`` once per key and body; a repeat answers the first success."""
+        return await self.service.idempotent(self.scope, self.key, body, runner)
+
+
+def idempotency(
+    service: ServiceDep,
+    principal: Principal,
+    request: Request,
+    key: Annotated[
+        str | None,
+        Header(
+            alias=IDEMPOTENCY_KEY_HEADER,
+            pattern=IDEMPOTENCY_KEY_PATTERN,
+            description="Idempotency key.",
+        ),
+    ] = None,
+) -> Idempotency:
+    """Only the operations that take the header depend on this (the contract says which)."""
+    return Idempotency(service, f"{principal}|{request.method} {request.url.path}", key)
+
+
+IdempotencyDep = Annotated[Idempotency, Depends(idempotency)]
+
+
+async def read_body(request: Request) -> bytes:
+    """The raw body; the middleware stops it at the cap, so this never exceeds it.
+
+    Called by a handler after its own checks (not a dependency), so a call that is refused
+    anyway (job not running) is refused before its body is read.
+    """
+    parts = bytearray()
+    async for part in request.stream():
+        parts += part
+    return bytes(parts)

@@ -1,0 +1,59 @@
+"""Handlers of the ``checkpoints`` operations (export links are served by ``files``)."""
+
+from __future__ import annotations
+
+import cortex_gs_models as models
+from fastapi import Request
+from fastapi.responses import JSONResponse, Response
+
+from mock_server import control
+from mock_server.dependencies import (
+    CheckpointIdPath,
+    IdempotencyDep,
+    JobIdPath,
+    Principal,
+    ServiceDep,
+)
+from mock_server.routers._common import accepted, open_body, reply
+
+
+async def list_checkpoints(job_id: JobIdPath, _: Principal, service: ServiceDep) -> JSONResponse:
+    items = control.list_checkpoints(service, job_id)
+    return reply(models.CheckpointList, {"checkpoints": items})
+
+
+async def delete_checkpoint(
+    job_id: JobIdPath, checkpoint_id: CheckpointIdPath, _: Principal, service: ServiceDep
+) -> Response:
+    control.delete_checkpoint(service, job_id, checkpoint_id)
+    return Response(status_code=204)
+
+
+async def export_checkpoint(
+    job_id: JobIdPath,
+    checkpoint_id: CheckpointIdPath,
+    _: Principal,
+    service: ServiceDep,
+    request: Request,
+) -> JSONResponse:
+    """Short-lived links to each file of the checkpoint (no body in, none needed)."""
+    exported = control.export_checkpoint(service, job_id, checkpoint_id, str(request.base_url))
+    return reply(models.CheckpointExport, exported)
+
+
+async def save_checkpoint(
+    job_id: JobIdPath, body: models.SaveRequest, service: ServiceDep, idempotency: IdempotencyDep
+) -> JSONResponse:
+    """The result's ``checkpoint_id`` is the server's; a caller's one is not used."""
+    data = open_body(body, "save")
+    return accepted(await idempotency.run(data, service.submitter(job_id, "save_checkpoint", data)))
+
+
+async def load_checkpoint(
+    job_id: JobIdPath, body: models.LoadRequest, service: ServiceDep, idempotency: IdempotencyDep
+) -> JSONResponse:
+    """400 for a target outside the job, 501 for a non-training target, 404 when the
+    checkpoint is missing."""
+    data = open_body(body, "load")
+    control.check_load(service, job_id, data)
+    return accepted(await idempotency.run(data, service.submitter(job_id, "load_checkpoint", data)))

@@ -1,0 +1,55 @@
+"""Handlers of the ``sampling`` operations: generate, generate-stream, log-probs, sync."""
+
+from __future__ import annotations
+
+import json
+
+import cortex_gs_models as models
+from cortex_gs_contract import ErrorCode
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from mock_server import control
+from mock_server.bodies import parse, plain
+from mock_server.dependencies import IdempotencyDep, JobIdPath, Principal, ServiceDep, read_body
+from mock_server.errors import ApiError
+from mock_server.routers._common import accepted, binary_handler, open_body, reply
+
+generate = binary_handler("generate")
+
+
+async def generate_stream(
+    job_id: JobIdPath, _: Principal, service: ServiceDep, request: Request
+) -> JSONResponse:
+    """Each prompt's answer becomes a ``result``/``error`` event, then one ``done``."""
+    service.running_job(job_id)
+    raw = await read_body(request)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ApiError(400, ErrorCode.bad_json, "body is not UTF-8 JSON") from exc
+    generation = open_body(parse(models.GenerateRequest, data, ("body",)), "generate-stream")
+    control.check_aligned(generation)
+    request_id = service.submit(job_id, "generate_stream", generation)
+    count = len(generation["prompts"])
+    return reply(
+        models.GenerateStreamAccepted,
+        {"request_id": request_id, "job_id": job_id, "count": count},
+        202,
+    )
+
+
+async def log_probs(
+    job_id: JobIdPath, body: models.LogProbsRequest, _: Principal, service: ServiceDep
+) -> JSONResponse:
+    return accepted(await service.submitter(job_id, "log_probs", plain(body))())
+
+
+async def sync_weights(
+    job_id: JobIdPath,
+    body: models.SyncWeightsRequest,
+    service: ServiceDep,
+    idempotency: IdempotencyDep,
+) -> JSONResponse:
+    data = plain(body)
+    return accepted(await idempotency.run(data, service.submitter(job_id, "sync_weights", data)))
