@@ -6,16 +6,11 @@ Every refusal raises :class:`WireError` with a machine-readable ``code``.
 
 from __future__ import annotations
 
-from ._chunks import (
-    ChunkAssembler,
-    ChunkDescriptor,
-    iter_chunks,
-    join_chunks,
-    read_chunk_descriptor,
-    split_chunks,
-)
+from ._assembler import ChunkAssembler, join_chunks
+from ._chunks import ChunkDescriptor, ChunkFrame, Chunking, read_chunk
 from ._errors import ERROR_CODES, WireError
 from ._frame import dumps, loads, read_metadata
+from ._legacy import iter_chunks, read_chunk_descriptor, split_chunks
 from ._limits import CHUNK_HEADROOM, CHUNK_KINDS, DEFAULT_LIMITS, MAX_BODY_BYTES, VERSION, Limits
 
 __all__ = [
@@ -27,12 +22,15 @@ __all__ = [
     "VERSION",
     "ChunkAssembler",
     "ChunkDescriptor",
+    "ChunkFrame",
+    "Chunking",
     "Limits",
     "WireError",
     "dumps",
     "iter_chunks",
     "join_chunks",
     "loads",
+    "read_chunk",
     "read_chunk_descriptor",
     "read_metadata",
     "split_chunks",

@@ -1,21 +1,21 @@
-"""Chunk envelopes: split a frame into byte ranges, stream them, reassemble them.
+"""Chunk envelopes: how a frame is cut into byte ranges, and what each range says.
 
 Each chunk is itself a DSSST1 frame ``{"payload": uint8[L]}`` whose ``op`` metadata
 holds one descriptor under ``request_chunk`` or ``result_chunk``. The descriptor binds
 every chunk to the whole frame's size and SHA-256, so reassembly can verify both.
+Encoding yields :class:`ChunkFrame` objects that carry their descriptor, and
+:func:`read_chunk` parses a received one once, so no caller re-reads a header that
+was just built or already checked.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import mmap
 import re
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import _fastcopy
@@ -26,18 +26,64 @@ from ._frame import (
     EncodedFrame,
     _as_memoryview,
     build_prefix,
-    decode_view,
     encode_frame,
     iter_frame_slices,
     parse_dss,
     parse_header,
 )
-from ._limits import CHUNK_HEADROOM, CHUNK_KINDS, DEFAULT_LIMITS, VERSION, Limits
+from ._limits import CHUNK_HEADROOM, CHUNK_KINDS, DEFAULT_LIMITS, MAX_BODY_BYTES, VERSION, Limits
 
 _CHUNK_TREE = ["d", [["payload", ["t", "payload"]]]]
 _CHUNK_DSS = json.dumps({"v": VERSION, "tree": _CHUNK_TREE})
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _U8 = BY_CODE["U8"]
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in CHUNK_KINDS:
+        raise WireError("bad_value", f"chunk kind must be one of {CHUNK_KINDS}, got {kind!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunking:
+    """How one frame travels: its direction, the body cap, and the group it belongs to.
+
+    ``max_bytes`` caps each chunk frame; its payload is ``max_bytes - CHUNK_HEADROOM``.
+    A frame of at most ``bare_max_bytes`` (default: ``max_bytes``) travels bare, as one
+    :class:`ChunkFrame` without a descriptor; ``bare_max_bytes=0`` always wraps it in an
+    envelope (forward-backward binds its idempotency key that way). A ``request_chunk``
+    plan without ``chunk_group_id`` gets a fresh random one each time it is used; pass
+    your own to make retries (and streamed vs one-shot output) byte-identical.
+    """
+
+    kind: str
+    max_bytes: int = MAX_BODY_BYTES
+    chunk_group_id: str | None = None
+    operation: str | None = None
+    bare_max_bytes: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_kind(self.kind)
+        if type(self.max_bytes) is not int or self.max_bytes <= CHUNK_HEADROOM:
+            raise WireError("bad_value", f"max_bytes must be an int above {CHUNK_HEADROOM}")
+        bare = self.bare_max_bytes
+        if bare is not None and (type(bare) is not int or bare < 0):
+            raise WireError("bad_value", "bare_max_bytes must be a non-negative int")
+
+    @classmethod
+    def for_payload(cls, payload_bytes: int, **fields: Any) -> Chunking:
+        """The plan whose chunks carry ``payload_bytes`` of the frame each."""
+        return cls(max_bytes=payload_bytes + CHUNK_HEADROOM, **fields)
+
+    @property
+    def payload_bytes(self) -> int:
+        """Frame bytes per chunk (the last one carries the rest)."""
+        return self.max_bytes - CHUNK_HEADROOM
+
+    def travels_bare(self, frame_size: int) -> bool:
+        """Whether a frame of ``frame_size`` bytes is sent as is, without an envelope."""
+        limit = self.max_bytes if self.bare_max_bytes is None else self.bare_max_bytes
+        return frame_size <= limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +114,9 @@ class ChunkDescriptor:
 
     def same_frame(self, other: ChunkDescriptor) -> bool:
         """True when both chunks claim the same frame and group."""
+        return self._frame_key() == other._frame_key()
+
+    def _frame_key(self) -> tuple[Any, ...]:
         return (
             self.kind,
             self.total_chunks,
@@ -75,136 +124,96 @@ class ChunkDescriptor:
             self.frame_size_bytes,
             self.chunk_group_id,
             self.operation,
-        ) == (
-            other.kind,
-            other.total_chunks,
-            other.frame_sha256,
-            other.frame_size_bytes,
-            other.chunk_group_id,
-            other.operation,
         )
 
 
-def _check_kind(kind: str) -> None:
-    if kind not in CHUNK_KINDS:
-        raise WireError("bad_value", f"chunk kind must be one of {CHUNK_KINDS}, got {kind!r}")
+@dataclass(frozen=True, slots=True)
+class ChunkFrame:
+    """One body on the wire: its bytes and, for an envelope, its parsed descriptor.
 
+    ``descriptor`` is ``None`` for a bare frame (one that fits and travels as is). The
+    frame part it carries (the envelope's payload, or the bare frame itself) starts at
+    ``payload_offset`` and runs to the end of ``data``.
+    """
 
-def _payload_size(max_bytes: int) -> int:
-    if type(max_bytes) is not int or max_bytes <= CHUNK_HEADROOM:
-        raise WireError("bad_value", f"max_bytes must be an int above {CHUNK_HEADROOM}")
-    return max_bytes - CHUNK_HEADROOM
+    data: Buffer
+    descriptor: ChunkDescriptor | None
+    payload_offset: int = field(default=0, repr=False)
+
+    def __bytes__(self) -> bytes:
+        return bytes(self.data)
+
+    @property
+    def index(self) -> int:
+        """This chunk's position in its frame (0 for a bare frame)."""
+        return 0 if self.descriptor is None else self.descriptor.chunk_idx
+
+    @property
+    def total(self) -> int:
+        """How many chunks the frame travels in (1 for a bare frame)."""
+        return 1 if self.descriptor is None else self.descriptor.total_chunks
+
+    @property
+    def frame_size(self) -> int:
+        """Size of the whole frame this chunk belongs to."""
+        if self.descriptor is None:
+            return len(self.data)
+        return self.descriptor.frame_size_bytes
+
+    @property
+    def payload(self) -> memoryview:
+        """The frame bytes this chunk carries, as a view of ``data``."""
+        return _as_memoryview(self.data)[self.payload_offset :]
 
 
 def _chunk_frame(
-    desc: ChunkDescriptor, parts: list[bytes | memoryview], length: int, max_bytes: int
-) -> bytes:
-    """One chunk frame, byte-identical to ``dumps({"payload": u8}, metadata={kind: desc})``."""
+    desc: ChunkDescriptor, parts: list[bytes | memoryview], max_bytes: int
+) -> ChunkFrame:
+    """One envelope, byte-identical to ``dumps({"payload": u8}, metadata={kind: desc})``."""
+    length = sum(len(p) for p in parts)
     op = json.dumps({desc.kind: desc.as_dict()})
     prefix = build_prefix(
         [("dss", _CHUNK_DSS), ("op", op)], [("payload", "U8", (length,), 0, length)]
     )
     if len(prefix) + length > max_bytes:
         raise WireError("too_large", "chunk header does not fit in the chunk headroom")
-    return _fastcopy.gather([prefix, *parts], len(prefix) + length)
+    data = _fastcopy.gather([prefix, *parts], len(prefix) + length)
+    return ChunkFrame(data, desc, len(prefix))
 
 
-def _plan(
-    kind: str,
-    size: int,
-    sha: str,
-    max_bytes: int,
-    chunk_group_id: str | None,
-    operation: str | None,
-) -> tuple[int, list[ChunkDescriptor]]:
-    _check_kind(kind)
-    payload = _payload_size(max_bytes)
-    if chunk_group_id is None and kind == "request_chunk":
-        # A fresh group per logical operation; pass an explicit id to make retries
-        # (and streaming vs one-shot output) byte-identical.
-        chunk_group_id = uuid.uuid4().hex
-    total = math.ceil(size / payload)
-    descs = [
-        ChunkDescriptor(kind, i, total, sha, size, chunk_group_id, operation) for i in range(total)
-    ]
-    return payload, descs
-
-
-def _chunks_of(
-    frame: EncodedFrame,
-    *,
-    kind: str,
-    max_bytes: int,
-    chunk_group_id: str | None,
-    operation: str | None,
-    force: bool,
-    sha: str | None = None,
-) -> Iterator[bytes]:
-    if not force and frame.size <= max_bytes:
-        _check_kind(kind)
-        yield frame.join()
+def _frames_of(frame: EncodedFrame, chunking: Chunking) -> Iterator[ChunkFrame]:
+    if chunking.travels_bare(frame.size):
+        yield ChunkFrame(frame.join(), None)
         return
-    sha = sha if sha is not None else frame.sha256()
-    payload, descs = _plan(kind, frame.size, sha, max_bytes, chunk_group_id, operation)
-    for desc, parts in zip(descs, iter_frame_slices(frame, payload), strict=True):
-        yield _chunk_frame(desc, parts, sum(len(p) for p in parts), max_bytes)
-
-
-def split_chunks(
-    frame: Buffer,
-    *,
-    kind: str,
-    max_bytes: int,
-    chunk_group_id: str | None = None,
-    operation: str | None = None,
-    force: bool = False,
-) -> list[bytes]:
-    """Split a frame into chunk frames of at most ``max_bytes`` each.
-
-    A frame that already fits is returned bare (one element) unless ``force``, which
-    always wraps it in an envelope (forward-backward binds its idempotency key that way).
-    """
-    mv = _as_memoryview(frame)
-    encoded = EncodedFrame(b"", [mv], len(mv))
-    return list(
-        _chunks_of(
-            encoded,
-            kind=kind,
-            max_bytes=max_bytes,
-            chunk_group_id=chunk_group_id,
-            operation=operation,
-            force=force,
+    group_id = chunking.chunk_group_id
+    if group_id is None and chunking.kind == "request_chunk":
+        group_id = uuid.uuid4().hex  # a fresh group per logical operation
+    payload = chunking.payload_bytes
+    sha = frame.sha256()
+    total = math.ceil(frame.size / payload)
+    for idx, parts in enumerate(iter_frame_slices(frame, payload)):
+        desc = ChunkDescriptor(
+            chunking.kind, idx, total, sha, frame.size, group_id, chunking.operation
         )
-    )
+        yield _chunk_frame(desc, parts, chunking.max_bytes)
 
 
 def iter_chunks(
-    value: Any,
-    *,
-    kind: str,
-    max_bytes: int,
-    chunk_group_id: str | None = None,
-    operation: str | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    force: bool = False,
-) -> Iterator[bytes]:
+    value: Any, chunking: Chunking, *, metadata: Mapping[str, Any] | None = None
+) -> Iterator[ChunkFrame]:
     """Encode ``value`` straight to chunk frames without building the whole frame.
 
     Tensor bytes are read twice (once to hash, once to emit) and never copied whole;
     at most one chunk is alive at a time. Output equals
-    ``split_chunks(dumps(value, metadata=metadata), ...)`` given the same group id.
+    ``split_chunks(dumps(value, metadata=metadata), chunking)`` given the same group id.
     """
-    _check_kind(kind)
-    _payload_size(max_bytes)
-    encoded = encode_frame(value, metadata=metadata)
-    return _chunks_of(
-        encoded,
-        kind=kind,
-        max_bytes=max_bytes,
-        chunk_group_id=chunk_group_id,
-        operation=operation,
-        force=force,
-    )
+    return _frames_of(encode_frame(value, metadata=metadata), chunking)
+
+
+def split_chunks(frame: Buffer, chunking: Chunking) -> list[ChunkFrame]:
+    """Cut an encoded frame into chunk frames of at most ``chunking.max_bytes`` each."""
+    view = _as_memoryview(frame)
+    return list(_frames_of(EncodedFrame(b"", [view], len(view)), chunking))
 
 
 def _descriptor_from_op(op: dict[str, Any]) -> ChunkDescriptor | None:
@@ -235,248 +244,21 @@ def _descriptor_from_op(op: dict[str, Any]) -> ChunkDescriptor | None:
     return ChunkDescriptor(kind, idx, total, sha, size, group, operation)
 
 
-def _parse_chunk(
-    data: Buffer, limits: Limits
-) -> tuple[ChunkDescriptor | None, memoryview, memoryview]:
-    """(descriptor or None for a bare frame, payload view, whole-chunk view)."""
-    mv = _as_memoryview(data)
-    header = parse_header(mv, limits)
+def read_chunk(data: Buffer, *, limits: Limits = DEFAULT_LIMITS) -> ChunkFrame:
+    """Parse a received body once: an envelope with its descriptor, or a bare frame.
+
+    Validates the header (not the payload bytes, which reassembly hashes); hand the
+    result to :meth:`ChunkAssembler.add` so the header is not read again.
+    """
+    view = _as_memoryview(data)
+    header = parse_header(view, limits)
     tree, op = parse_dss(header)
     desc = _descriptor_from_op(op)
     if desc is None:
-        return None, mv[:0], mv
+        return ChunkFrame(data, None)
     info = header.tensors.get("payload")
     if tree != _CHUNK_TREE or info is None or len(header.tensors) != 1:
         raise WireError("bad_structure", "chunk frame must hold exactly {'payload': uint8[n]}")
     if info.dtype is not _U8 or len(info.shape) != 1 or info.shape[0] < 1:
         raise WireError("bad_structure", "chunk payload must be a non-empty 1-D uint8 tensor")
-    start = header.data_start + info.begin
-    return desc, mv[start : header.data_start + info.end], mv
-
-
-def read_chunk_descriptor(chunk: Buffer) -> dict[str, Any]:
-    """The chunk's descriptor plus ``kind`` (validates the header, not the payload bytes).
-
-    Raises ``WireError('bad_structure')`` when ``chunk`` is a bare frame, not an envelope.
-    """
-    desc, _, _ = _parse_chunk(chunk, DEFAULT_LIMITS)
-    if desc is None:
-        raise WireError("bad_structure", "frame is not a chunk envelope")
-    return {"kind": desc.kind, **desc.as_dict()}
-
-
-_THREAD_MIN = 32 * 1024 * 1024
-"""Frames at least this large are copied and hashed on a helper thread."""
-
-
-class ChunkAssembler:
-    """Incremental decoder: feed chunks as they arrive, in any order.
-
-    Each chunk is verified on arrival (frame consistency, index range, duplicates,
-    payload length) and its payload written straight to its final place in one
-    preallocated buffer; the frame's SHA-256 advances whenever the next in-order chunk
-    is in, so the hash is finished the moment the last gap fills. The buffer is
-    allocated only after the first chunk's declared size passes
-    ``limits.max_frame_bytes`` and agrees with its chunk count and payload length.
-
-    For large frames the copy and hash of read-only (``bytes``) chunks run on one
-    helper thread, GIL-free, while the caller fetches the next chunk; at most one chunk
-    is in flight. The last ``add`` waits for it and checks the hash, so callers see the
-    same semantics either way. A failing ``add`` leaves the assembler as it was,
-    except a hash mismatch, which poisons it.
-    """
-
-    def __init__(self, *, kind: str | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
-        if kind is not None:
-            _check_kind(kind)
-        self.kind = kind
-        self.limits = limits
-        self.descriptor: ChunkDescriptor | None = None
-        self._into_bytes = False
-        self._payload = 0
-        self._buf: mmap.mmap | bytearray | bytes | None = None
-        self._addr = 0
-        self._have = bytearray()
-        self._copied = bytearray()
-        self._received = 0
-        self._hashed = 0
-        self._hash = hashlib.sha256()
-        self._done = False
-        self._failed: WireError | None = None
-        self._pool: ThreadPoolExecutor | None = None
-        self._future: Future[None] | None = None
-
-    @property
-    def complete(self) -> bool:
-        """All chunks present and the frame's size and SHA-256 verified."""
-        return self._done
-
-    @property
-    def received(self) -> int:
-        """How many distinct chunks have been accepted."""
-        return self._received
-
-    @property
-    def total(self) -> int | None:
-        """Declared chunk count (None before the first chunk)."""
-        return self.descriptor.total_chunks if self.descriptor else None
-
-    def missing(self) -> list[int]:
-        """Chunk indexes not yet received."""
-        return [i for i, have in enumerate(self._have) if not have]
-
-    def _expected_len(self, idx: int) -> int:
-        d = self.descriptor
-        assert d is not None
-        if idx < d.total_chunks - 1:
-            return self._payload
-        return d.frame_size_bytes - self._payload * (d.total_chunks - 1)
-
-    def _start(self, desc: ChunkDescriptor, length: int) -> None:
-        """Derive the chunk payload size from the first chunk, then allocate."""
-        size, total, idx = desc.frame_size_bytes, desc.total_chunks, desc.chunk_idx
-        if size > self.limits.max_frame_bytes:
-            raise WireError(
-                "too_large",
-                f"declared frame of {size} bytes exceeds the {self.limits.max_frame_bytes} cap",
-            )
-        if total > self.limits.max_chunks:
-            raise WireError("too_large", f"{total} chunks declared, cap {self.limits.max_chunks}")
-        if total == 1 or idx < total - 1:
-            payload = length
-        else:
-            rest = size - length
-            if rest <= 0 or rest % (total - 1):
-                raise WireError("size_mismatch", "last chunk length disagrees with the frame size")
-            payload = rest // (total - 1)
-        expected = payload if idx < total - 1 else size - payload * (total - 1)
-        if payload < 1 or math.ceil(size / payload) != total or length != expected:
-            raise WireError(
-                "size_mismatch", "chunk length, total_chunks and frame_size_bytes disagree"
-            )
-        self.descriptor = desc
-        self._payload = payload
-        self._have = bytearray(total)
-        self._copied = bytearray(total)
-        threaded = size >= _THREAD_MIN
-        if threaded:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="dssst1-assembler")
-        # Large buffers are mapped lazily: the helper populates each chunk's range just
-        # before copying into it, so allocation costs nothing up front.
-        fast = _fastcopy.empty_bytes(size, prefault=not threaded) if self._into_bytes else None
-        if fast is not None:
-            self._buf, self._addr = fast
-        else:
-            self._buf = _fastcopy.writable_buffer(size, prefault=not threaded)
-            self._addr = _fastcopy.address(self._buf) if size >= _fastcopy.FAST_MIN else 0
-
-    def add(self, chunk: Buffer) -> ChunkDescriptor:
-        """Verify one chunk frame and place its payload; returns its descriptor."""
-        if self._failed is not None:
-            raise WireError(self._failed.code, f"assembler already failed: {self._failed.message}")
-        desc, payload, _ = _parse_chunk(chunk, self.limits)
-        if desc is None:
-            raise WireError("bad_structure", "frame is not a chunk envelope")
-        if self.kind is not None and desc.kind != self.kind:
-            raise WireError("chunk_mismatch", f"expected a {self.kind}, got a {desc.kind}")
-        length = len(payload)
-        if self.descriptor is None:
-            self._start(desc, length)
-        elif not desc.same_frame(self.descriptor):
-            raise WireError("chunk_mismatch", "chunk belongs to a different frame or group")
-        if self._have[desc.chunk_idx]:
-            raise WireError("duplicate_chunk", f"chunk {desc.chunk_idx} already received")
-        if length != self._expected_len(desc.chunk_idx):
-            raise WireError("size_mismatch", f"chunk {desc.chunk_idx} has the wrong length")
-        self._have[desc.chunk_idx] = 1
-        self._received += 1
-        self._wait()
-        if self._pool is not None and payload.readonly:
-            self._future = self._pool.submit(self._ingest, desc.chunk_idx, payload)
-        else:
-            # A writable chunk buffer may be reused by the caller once add() returns.
-            self._ingest(desc.chunk_idx, payload)
-        if self._received == self.descriptor.total_chunks:
-            self._finish()
-        return desc
-
-    def _wait(self) -> None:
-        if self._future is not None:
-            future, self._future = self._future, None
-            future.result()
-
-    def _ingest(self, idx: int, payload: memoryview) -> None:
-        """Copy one payload into place and advance the in-order hash (helper thread)."""
-        offset = idx * self._payload
-        n = len(payload)
-        if self._addr:  # large buffer (possibly a not-yet-shared bytes object)
-            if self._pool is not None:  # mapped lazily: fault this range in bulk
-                _fastcopy.populate(self._addr + offset, n)
-            _fastcopy.memmove(self._addr + offset, _fastcopy.address(payload), n)
-        else:
-            assert isinstance(self._buf, bytearray | mmap.mmap)
-            self._buf[offset : offset + n] = payload
-        self._copied[idx] = 1
-        total = len(self._copied)
-        view = memoryview(self._buf)  # type: ignore[arg-type]
-        while self._hashed < total and self._copied[self._hashed]:
-            start = self._hashed * self._payload
-            self._hash.update(view[start : start + self._expected_len(self._hashed)])
-            self._hashed += 1
-        view.release()
-
-    def _finish(self) -> None:
-        """All chunks in: wait for the helper, then check the frame's SHA-256."""
-        assert self.descriptor is not None
-        self._wait()
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-        if self._hash.hexdigest() != self.descriptor.frame_sha256:
-            self._failed = WireError("hash_mismatch", "reassembled frame fails its SHA-256")
-            self._buf = None
-            raise self._failed
-        self._done = True
-
-    def _require_complete(self) -> memoryview:
-        if self._failed is not None:
-            raise self._failed
-        if not self._done or self._buf is None:
-            missing = self.missing() if self.descriptor else []
-            shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
-            raise WireError("missing_chunks", f"frame incomplete; missing chunks: [{shown}]")
-        return memoryview(self._buf)
-
-    @property
-    def buffer(self) -> memoryview:
-        """The reassembled frame without copying it (valid once complete)."""
-        return self._require_complete()
-
-    def frame(self) -> bytes:
-        """The reassembled, verified frame (a copy unless assembled straight into bytes)."""
-        view = self._require_complete()
-        if isinstance(self._buf, bytes):
-            return self._buf
-        return _fastcopy.gather([view], len(view))
-
-    def value(self) -> Any:
-        """Decode the reassembled frame; tensors view the assembler's buffer (no copy)."""
-        return decode_view(self._require_complete(), self.limits)
-
-
-def join_chunks(
-    chunks: Iterable[Buffer], *, kind: str | None = None, limits: Limits = DEFAULT_LIMITS
-) -> bytes:
-    """Reassemble and verify a complete chunk set (any order); a lone bare frame passes through."""
-    items = list(chunks)
-    if not items:
-        raise WireError("missing_chunks", "no chunks given")
-    if len(items) == 1:
-        desc, _, mv = _parse_chunk(items[0], limits)
-        if desc is None:
-            return bytes(mv)
-    asm = ChunkAssembler(kind=kind, limits=limits)
-    asm._into_bytes = True  # the caller wants bytes: assemble straight into them
-    for item in items:
-        asm.add(item)
-    return asm.frame()
+    return ChunkFrame(data, desc, header.data_start + info.begin)

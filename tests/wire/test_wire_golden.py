@@ -41,7 +41,7 @@ CHUNK_PARAMS = {
     "forced_single_chunk": {
         "kind": "request_chunk",
         "max_bytes": wire.MAX_BODY_BYTES,
-        "force": True,
+        "bare_max_bytes": 0,
     },
 }
 
@@ -89,7 +89,7 @@ def test_golden_chunks_join(name: str) -> None:
     assert wire.join_chunks(list(reversed(chunks)), kind=CHUNK_PARAMS[name]["kind"]) == expected
     for chunk, meta in zip(chunks, vec["chunk_metadata"], strict=True):
         ((kind, desc),) = meta.items()
-        assert wire.read_chunk_descriptor(chunk) == {"kind": kind, **desc}
+        assert wire.read_chunk(chunk).descriptor == wire.ChunkDescriptor(kind=kind, **desc)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -114,14 +114,13 @@ def test_golden_chunks_resplit_byte_identical(name: str) -> None:
     vec = MANIFEST[name]
     golden = [golden_bytes(f) for f in vec["chunks"]]
     desc = next(iter(vec["chunk_metadata"][0].values()))
-    kwargs = dict(CHUNK_PARAMS[name])
-    frame = golden_bytes(vec["reassembles_to"])
-    ours = wire.split_chunks(
-        frame,
+    chunking = wire.Chunking(
         chunk_group_id=desc.get("chunk_group_id"),
         operation=desc.get("operation"),
-        **kwargs,
+        **CHUNK_PARAMS[name],
     )
+    frame = golden_bytes(vec["reassembles_to"])
+    ours = [bytes(c) for c in wire.split_chunks(frame, chunking)]
     assert [reorder_metadata(g) for g in golden] == ours
     for g, o in zip(golden, ours, strict=True):
         if metadata_order(g) == metadata_order(o):
@@ -130,14 +129,11 @@ def test_golden_chunks_resplit_byte_identical(name: str) -> None:
     # frame_sha256 differs from the golden one only through the metadata order).
     src = MANIFEST[vec["reassembles_to"].removesuffix(".bin")]
     value = wire.loads(frame)
-    common = {
-        "chunk_group_id": desc.get("chunk_group_id"),
-        "operation": desc.get("operation"),
-        **kwargs,
-    }
-    one_shot = wire.split_chunks(wire.dumps(value, metadata=src["metadata"] or None), **common)
-    streamed = list(wire.iter_chunks(value, metadata=src["metadata"] or None, **common))
-    assert streamed == one_shot
+    metadata = src["metadata"] or None
+    one_shot = wire.split_chunks(wire.dumps(value, metadata=metadata), chunking)
+    streamed = list(wire.iter_chunks(value, chunking, metadata=metadata))
+    assert [bytes(c) for c in streamed] == [bytes(c) for c in one_shot]
+    assert [c.descriptor for c in streamed] == [c.descriptor for c in one_shot]
     assert wire.join_chunks(streamed) == reorder_metadata(frame)
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import TORCH_DTYPES, same, tensors, values
 
 from arctic_rl import wire
-from arctic_rl.wire import _chunks, _fastcopy
+from arctic_rl.wire import _assembler, _fastcopy
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -103,15 +103,19 @@ def test_numpy_arrays_encode_as_tensors() -> None:
     st.randoms(use_true_random=False),
 )
 def test_streaming_matches_one_shot(value, max_bytes, force, kind, rnd) -> None:
-    common = {"kind": kind, "max_bytes": max_bytes, "force": force, "chunk_group_id": "g1"}
+    chunking = wire.Chunking(kind, max_bytes, "g1", bare_max_bytes=0 if force else None)
     frame = wire.dumps(value, metadata={"k": 1})
-    one_shot = wire.split_chunks(frame, **common)
-    streamed = list(wire.iter_chunks(value, metadata={"k": 1}, **common))
-    assert streamed == one_shot
-    assert all(len(c) <= max_bytes for c in streamed)
+    one_shot = wire.split_chunks(frame, chunking)
+    streamed = list(wire.iter_chunks(value, chunking, metadata={"k": 1}))
+    assert [bytes(c) for c in streamed] == [bytes(c) for c in one_shot]
+    assert all(len(c.data) <= max_bytes for c in streamed)
     assert wire.join_chunks(streamed) == frame
+    for index, chunk in enumerate(streamed):
+        # each chunk carries exactly the descriptor a receiver parses from its bytes
+        assert wire.read_chunk(bytes(chunk)).descriptor == chunk.descriptor
+        assert (chunk.index, chunk.total, chunk.frame_size) == (index, len(streamed), len(frame))
     if len(streamed) > 1 or force:
-        shuffled = list(streamed)
+        shuffled = [bytes(c) for c in streamed]
         rnd.shuffle(shuffled)
         asm = wire.ChunkAssembler(kind=kind)
         for c in shuffled:
@@ -123,15 +127,14 @@ def test_streaming_matches_one_shot(value, max_bytes, force, kind, rnd) -> None:
 def test_fast_paths_on_small_data(monkeypatch: pytest.MonkeyPatch) -> None:
     """Exercise the pre-faulted/memmove/threaded paths without gigabytes of data."""
     monkeypatch.setattr(_fastcopy, "FAST_MIN", 1)
-    monkeypatch.setattr(_chunks, "_THREAD_MIN", 1)
+    monkeypatch.setattr(_assembler, "_THREAD_MIN", 1)
     gen = torch.Generator().manual_seed(1)
     value = {f"w{i}": torch.randn(1000 + i, generator=gen).to(torch.bfloat16) for i in range(8)}
     frame = wire.dumps(value, metadata={"m": True})
     assert same(wire.loads(frame), value)
-    chunks = list(
-        wire.iter_chunks(value, kind="result_chunk", max_bytes=9000, metadata={"m": True})
-    )
-    assert chunks == wire.split_chunks(frame, kind="result_chunk", max_bytes=9000)
+    chunking = wire.Chunking("result_chunk", 9000)
+    chunks = [bytes(c) for c in wire.iter_chunks(value, chunking, metadata={"m": True})]
+    assert chunks == [bytes(c) for c in wire.split_chunks(frame, chunking)]
     order = list(range(len(chunks)))
     random.Random(3).shuffle(order)
     asm = wire.ChunkAssembler()
@@ -160,7 +163,7 @@ def test_decoded_tensors_view_writable_buffers() -> None:
 
 def test_assembler_value_views_its_buffer() -> None:
     value = {"x": torch.arange(5000, dtype=torch.float32)}
-    chunks = wire.split_chunks(wire.dumps(value), kind="request_chunk", max_bytes=9000)
+    chunks = wire.split_chunks(wire.dumps(value), wire.Chunking("request_chunk", 9000))
     asm = wire.ChunkAssembler(kind="request_chunk")
     for c in chunks:
         asm.add(c)
@@ -194,8 +197,9 @@ def test_json_only_value_and_tuple_tags() -> None:
 def test_large_frames_real_thresholds(n_floats: int, max_bytes: int) -> None:
     value = {"w": torch.arange(n_floats, dtype=torch.float32), "tag": "x"}
     frame = wire.dumps(value)
-    chunks = wire.split_chunks(frame, kind="result_chunk", max_bytes=max_bytes)
-    assert list(wire.iter_chunks(value, kind="result_chunk", max_bytes=max_bytes)) == chunks
+    chunking = wire.Chunking("result_chunk", max_bytes)
+    chunks = [bytes(c) for c in wire.split_chunks(frame, chunking)]
+    assert [bytes(c) for c in wire.iter_chunks(value, chunking)] == chunks
     assert wire.join_chunks(chunks) == frame
     assert wire.join_chunks([bytearray(c) for c in reversed(chunks)]) == frame
     asm = wire.ChunkAssembler(kind="result_chunk")
@@ -217,3 +221,43 @@ def test_shared_storage_written_as_copies(t: torch.Tensor) -> None:
         raw = out["a"].reshape(-1).view(torch.uint8)
         raw[0] = raw[0] ^ 1  # (leaves a bool a bool: 0 <-> 1)
         assert same(out["b"], t)  # decoded copies are independent
+
+
+def test_parsed_chunks_are_assembled_without_a_second_parse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """read_chunk's answer goes straight into the assembler: the header is read once."""
+    value = {"x": torch.arange(5000, dtype=torch.float32)}
+    frame = wire.dumps(value)
+    sent = [bytes(c) for c in wire.split_chunks(frame, wire.Chunking("request_chunk", 9000))]
+    received = [wire.read_chunk(c) for c in sent]
+    parses: list[int] = []
+    real_parse = _assembler.read_chunk
+    monkeypatch.setattr(
+        _assembler, "read_chunk", lambda *a, **k: parses.append(1) or real_parse(*a, **k)
+    )
+    asm = wire.ChunkAssembler(kind="request_chunk")
+    for chunk in reversed(received):
+        asm.add(chunk)
+    assert parses == []
+    assert asm.frame() == frame
+    assert wire.join_chunks(received) == frame
+    assert parses == []
+    bare = wire.read_chunk(frame)
+    with pytest.raises(wire.WireError) as info:
+        wire.ChunkAssembler().add(bare)
+    assert info.value.code == "bad_structure"
+
+
+def test_bare_limit_is_separate_from_the_chunk_size() -> None:
+    """A result that fits ``bare_max_bytes`` travels whole (inline), else in envelopes."""
+    value = {"x": torch.arange(3000, dtype=torch.int32)}
+    frame = wire.dumps(value)
+    small = wire.Chunking.for_payload(1024, kind="result_chunk", bare_max_bytes=len(frame))
+    (whole,) = wire.iter_chunks(value, small)
+    assert (bytes(whole), whole.descriptor) == (frame, None)
+    tighter = wire.Chunking.for_payload(1024, kind="result_chunk", bare_max_bytes=len(frame) - 1)
+    chunks = list(wire.iter_chunks(value, tighter))
+    assert [c.total for c in chunks] == [12] * 12
+    assert all(len(c.payload) == 1024 for c in chunks[:-1])
+    assert wire.join_chunks(chunks) == frame

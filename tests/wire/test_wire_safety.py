@@ -45,7 +45,7 @@ assert "torch" not in sys.modules, "import"
 frame = wire.dumps({"prompts": ["hi", [1, 2]], "n": (1, 2.5)})
 assert wire.loads(frame) == {"prompts": ["hi", [1, 2]], "n": (1, 2.5)}
 assert wire.read_metadata(wire.dumps(1, metadata={"a": 1})) == {"a": 1}
-chunks = wire.split_chunks(frame, kind="request_chunk", max_bytes=9000, force=True)
+chunks = wire.split_chunks(frame, wire.Chunking("request_chunk", 9000, bare_max_bytes=0))
 assert wire.join_chunks(chunks) == frame
 assert "torch" not in sys.modules, "json-only use"
 import torch
@@ -235,27 +235,29 @@ def _chunks(n_bytes: int = 30_000, **kw: Any) -> tuple[bytes, list[bytes]]:
     frame = wire.dumps(value)
     kw.setdefault("kind", "request_chunk")
     kw.setdefault("chunk_group_id", "g")
-    return frame, wire.split_chunks(frame, max_bytes=9000, **kw)
+    return frame, [bytes(c) for c in wire.split_chunks(frame, wire.Chunking(max_bytes=9000, **kw))]
+
+
+def _descriptor(chunk: bytes) -> wire.ChunkDescriptor:
+    desc = wire.read_chunk(chunk).descriptor
+    assert desc is not None, "not a chunk envelope"
+    return desc
 
 
 def test_chunk_parameter_errors() -> None:
     frame, _ = _chunks()
-    assert code_of(wire.split_chunks, frame, kind="request_chunk", max_bytes=8192) == "bad_value"
-    assert code_of(wire.split_chunks, frame, kind="other", max_bytes=9000) == "bad_value"
-    assert code_of(lambda: list(wire.iter_chunks(1, kind="x", max_bytes=9000))) == "bad_value"
-    long_id = "g" * 9000
-    assert (
-        code_of(
-            wire.split_chunks, frame, kind="request_chunk", max_bytes=9000, chunk_group_id=long_id
-        )
-        == "too_large"
-    )
-    chunks = wire.split_chunks(frame, kind="request_chunk", max_bytes=9000)
-    group = wire.read_chunk_descriptor(chunks[0])["chunk_group_id"]
-    assert re.fullmatch(r"[0-9a-f]{32}", group)  # fresh id per logical operation
-    assert all(wire.read_chunk_descriptor(c)["chunk_group_id"] == group for c in chunks)
-    assert wire.split_chunks(frame, kind="request_chunk", max_bytes=len(frame)) == [frame]
-    assert code_of(wire.read_chunk_descriptor, frame) == "bad_structure"
+    assert code_of(wire.Chunking, "request_chunk", 8192) == "bad_value"
+    assert code_of(wire.Chunking, "other", 9000) == "bad_value"
+    assert code_of(wire.Chunking, "request_chunk", 9000, bare_max_bytes=-1) == "bad_value"
+    long_id = wire.Chunking("request_chunk", 9000, chunk_group_id="g" * 9000)
+    assert code_of(wire.split_chunks, frame, long_id) == "too_large"
+    chunks = wire.split_chunks(frame, wire.Chunking("request_chunk", 9000))
+    group = chunks[0].descriptor.chunk_group_id if chunks[0].descriptor else None
+    assert group is not None and re.fullmatch(r"[0-9a-f]{32}", group)  # fresh id per operation
+    assert all(_descriptor(bytes(c)).chunk_group_id == group for c in chunks)
+    (bare,) = wire.split_chunks(frame, wire.Chunking("request_chunk", len(frame)))
+    assert (bytes(bare), bare.descriptor, bare.frame_size) == (frame, None, len(frame))
+    assert wire.read_chunk(frame).descriptor is None
 
 
 def test_assembler_refusals_leave_it_usable() -> None:
@@ -283,8 +285,8 @@ def test_assembler_refusals_leave_it_usable() -> None:
 
 
 def _rewrite_chunk(chunk: bytes, payload: bytes | None = None, **desc: Any) -> bytes:
-    d = wire.read_chunk_descriptor(chunk)
-    kind = d.pop("kind")
+    parsed = _descriptor(chunk)
+    kind, d = parsed.kind, parsed.as_dict()
     d.update(desc)
     body = payload if payload is not None else wire.loads(chunk)["payload"].numpy().tobytes()
     return wire.dumps(
