@@ -20,6 +20,7 @@ import jsonschema
 import pytest
 import torch
 import yaml
+from cortex_gs_contract import CHUNK_OPERATIONS
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
@@ -172,3 +173,42 @@ def test_client_hanging_up_mid_body_is_one_info_line(
     mine = [r for r in caplog.records if r.name == "mock_server"]
     assert [r.levelno for r in mine] == [logging.INFO], [r.getMessage() for r in mine]
     assert not any(r.exc_info for r in mine)
+
+
+# Route -> its operation id; each chunked route takes the descriptor operation the contract
+# names for it (x-chunk-operation) and nothing else, not even another route's name.
+CHUNKED_ROUTES = {
+    "forward-backward": "forward_backward",
+    "forward-no-grad": "forward_no_grad",
+    "generate": "generate",
+}
+REFUSED_NAMES = ("forward-backward", "forward_backward", "fwd-no-grad", "generate", "fwd-bwd")
+
+
+@pytest.mark.parametrize("route", sorted(CHUNKED_ROUTES))
+def test_chunks_carry_their_routes_descriptor_operation(
+    api: MockApi, job_id: str, route: str
+) -> None:
+    operation = CHUNK_OPERATIONS[CHUNKED_ROUTES[route]]
+    value = {"prompts": ["hi"]} if route == "generate" else {"kwargs": {}}
+    for name in (n for n in REFUSED_NAMES if n != operation):
+        chunk = _chunks(value, f"group-{route}-{name.replace('_', '-')}", name)[0]
+        refused = api.http.post(f"/{job_id}/{route}", content=chunk)
+        assert refused.status_code == 409, (name, refused.text)
+        assert refused.json()["code"] == "chunk_group_conflict", refused.text
+    first_of_two = _chunks(value, f"group-{route}-ok", operation)[0]
+    stored = api.http.post(f"/{job_id}/{route}", content=first_of_two)
+    assert stored.status_code == 200, stored.text
+    assert stored.json()["received_chunks"] == 1
+
+
+def _chunks(value: Any, group: str, operation: str) -> list[bytes]:
+    frame = wire.dumps(value)
+    return wire.split_chunks(
+        frame,
+        kind="request_chunk",
+        max_bytes=len(frame) // 2 + wire.CHUNK_HEADROOM,
+        chunk_group_id=group,
+        operation=operation,
+        force=True,
+    )
