@@ -67,7 +67,7 @@ def _roundtrip(value: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     enc = dec = 0.0
     asm = wire.ChunkAssembler(kind="request_chunk")
     it = wire.iter_chunks(
-        value, kind="request_chunk", max_bytes=max_bytes, chunk_group_id="bench", force=True
+        value, wire.Chunking("request_chunk", max_bytes, "bench", bare_max_bytes=0)
     )
     while True:
         t0 = time.perf_counter()
@@ -77,7 +77,7 @@ def _roundtrip(value: dict[str, Any], max_bytes: int) -> dict[str, Any]:
         out.setdefault("first_chunk_s", t1 - t0)
         if chunk is None:
             break
-        asm.add(chunk)
+        asm.add(chunk.data)  # as a receiver gets it: bytes, parsed on arrival
         del chunk
         dec += time.perf_counter() - t1
     t0 = time.perf_counter()
@@ -113,9 +113,7 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
     elif phase == "encode":
         t0 = time.perf_counter()
         first = 0.0
-        for chunk in wire.iter_chunks(
-            value, kind="request_chunk", max_bytes=max_bytes, chunk_group_id="bench"
-        ):
+        for chunk in wire.iter_chunks(value, wire.Chunking("request_chunk", max_bytes, "bench")):
             first = first or time.perf_counter() - t0
             del chunk
         out["seconds"] = time.perf_counter() - t0
@@ -123,7 +121,9 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
     elif phase == "oneshot":
         t0 = time.perf_counter()
         frame = wire.dumps(value)
-        chunks = wire.split_chunks(frame, kind="request_chunk", max_bytes=max_bytes)
+        chunks = [
+            c.data for c in wire.split_chunks(frame, wire.Chunking("request_chunk", max_bytes))
+        ]
         del frame
         t1 = time.perf_counter()
         decoded = wire.loads(wire.join_chunks(chunks))

@@ -71,9 +71,8 @@ def golden_bad_frames() -> dict[str, bytes]:
 
 def lying_chunk(frame: bytes, **override: Any) -> bytes:
     """A single-chunk envelope of ``frame`` whose descriptor lies as ``override`` says."""
-    chunk = wire.split_chunks(
-        frame, kind="request_chunk", max_bytes=len(frame) + wire.CHUNK_HEADROOM, force=True
-    )[0]
+    enveloped = wire.Chunking.for_payload(len(frame), kind="request_chunk", bare_max_bytes=0)
+    chunk = bytes(wire.split_chunks(frame, enveloped)[0])
     (n,) = struct.unpack("<Q", chunk[:8])
     header = json.loads(chunk[8 : 8 + n])
     op = json.loads(header["__metadata__"]["op"])
@@ -85,13 +84,8 @@ def lying_chunk(frame: bytes, **override: Any) -> bytes:
 
 def chunk_of(value: Any, *, group_id: str, max_bytes: int = 1 << 20) -> list[bytes]:
     """``value`` as request-chunk frames of one group (always an envelope)."""
-    return wire.split_chunks(
-        wire.dumps(value),
-        kind="request_chunk",
-        max_bytes=max_bytes,
-        chunk_group_id=group_id,
-        force=True,
-    )
+    chunking = wire.Chunking("request_chunk", max_bytes, group_id, bare_max_bytes=0)
+    return [bytes(chunk) for chunk in wire.iter_chunks(value, chunking)]
 
 
 def broken_bodies(frame: bytes, *, group_id: str, cut: int) -> dict[str, bytes]:
@@ -195,14 +189,10 @@ def valid_chunk(draw: st.DrawFn) -> bytes:
     frame = wire.dumps(value)
     pieces = draw(st.integers(1, 3))
     payload = max(1, -(-len(frame) // pieces))
-    chunks = wire.split_chunks(
-        frame,
-        kind="request_chunk",
-        max_bytes=payload + wire.CHUNK_HEADROOM,
-        chunk_group_id=draw(group_ids),
-        force=True,
+    chunking = wire.Chunking.for_payload(
+        payload, kind="request_chunk", chunk_group_id=draw(group_ids), bare_max_bytes=0
     )
-    return remember(chunks[0], Body.CHUNK)
+    return remember(bytes(wire.split_chunks(frame, chunking)[0]), Body.CHUNK)
 
 
 @st.composite

@@ -296,14 +296,10 @@ def _three_chunks(*, seed: int, group: str) -> list[bytes]:
     """A forward-backward request value in three chunk frames of one group."""
     frame = wire.dumps(dssst1.small_batch(2, 4, 4, seed=seed))
     payload = -(-len(frame) // 3)
-    return wire.split_chunks(
-        frame,
-        kind="request_chunk",
-        max_bytes=payload + wire.CHUNK_HEADROOM,
-        chunk_group_id=group,
-        operation="fwd-bwd",
-        force=True,
+    chunking = wire.Chunking.for_payload(
+        payload, kind="request_chunk", chunk_group_id=group, operation="fwd-bwd", bare_max_bytes=0
     )
+    return [bytes(chunk) for chunk in wire.split_chunks(frame, chunking)]
 
 
 def _path_names(path: str) -> list[str]:
