@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ._assembler import ChunkAssembler, join_chunks
 from ._chunks import ChunkDescriptor, ChunkFrame, Chunking, read_chunk
+from ._decode import loads, read_metadata
+from ._encode import dumps
 from ._errors import ERROR_CODES, WireError
-from ._frame import dumps, loads, read_metadata
 from ._legacy import iter_chunks, read_chunk_descriptor, split_chunks
 from ._limits import CHUNK_HEADROOM, CHUNK_KINDS, DEFAULT_LIMITS, MAX_BODY_BYTES, VERSION, Limits
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from . import _fastcopy
 from ._chunks import ChunkDescriptor, ChunkFrame, _check_kind, read_chunk
+from ._decode import Buffer, decode_view
 from ._errors import WireError
-from ._frame import Buffer, decode_view
 from ._limits import DEFAULT_LIMITS, Limits
 
 _THREAD_MIN = 32 * 1024 * 1024

@@ -19,18 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _fastcopy
+from ._decode import Buffer, as_memoryview, parse_dss, parse_header
 from ._dtypes import BY_CODE
+from ._encode import EncodedFrame, build_prefix, encode_frame, iter_frame_slices
 from ._errors import WireError
-from ._frame import (
-    Buffer,
-    EncodedFrame,
-    _as_memoryview,
-    build_prefix,
-    encode_frame,
-    iter_frame_slices,
-    parse_dss,
-    parse_header,
-)
 from ._limits import CHUNK_HEADROOM, CHUNK_KINDS, DEFAULT_LIMITS, MAX_BODY_BYTES, VERSION, Limits
 
 _CHUNK_TREE = ["d", [["payload", ["t", "payload"]]]]
@@ -163,7 +155,7 @@ class ChunkFrame:
     @property
     def payload(self) -> memoryview:
         """The frame bytes this chunk carries, as a view of ``data``."""
-        return _as_memoryview(self.data)[self.payload_offset :]
+        return as_memoryview(self.data)[self.payload_offset :]
 
 
 def _chunk_frame(
@@ -212,7 +204,7 @@ def iter_chunks(
 
 def split_chunks(frame: Buffer, chunking: Chunking) -> list[ChunkFrame]:
     """Cut an encoded frame into chunk frames of at most ``chunking.max_bytes`` each."""
-    view = _as_memoryview(frame)
+    view = as_memoryview(frame)
     return list(_frames_of(EncodedFrame(b"", [view], len(view)), chunking))
 
 
@@ -250,7 +242,7 @@ def read_chunk(data: Buffer, *, limits: Limits = DEFAULT_LIMITS) -> ChunkFrame:
     Validates the header (not the payload bytes, which reassembly hashes); hand the
     result to :meth:`ChunkAssembler.add` so the header is not read again.
     """
-    view = _as_memoryview(data)
+    view = as_memoryview(data)
     header = parse_header(view, limits)
     tree, op = parse_dss(header)
     desc = _descriptor_from_op(op)

@@ -10,8 +10,8 @@ from typing import Any, overload
 
 from . import _chunks
 from ._chunks import ChunkFrame, Chunking
+from ._decode import Buffer
 from ._errors import WireError
-from ._frame import Buffer
 
 
 def _chunking(

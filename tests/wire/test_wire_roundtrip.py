@@ -42,7 +42,7 @@ def test_metadata_roundtrip(value, metadata) -> None:
 def test_frames_are_plain_safetensors(tensor_dict) -> None:
     """The safetensors library reads our frames and writes the same bytes for the same input."""
     frame = wire.dumps(tensor_dict)
-    meta = wire._frame.parse_header(memoryview(frame)).metadata
+    meta = wire._decode.parse_header(memoryview(frame)).metadata
     names = {key: node[1] for key, node in json.loads(meta["dss"])["tree"][1]}
     loaded = safetensors.torch.load(frame)
     assert set(loaded) == set(names.values())
