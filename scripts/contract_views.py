@@ -122,6 +122,19 @@ class _Stripper:
             return kept
         if not isinstance(node, Mapping):
             return node
+        out, dropped_properties = self._strip_entries(node)
+        for combinator in ("allOf", "anyOf", "oneOf"):
+            if combinator in node and not out.get(combinator):
+                raise ViewError(
+                    f"every entry of a {combinator} is proposed; mark the schema instead"
+                )
+        _tidy_today(out, dropped_properties)
+        if out.get("parameters") == [] and "parameters" in node:
+            del out["parameters"]
+        return out
+
+    def _strip_entries(self, node: Mapping[str, Any]) -> tuple[dict[str, Any], set[str]]:
+        """The mapping's entries today, and the names of the properties that went."""
         out: dict[str, Any] = {}
         dropped_properties: set[str] = set()
         for key, value in node.items():
@@ -130,32 +143,27 @@ class _Stripper:
                 if key in METHODS and isinstance(value, Mapping) and "operationId" in value:
                     self.removed_operations.add(str(value["operationId"]))
                 continue
+            out[key] = self.strip(today)
             if key == "properties" and isinstance(today, Mapping):
-                kept_props = self.strip(today)
-                dropped_properties |= set(today) - set(kept_props)
-                out[key] = kept_props
-            else:
-                out[key] = self.strip(today)
-        for combinator in ("allOf", "anyOf", "oneOf"):
-            if combinator in node and not out.get(combinator):
-                raise ViewError(
-                    f"every entry of a {combinator} is proposed; mark the schema instead"
-                )
-        if dropped_properties and isinstance(out.get("required"), list):
-            out["required"] = [name for name in out["required"] if name not in dropped_properties]
-            if not out["required"]:
-                del out["required"]
-        if "x-proposed-enum" in out:
-            proposed_values = out.pop("x-proposed-enum")
-            out.pop("x-rationale", None)
-            if "enum" not in out:
-                raise ViewError("x-proposed-enum needs an enum beside it")
-            out["enum"] = [value for value in out["enum"] if value not in proposed_values]
-        if isinstance(out.get("description"), str):
-            out["description"] = _BLANK_RUN.sub("\n\n", _PROSE_BLOCK.sub("", out["description"]))
-        if out.get("parameters") == [] and "parameters" in node:
-            del out["parameters"]
-        return out
+                dropped_properties |= set(today) - set(out[key])
+        return out, dropped_properties
+
+
+def _tidy_today(out: dict[str, Any], dropped_properties: set[str]) -> None:
+    """What a stripped mapping no longer needs: required names that went, proposed enum
+    values, proposal prose in its description."""
+    if dropped_properties and isinstance(out.get("required"), list):
+        out["required"] = [name for name in out["required"] if name not in dropped_properties]
+        if not out["required"]:
+            del out["required"]
+    if "x-proposed-enum" in out:
+        proposed_values = out.pop("x-proposed-enum")
+        out.pop("x-rationale", None)
+        if "enum" not in out:
+            raise ViewError("x-proposed-enum needs an enum beside it")
+        out["enum"] = [value for value in out["enum"] if value not in proposed_values]
+    if isinstance(out.get("description"), str):
+        out["description"] = _BLANK_RUN.sub("\n\n", _PROSE_BLOCK.sub("", out["description"]))
 
 
 def _drop_links(node: Any, operations: set[str]) -> None:
