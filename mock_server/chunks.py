@@ -45,15 +45,25 @@ def decode(frame: bytes | memoryview) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Chunk:
-    """One accepted-for-checking request chunk: where it goes and what it says."""
+    """One request chunk, parsed once, and the route it came in on."""
 
     job_id: str
     kind: str
     group_id: str
-    idx: int
-    total: int
-    descriptor: dict[str, Any]
-    body: bytes
+    frame: wire.ChunkFrame
+    descriptor: wire.ChunkDescriptor
+
+    @property
+    def idx(self) -> int:
+        return self.descriptor.chunk_idx
+
+    @property
+    def total(self) -> int:
+        return self.descriptor.total_chunks
+
+    @property
+    def body(self) -> bytes:
+        return bytes(self.frame.data)
 
     @property
     def final(self) -> bool:
@@ -62,7 +72,7 @@ class Chunk:
     @property
     def op_key(self) -> str:
         """What a group is bound to: its route and descriptor operation."""
-        return f"{self.kind}:{self.descriptor.get('operation') or ''}"
+        return f"{self.kind}:{self.descriptor.operation or ''}"
 
     def conflict(self, message: str) -> ApiError:
         return ApiError(
@@ -93,9 +103,9 @@ class ChunkGroups:
         self._assemblers: dict[tuple[str, str], wire.ChunkAssembler] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
 
-    async def accept(self, job_id: str, kind: str, body: bytes) -> Answer:
+    async def accept(self, job_id: str, kind: str, received: wire.ChunkFrame) -> Answer:
         """Apply the chunk-group rules to one chunk; (status, body) for the route."""
-        chunk = await asyncio.to_thread(_read_chunk, job_id, kind, body)
+        chunk = _checked_chunk(job_id, kind, received)
         async with self._locks.setdefault((job_id, chunk.group_id), asyncio.Lock()):
             return await self._accept_locked(chunk)
 
@@ -123,7 +133,7 @@ class ChunkGroups:
             self.store.add_chunk,
             chunk.job_id,
             chunk.group_id,
-            chunk.descriptor,
+            chunk.descriptor.as_dict(),
             chunk.op_key,
             chunk_sha,
             chunk.body,
@@ -142,7 +152,7 @@ class ChunkGroups:
                 assembler.add(stored)
             self._assemblers[key] = assembler
         try:
-            await asyncio.to_thread(assembler.add, chunk.body)
+            await asyncio.to_thread(assembler.add, chunk.frame)
         except wire.WireError as exc:
             if exc.code == "chunk_mismatch":
                 raise chunk.conflict(exc.message) from exc
@@ -166,29 +176,30 @@ class ChunkGroups:
         return request_id
 
 
-def is_chunk(body: bytes) -> bool:
-    """Binary bodies are bare frames unless their ``op`` holds a request_chunk."""
+def read_request_chunk(body: bytes) -> wire.ChunkFrame | None:
+    """Parse a binary route's body once: a request chunk, or ``None`` for a bare frame.
+
+    Only a ``request_chunk`` descriptor makes a chunk (as the contract says); a bad
+    header or descriptor is the client's 400 with the codec's code.
+    """
     try:
-        op = wire.read_metadata(body)
+        received = wire.read_chunk(body)
     except wire.WireError as exc:
         raise ApiError(400, exc.code, exc.message) from exc
-    return "request_chunk" in op
+    desc = received.descriptor
+    return received if desc is not None and desc.kind == "request_chunk" else None
 
 
-def _read_chunk(job_id: str, kind: str, body: bytes) -> Chunk:
-    """The chunk's descriptor, checked against the route: kind, group id, operation."""
-    desc = wire.read_chunk_descriptor(body)
-    if desc["kind"] != "request_chunk":
-        raise ApiError(400, ErrorCode.chunk_mismatch, "expected a request_chunk frame")
-    group_id = desc.get("chunk_group_id")
-    if not isinstance(group_id, str) or _GROUP_ID.fullmatch(group_id) is None:
+def _checked_chunk(job_id: str, kind: str, received: wire.ChunkFrame) -> Chunk:
+    """The chunk checked against its route: a valid group id, the route's operation."""
+    desc = received.descriptor
+    assert desc is not None  # read_request_chunk returns envelopes only
+    group_id = desc.chunk_group_id
+    if group_id is None or _GROUP_ID.fullmatch(group_id) is None:
         raise ApiError(400, ErrorCode.bad_structure, "request chunks need a valid chunk_group_id")
-    chunk = Chunk(
-        job_id, kind, group_id, int(desc["chunk_idx"]), int(desc["total_chunks"]), desc, body
-    )
-    operation = desc.get("operation")
-    if operation is not None and operation != CHUNK_OPERATIONS[kind]:
-        raise chunk.conflict(f"chunk operation {operation!r} does not belong on this route")
+    chunk = Chunk(job_id, kind, group_id, received, desc)
+    if desc.operation is not None and desc.operation != CHUNK_OPERATIONS[kind]:
+        raise chunk.conflict(f"chunk operation {desc.operation!r} does not belong on this route")
     return chunk
 
 
@@ -201,7 +212,7 @@ def _known_group_answer(chunk: Chunk, group: dict[str, Any], chunk_sha: str) -> 
         group["frame_size"],
         group["operation"],
     )
-    sent = (chunk.total, desc["frame_sha256"], desc["frame_size_bytes"], chunk.op_key)
+    sent = (chunk.total, desc.frame_sha256, desc.frame_size_bytes, chunk.op_key)
     if started != sent:
         raise chunk.conflict(f"chunk group {chunk.group_id} was started for a different frame")
     have = group["chunks"]

@@ -21,7 +21,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode, JobState, RequestState
 
 from mock_server.backends import Backend
-from mock_server.chunks import ChunkGroups, decode, is_chunk, sha256_hex
+from mock_server.chunks import ChunkGroups, decode, read_request_chunk, sha256_hex
 from mock_server.errors import ApiError, request_error
 from mock_server.exports import ExportSigner
 from mock_server.settings import Settings
@@ -200,8 +200,9 @@ class MockService:
 
     async def accept_body(self, job_id: str, kind: str, body: bytes) -> Answer:
         """A binary route's body: a chunk envelope, or (older clients) the bare frame."""
-        if await asyncio.to_thread(is_chunk, body):
-            return await self.chunks.accept(job_id, kind, body)
+        received = await asyncio.to_thread(read_request_chunk, body)
+        if received is not None:
+            return await self.chunks.accept(job_id, kind, received)
         return 202, {"request_id": await self.submit_frame(job_id, kind, body), "job_id": job_id}
 
     # -- polling ---------------------------------------------------------------------

@@ -20,10 +20,11 @@ from typing import Any
 
 import httpx
 import uvicorn
+from cortex_gs_contract import CHUNK_OPERATIONS, TOKEN_TYPE, TOKEN_TYPE_HEADER, RequestState
 
 from arctic_rl import wire
 from mock_server.app import create_app
-from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER, Settings
+from mock_server.settings import Settings
 
 STARTUP_TIMEOUT_S = 20.0
 
@@ -31,6 +32,24 @@ STARTUP_TIMEOUT_S = 20.0
 def auth_headers(token: str) -> dict[str, str]:
     """The two headers a PAT-authenticated call needs."""
     return {"Authorization": f"Bearer {token}", TOKEN_TYPE_HEADER: TOKEN_TYPE}
+
+
+def request_chunks(
+    value: Any,
+    *,
+    payload_bytes: int,
+    group: str | None = None,
+    operation: str | None = CHUNK_OPERATIONS["forward_backward"],
+) -> list[bytes]:
+    """``value`` as request-chunk frames of ``payload_bytes`` each, always enveloped."""
+    chunking = wire.Chunking.for_payload(
+        payload_bytes,
+        kind="request_chunk",
+        chunk_group_id=group,
+        operation=operation,
+        bare_max_bytes=0,
+    )
+    return [bytes(chunk) for chunk in wire.iter_chunks(value, chunking)]
 
 
 def _bind(port: int = 0) -> socket.socket:
@@ -125,7 +144,7 @@ def running_mock(state_dir: Path, **settings: Any) -> Iterator[LiveMock]:
         mock.stop()
 
 
-TERMINAL = ("done", "failed", "cancelled")
+TERMINAL = (RequestState.done, RequestState.failed, RequestState.cancelled)
 
 
 class MockApi:
@@ -178,9 +197,11 @@ class MockApi:
             assert time.monotonic() < deadline, f"job {job_id} never ran: {job}"
             time.sleep(0.01)
 
-    def post_chunks(self, job_id: str, route: str, chunks: list[bytes]) -> list[Any]:
+    def post_chunks(
+        self, job_id: str, route: str, chunks: list[bytes] | list[wire.ChunkFrame]
+    ) -> list[Any]:
         """POST each chunk frame; returns the responses."""
-        return [self.http.post(f"/{job_id}/{route}", content=chunk) for chunk in chunks]
+        return [self.http.post(f"/{job_id}/{route}", content=bytes(chunk)) for chunk in chunks]
 
     def wait(self, job_id: str, request_id: str, timeout: float = 60.0) -> dict[str, Any]:
         """Long-poll until terminal; returns the last RequestStatus (first event page)."""
@@ -229,17 +250,15 @@ class MockApi:
         self, job_id: str, route: str, value: Any, *, chunk_bytes: int | None = None
     ) -> Any:
         """Send ``value`` as DSSST1 (chunk envelope on fwd routes); returns the result."""
-        operation = {"forward-backward": "fwd-bwd", "forward-no-grad": "fwd-no-grad"}.get(
-            route, "generate"
-        )
-        max_bytes = (chunk_bytes or wire.MAX_BODY_BYTES - wire.CHUNK_HEADROOM) + wire.CHUNK_HEADROOM
-        chunks = wire.split_chunks(
-            wire.dumps(value),
+        operation_id = route.replace("-", "_")
+        chunking = wire.Chunking.for_payload(
+            chunk_bytes or wire.MAX_BODY_BYTES - wire.CHUNK_HEADROOM,
             kind="request_chunk",
-            max_bytes=max_bytes,
-            operation=operation,
-            force=route != "generate",
+            operation=CHUNK_OPERATIONS[operation_id],
+            # forward-backward and forward-no-grad always travel as chunk envelopes.
+            bare_max_bytes=None if operation_id == "generate" else 0,
         )
+        chunks = wire.split_chunks(wire.dumps(value), chunking)
         responses = self.post_chunks(job_id, route, chunks)
         final = responses[-1]
         assert final.status_code == 202, final.text

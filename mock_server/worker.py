@@ -301,30 +301,33 @@ class Worker:
         return loaded
 
     def _pack_binary(self, value: Any) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        """Inline base64 for small frames, else one ``result_chunk`` event per chunk."""
-        frame = wire.dumps(value)
-        if len(frame) <= self.settings.inline_result_bytes:
+        """Inline base64 for small frames, else one ``result_chunk`` event per chunk.
+
+        One streaming pass of the codec: the frame is never built whole for large results.
+        """
+        chunking = wire.Chunking.for_payload(
+            self.settings.result_chunk_bytes,
+            kind="result_chunk",
+            bare_max_bytes=self.settings.inline_result_bytes,
+        )
+        chunks = wire.iter_chunks(value, chunking)
+        first = next(chunks)
+        if first.descriptor is None:
             return {
                 "content_type": "application/octet-stream",
                 "encoding": "base64",
                 "wire_format": "DSSST1",
-                "payload_b64": base64.b64encode(frame).decode("ascii"),
+                "payload_b64": base64.b64encode(first.data).decode("ascii"),
             }, []
-        chunks = wire.split_chunks(
-            frame,
-            kind="result_chunk",
-            max_bytes=self.settings.result_chunk_bytes + wire.CHUNK_HEADROOM,
-            force=True,
-        )
         events = [
             {
                 "type": "result_chunk",
-                "chunk_idx": i,
-                "total_chunks": len(chunks),
-                "payload_b64": base64.b64encode(chunk).decode("ascii"),
-                "payload_sha256": sha256_hex(chunk),
+                "chunk_idx": chunk.index,
+                "total_chunks": chunk.total,
+                "payload_b64": base64.b64encode(chunk.data).decode("ascii"),
+                "payload_sha256": sha256_hex(chunk.data),
             }
-            for i, chunk in enumerate(chunks)
+            for chunk in (first, *chunks)
         ]
         return None, events
 

@@ -19,19 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
-from torch import nn
 
 from mock_server.backends import BackendError
 from mock_server.backends.common import (
-    BYTE_TOKENS,
-    DEFAULT_KL_COEF,
     EOS_ID,
     VOCAB_SIZE,
     JobSettings,
     TrainView,
-    as_scalar,
     decode_tokens,
     encode_prompt,
     generation_rows,
@@ -41,285 +36,11 @@ from mock_server.backends.common import (
     wants,
     wants_reference,
 )
+from mock_server.backends.losses import policy_loss, shifted_logprobs
+from mock_server.backends.tiny import AdamW, TinyConfig, TinyLM
 
 MODEL_FILE = "model.safetensors"
 OPTIMIZER_FILE = "optimizer.safetensors"
-# Reserved ids start nearly impossible so an untrained model emits bytes, yet stay learnable.
-RESERVED_BIAS = -15.0
-
-
-@dataclass(frozen=True)
-class TinyConfig:
-    """Model size; defaults keep a forward on a [32, 64] batch in the low milliseconds."""
-
-    vocab_size: int = VOCAB_SIZE
-    d_model: int = 64
-    n_layers: int = 2
-    n_heads: int = 4
-    max_positions: int = 1024
-
-
-class _Block(nn.Module):
-    """Pre-norm transformer block."""
-
-    def __init__(self, cfg: TinyConfig) -> None:
-        super().__init__()
-        self.n_heads = cfg.n_heads
-        self.ln1 = nn.LayerNorm(cfg.d_model)
-        self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
-        self.proj = nn.Linear(cfg.d_model, cfg.d_model)
-        self.ln2 = nn.LayerNorm(cfg.d_model)
-        self.mlp = nn.Sequential(
-            nn.Linear(cfg.d_model, 4 * cfg.d_model),
-            nn.GELU(),
-            nn.Linear(4 * cfg.d_model, cfg.d_model),
-        )
-
-    def forward(self, x: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
-        """``allowed`` is a [B, 1, T, T] boolean attention mask."""
-        bsz, width, dim = x.shape
-        q, k, v = self.qkv(self.ln1(x)).split(dim, dim=-1)
-        shape = (bsz, width, self.n_heads, dim // self.n_heads)
-        q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
-        att = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
-        x = x + self.proj(att.transpose(1, 2).reshape(bsz, width, dim))
-        return x + self.mlp(self.ln2(x))
-
-
-class TinyLM(nn.Module):
-    """A byte-level GPT-style causal LM."""
-
-    def __init__(self, cfg: TinyConfig) -> None:
-        super().__init__()
-        self.cfg = cfg
-        self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
-        self.pos = nn.Embedding(cfg.max_positions, cfg.d_model)
-        self.blocks = nn.ModuleList(_Block(cfg) for _ in range(cfg.n_layers))
-        self.norm = nn.LayerNorm(cfg.d_model)
-        self.head = nn.Linear(cfg.d_model, cfg.vocab_size)
-        with torch.no_grad():
-            self.head.bias[BYTE_TOKENS + 1 :] = RESERVED_BIAS
-
-    def forward(
-        self,
-        input_ids: torch.Tensor,
-        attention_mask: torch.Tensor,
-        position_ids: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Logits [B, T, V]; padded keys are masked, every query may see itself."""
-        width = input_ids.shape[1]
-        if position_ids is None:
-            position_ids = (attention_mask.cumsum(-1) - 1).clamp(min=0)
-        position_ids = position_ids.clamp(0, self.cfg.max_positions - 1)
-        causal = torch.ones(width, width, dtype=torch.bool, device=input_ids.device).tril()
-        allowed = causal[None] & attention_mask.bool()[:, None, :]
-        allowed = (allowed | torch.eye(width, dtype=torch.bool, device=input_ids.device))[:, None]
-        x = self.tok(input_ids) + self.pos(position_ids)
-        for block in self.blocks:
-            x = block(x, allowed)
-        return self.head(self.norm(x))
-
-
-def shifted_logprobs(
-    logits: torch.Tensor, targets: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """(logprobs, entropy), both [B, T-1]: column i is log p(targets[:, i]) at position i.
-
-    ``targets`` is ``input_ids[:, 1:]`` unless the batch carries ``labels``.
-    """
-    logp = logits[:, :-1].float().log_softmax(-1)
-    chosen = logp.gather(-1, targets[:, :, None]).squeeze(-1)
-    entropy = -(logp.exp() * logp).sum(-1)
-    return chosen, entropy
-
-
-def _aggregate(
-    values: torch.Tensor, mask: torch.Tensor, mode: str, num_tokens: float | None
-) -> torch.Tensor:
-    """Reduce a per-token loss as verl-style ``loss_agg_mode`` names it."""
-    if mode == "token-mean":
-        denom = num_tokens if num_tokens else mask.sum().clamp(min=1.0)
-        return (values * mask).sum() / denom
-    per_seq = (values * mask).sum(-1)
-    if mode == "seq-mean-token-sum":
-        return per_seq.mean()
-    if mode == "seq-mean-token-mean":
-        return (per_seq / mask.sum(-1).clamp(min=1.0)).mean()
-    if mode == "seq-mean-token-sum-norm":
-        return per_seq.sum() / (mask.shape[0] * mask.shape[1])
-    raise BackendError("bad_value", f"unknown loss_agg_mode {mode!r}")
-
-
-def _kl(logp: torch.Tensor, ref: torch.Tensor, kind: str) -> torch.Tensor:
-    """Per-token KL estimators between policy and reference log-probs."""
-    diff = ref - logp
-    if kind in ("low_var_kl", "k3"):
-        return (diff.clamp(-20, 20).exp() - diff - 1).clamp(-10, 10)
-    if kind in ("kl", "k1"):
-        return -diff
-    if kind == "abs":
-        return diff.abs()
-    if kind in ("mse", "k2"):
-        return 0.5 * diff.square()
-    raise BackendError("bad_value", f"unknown kl_loss_type {kind!r}")
-
-
-def _first(cfg: Mapping[str, Any], *keys: str) -> Any:
-    """The first of several synonymous config keys that is present (verl vs. tinker names)."""
-    return next((cfg[k] for k in keys if cfg.get(k) is not None), None)
-
-
-def _loss_family(name: str) -> str:
-    """Map loss names (``grpo``, ``verl_grpo``, ``ppo``, ``vanilla``, ...) to a loss."""
-    key = name.lower().removeprefix("verl_").removeprefix("verl.")
-    if key in ("grpo", "ppo", "ppo_clip", "policy_loss", "vanilla", "clip"):
-        return "clip"
-    if key in ("importance_sampling", "is"):
-        return "importance_sampling"
-    if key in ("cross_entropy", "sft", "nll"):
-        return "cross_entropy"
-    raise BackendError("bad_value", f"unknown loss_fn {name!r}")
-
-
-@dataclass
-class _Losses:
-    """One forward-backward's loss and the metrics the contract names."""
-
-    loss: torch.Tensor
-    metrics: dict[str, float]
-
-
-def policy_loss(logp: torch.Tensor, entropy: torch.Tensor, view: TrainView) -> _Losses:
-    """PPO-clip / GRPO (with dual clip), importance sampling or cross-entropy loss."""
-    cfg = view.config
-    mask = view.mask.to(logp.device)
-    adv = view.advantages.to(logp.device)
-    old = logp.detach() if view.old_log_probs is None else view.old_log_probs.to(logp.device)
-    mode = str(cfg.get("loss_agg_mode") or "token-mean")
-    num_tokens = as_scalar(cfg.get("batch_num_tokens"), 0.0) or None
-    eps_low = as_scalar(_first(cfg, "eps_clip", "clip_ratio_low", "clip_ratio"), 0.2)
-    eps_high = as_scalar(_first(cfg, "eps_clip_high", "clip_ratio_high"), eps_low)
-    clip_c = as_scalar(cfg.get("clip_ratio_c"), 3.0)
-
-    log_ratio = (logp - old).clamp(-20.0, 20.0)
-    ratio = log_ratio.exp()
-    tokens = mask.sum().clamp(min=1.0)
-    clip_frac_lower = torch.zeros((), device=logp.device)
-    family = _loss_family(view.loss_fn)
-    if family == "clip":
-        unclipped = -adv * ratio
-        clipped = -adv * ratio.clamp(1.0 - eps_low, 1.0 + eps_high)
-        per_token = torch.maximum(unclipped, clipped)
-        dual = -adv * clip_c
-        lower_active = (adv < 0) & (dual < per_token)
-        per_token = torch.where(adv < 0, torch.minimum(per_token, dual), per_token)
-        clip_frac_lower = (lower_active.float() * mask).sum() / tokens
-    elif family == "importance_sampling":
-        per_token = -adv * ratio
-    elif family == "cross_entropy":
-        per_token = -logp
-    else:
-        raise BackendError("bad_value", f"unknown loss_fn {view.loss_fn!r}")
-    if view.is_weights is not None:
-        per_token = per_token * view.is_weights.to(logp.device)
-    pg_loss = _aggregate(per_token, mask, mode, num_tokens)
-    loss = pg_loss
-
-    kl_coef = 0.0
-    kl_loss = torch.zeros((), device=logp.device)
-    if view.ref_log_prob is not None:
-        kl_coef = as_scalar(cfg.get("kl_coef", cfg.get("kl_loss_coef")), DEFAULT_KL_COEF)
-        kind = str(cfg.get("kl_loss_type") or "low_var_kl")
-        kl_loss = _aggregate(
-            _kl(logp, view.ref_log_prob.to(logp.device), kind), mask, mode, num_tokens
-        )
-        loss = loss + kl_coef * kl_loss
-    entropy_coeff = as_scalar(cfg.get("entropy_coeff"), 0.0)
-    if entropy_coeff:
-        loss = loss - entropy_coeff * _aggregate(entropy, mask, mode, num_tokens)
-    loss = loss * as_scalar(cfg.get("loss_scale"), 1.0)
-    metrics = {
-        "ppo_kl": float(((old - logp.detach()) * mask).sum() / tokens),
-        "pg_clipfrac_lower": float(clip_frac_lower),
-        "pg_loss": float(pg_loss.detach()),
-        "kl_loss": float(kl_loss.detach()),
-        "kl_coef": float(kl_coef),
-        "entropy": float((entropy.detach() * mask).sum() / tokens),
-    }
-    return _Losses(loss=loss, metrics=metrics)
-
-
-class AdamW:
-    """Decoupled-weight-decay Adam over named parameters.
-
-    Written out (a dozen lines) instead of ``torch.optim.AdamW`` because constructing a
-    torch optimizer imports ``torch._dynamo``, which costs several seconds per process,
-    far more than the whole tiny model; state is keyed by parameter name so checkpoints
-    are plain safetensors.
-    """
-
-    def __init__(self, params: dict[str, nn.Parameter], settings: JobSettings) -> None:
-        self.params = params
-        self.lr = settings.lr
-        self.betas = settings.betas
-        self.eps = settings.eps
-        self.weight_decay = settings.weight_decay
-        self.steps = 0
-        self.state: dict[str, dict[str, torch.Tensor]] = {}
-
-    def zero_grad(self) -> None:
-        """Drop accumulated gradients."""
-        for param in self.params.values():
-            param.grad = None
-
-    def grad_norm(self) -> float:
-        """Global L2 norm of the accumulated gradients."""
-        grads = [p.grad.detach().float().norm() for p in self.params.values() if p.grad is not None]
-        return float(torch.stack(grads).norm()) if grads else 0.0
-
-    @torch.no_grad()
-    def step(self, clip: float | None) -> float:
-        """One update; returns the pre-clipping gradient norm."""
-        norm = self.grad_norm()
-        scale = clip / (norm + 1e-6) if clip and norm > clip else 1.0
-        self.steps += 1
-        beta1, beta2 = self.betas
-        fix1, fix2 = 1 - beta1**self.steps, 1 - beta2**self.steps
-        for name, param in self.params.items():
-            if param.grad is None:
-                continue
-            grad = param.grad * scale
-            state = self.state.setdefault(
-                name, {"exp_avg": torch.zeros_like(param), "exp_avg_sq": torch.zeros_like(param)}
-            )
-            state["exp_avg"].mul_(beta1).add_(grad, alpha=1 - beta1)
-            state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-            param.mul_(1 - self.lr * self.weight_decay)
-            denom = (state["exp_avg_sq"] / fix2).sqrt_().add_(self.eps)
-            param.addcdiv_(state["exp_avg"], denom, value=-self.lr / fix1)
-        return norm
-
-    def tensors(self) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
-        """State as safetensors tensors plus string metadata."""
-        flat = {
-            f"{name}.{key}": value.detach().cpu().contiguous()
-            for name, fields in self.state.items()
-            for key, value in fields.items()
-        }
-        meta = {"steps": str(self.steps), "lr": repr(self.lr)}
-        return flat or {"__empty__": torch.zeros(1)}, meta
-
-    def restore(self, flat: dict[str, torch.Tensor], meta: dict[str, str]) -> None:
-        """Inverse of :meth:`tensors`."""
-        self.state = {}
-        for key, value in flat.items():
-            if key == "__empty__":
-                continue
-            name, field_name = key.rsplit(".", 1)
-            device = self.params[name].device
-            self.state.setdefault(name, {})[field_name] = value.to(device)
-        self.steps = int(meta.get("steps", 0))
-        self.lr = float(meta.get("lr", self.lr))
 
 
 @dataclass
@@ -659,3 +380,6 @@ def _metadata(path: Path) -> dict[str, str]:
     with open(path, "rb") as fh:
         header_len = int.from_bytes(fh.read(8), "little")
         return dict(json.loads(fh.read(header_len)).get("__metadata__") or {})
+
+
+__all__ = ["ReferenceBackend", "TinyConfig", "TinyLM"]

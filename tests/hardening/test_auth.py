@@ -44,7 +44,8 @@ def valid_request(op_id: str, path: str, job: RunningJob) -> dict[str, Any]:
         return {"url": url, "json": content["application/json"].get("example", {})}
     if "application/octet-stream" in content:
         frame = wire.dumps({"prompts": ["hi"], "sampling_params": {}, "strict": False})
-        chunk = wire.split_chunks(frame, kind="request_chunk", max_bytes=1 << 20, force=True)[0]
+        chunking = wire.Chunking("request_chunk", 1 << 20, bare_max_bytes=0)
+        chunk = bytes(wire.split_chunks(frame, chunking)[0])
         return {
             "url": url,
             "content": chunk,

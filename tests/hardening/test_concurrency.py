@@ -17,12 +17,12 @@ import torch
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
 from benchmarks.load import MIX, run_load
-from mock_server.testing import LiveMock
+from mock_server.testing import LiveMock, request_chunks
 
 from .support import RunningJob, executed, wait_request
 
 PAT_ENV = "ARCTIC_RL_CONCURRENCY_PAT"
-SLICE = 4 * 1024 + wire.CHUNK_HEADROOM  # 4 KiB chunk payloads: a few chunks per batch
+SLICE = 4 * 1024  # chunk payload bytes: a few chunks per batch
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 SAMPLING_SUB_JOB = {
     "job_type": "sampling",
@@ -61,15 +61,7 @@ def test_two_chunk_groups_interleaved_on_one_job(running_job: RunningJob) -> Non
     sizes = {"grp-a": (2, 3), "grp-b": (3, 5)}  # (rows, response tokens)
     shapes = {"grp-a": (2, 7), "grp-b": (3, 9)}  # log-probs are shaped like input_ids
     chunks = {
-        gid: wire.split_chunks(
-            wire.dumps(batch(*sizes[gid])),
-            kind="request_chunk",
-            max_bytes=SLICE,
-            chunk_group_id=gid,
-            operation="fwd-bwd",
-            force=True,
-        )
-        for gid in sizes
+        gid: request_chunks(batch(*sizes[gid]), payload_bytes=SLICE, group=gid) for gid in sizes
     }
     assert min(len(c) for c in chunks.values()) >= 3
     accepted: dict[str, str] = {}

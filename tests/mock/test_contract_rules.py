@@ -25,7 +25,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from arctic_rl import wire
-from mock_server.testing import LiveMock, MockApi, running_mock
+from mock_server.testing import LiveMock, MockApi, request_chunks, running_mock
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 SPEC = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
@@ -203,12 +203,5 @@ def test_chunks_carry_their_routes_descriptor_operation(
 
 
 def _chunks(value: Any, group: str, operation: str) -> list[bytes]:
-    frame = wire.dumps(value)
-    return wire.split_chunks(
-        frame,
-        kind="request_chunk",
-        max_bytes=len(frame) // 2 + wire.CHUNK_HEADROOM,
-        chunk_group_id=group,
-        operation=operation,
-        force=True,
-    )
+    payload_bytes = len(wire.dumps(value)) // 2 + 1  # two chunks
+    return request_chunks(value, payload_bytes=payload_bytes, group=group, operation=operation)

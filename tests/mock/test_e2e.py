@@ -22,7 +22,7 @@ import torch
 
 from arctic_rl import wire
 from mock_server.settings import REQUEST_ID_HEADER, TOKEN_TYPE_HEADER
-from mock_server.testing import LiveMock, MockApi
+from mock_server.testing import LiveMock, MockApi, request_chunks
 
 # The committed copy of the golden frames (shared/golden/dssst1), so no run depends on shared/.
 GOLDEN = Path(__file__).resolve().parents[1] / "wire" / "golden"
@@ -55,14 +55,7 @@ def chunks_of(
     value: Any, group: str, *, payload: int = SMALL_CHUNK, op: str = "fwd-bwd"
 ) -> list[bytes]:
     """Force a chunk envelope with small chunks and a chosen group id."""
-    return wire.split_chunks(
-        wire.dumps(value),
-        kind="request_chunk",
-        max_bytes=payload + wire.CHUNK_HEADROOM,
-        chunk_group_id=group,
-        operation=op,
-        force=True,
-    )
+    return request_chunks(value, payload_bytes=payload, group=group, operation=op)
 
 
 @pytest.fixture
@@ -441,7 +434,8 @@ def test_large_result_is_paged_as_result_chunks(live_mock_factory: Callable[...,
     event = first["events"][0]
     payload = base64.b64decode(event["payload_b64"])
     assert hashlib.sha256(payload).hexdigest() == event["payload_sha256"]
-    assert wire.read_chunk_descriptor(payload)["kind"] == "result_chunk"
+    descriptor = wire.read_chunk(payload).descriptor
+    assert descriptor is not None and descriptor.kind == "result_chunk"
     result = api.result(job_id, request_id, max_events=5)
     assert result["post_process_outputs"]["logprobs"].shape == (16, 300)
     api.close()
@@ -458,13 +452,11 @@ def test_long_poll_returns_when_done(api: MockApi) -> None:
 def test_chunked_bad_frame_and_tampered_chunk_drop_the_group(api: MockApi) -> None:
     job_id = api.create_job()
     route = f"/{job_id}/forward-backward"
-    pickle_chunks = wire.split_chunks(
-        (GOLDEN / "bad_pickle.bin").read_bytes() * 8,
-        kind="request_chunk",
-        max_bytes=64 + wire.CHUNK_HEADROOM,
-        chunk_group_id="bad-inside",
-        force=True,
+    pickle_frame = (GOLDEN / "bad_pickle.bin").read_bytes() * 8
+    chunking = wire.Chunking.for_payload(
+        64, kind="request_chunk", chunk_group_id="bad-inside", bare_max_bytes=0
     )
+    pickle_chunks = [bytes(chunk) for chunk in wire.split_chunks(pickle_frame, chunking)]
     answers = api.post_chunks(job_id, "forward-backward", pickle_chunks)
     assert answers[-1].status_code == 400 and answers[-1].json()["error_code"] == "pickle_refused"
     late = api.http.post(route, content=pickle_chunks[1])

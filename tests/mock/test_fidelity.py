@@ -21,7 +21,7 @@ import pytest
 import torch
 
 from arctic_rl import wire
-from mock_server.testing import LiveMock, MockApi
+from mock_server.testing import LiveMock, MockApi, request_chunks
 
 SUB_JOB_DEFAULTS = {
     # What the published client's config.to_cortex() sends with default training settings:
@@ -219,14 +219,7 @@ def test_retried_final_chunk_resolves_to_the_one_execution(
     api: MockApi, live_mock: LiveMock
 ) -> None:
     job_id = default_job(api)
-    chunks = wire.split_chunks(
-        wire.dumps(published_frame()),
-        kind="request_chunk",
-        max_bytes=256 + wire.CHUNK_HEADROOM,
-        chunk_group_id="retry-final",
-        operation="fwd-bwd",
-        force=True,
-    )
+    chunks = request_chunks(published_frame(), payload_bytes=256, group="retry-final")
     first = api.post_chunks(job_id, "forward-backward", chunks)[-1]
     retried = api.http.post(f"/{job_id}/forward-backward", content=chunks[-1])
     assert first.status_code == retried.status_code == 202
@@ -279,17 +272,26 @@ def test_request_status_in_todays_shape(api: MockApi, live_mock: LiveMock) -> No
     assert capped.status_code == 200 and capped.json()["status"] == "done"
 
 
+def paged_forward_backward(
+    live_mock_factory: Callable[..., LiveMock], *, result_chunk_bytes: int, bsz: int, width: int
+) -> tuple[MockApi, str, str]:
+    """A finished bare forward-backward on a mock that pages results above 1 KiB."""
+    api = MockApi(
+        live_mock_factory(inline_result_bytes=1024, result_chunk_bytes=result_chunk_bytes)
+    )
+    job_id = default_job(api)
+    frame = wire.dumps(published_frame(bsz=bsz, width=width))
+    request_id = api.http.post(f"/{job_id}/forward-backward", content=frame).json()["request_id"]
+    api.wait(job_id, request_id)
+    return api, job_id, request_id
+
+
 def test_paged_result_chunks_stop_at_an_empty_cursor(
     live_mock_factory: Callable[..., LiveMock],
 ) -> None:
-    mock = live_mock_factory(inline_result_bytes=1024, result_chunk_bytes=512)
-    api = MockApi(mock)
-    job_id = default_job(api)
-    response = api.http.post(
-        f"/{job_id}/forward-backward", content=wire.dumps(published_frame(bsz=8, width=40))
+    api, job_id, request_id = paged_forward_backward(
+        live_mock_factory, result_chunk_bytes=512, bsz=8, width=40
     )
-    request_id = response.json()["request_id"]
-    api.wait(job_id, request_id)
     cursors, chunks, cursor = [], [], None
     while True:
         params = {"max_events": 2, **({"cursor": cursor} if cursor else {})}
@@ -320,13 +322,7 @@ def test_errors_in_todays_shapes(api: MockApi) -> None:
     assert invalid["detail"][0]["loc"] == ["body", "sub_job_configs"]
     assert invalid["code"] == 422
     job_id = default_job(api)
-    late = wire.split_chunks(
-        wire.dumps(minimal_frame()),
-        kind="request_chunk",
-        max_bytes=128 + wire.CHUNK_HEADROOM,
-        chunk_group_id="late-group",
-        force=True,
-    )[1]
+    late = request_chunks(minimal_frame(), payload_bytes=128, group="late-group", operation=None)[1]
     restart = api.http.post(f"/{job_id}/forward-backward", content=late)
     assert restart.status_code == 409
     assert restart.json()["code"] == "chunk_group_restart_required"
@@ -586,14 +582,9 @@ def test_export_links_download_the_checkpoints_files(api: MockApi) -> None:
 def test_max_events_above_512_is_capped_not_refused(
     live_mock_factory: Callable[..., LiveMock],
 ) -> None:
-    mock = live_mock_factory(inline_result_bytes=1024, result_chunk_bytes=8)
-    api = MockApi(mock)
-    job_id = default_job(api)
-    response = api.http.post(
-        f"/{job_id}/forward-backward", content=wire.dumps(published_frame(bsz=4, width=400))
+    api, job_id, request_id = paged_forward_backward(
+        live_mock_factory, result_chunk_bytes=8, bsz=4, width=400
     )
-    request_id = response.json()["request_id"]
-    api.wait(job_id, request_id)
     url = f"/{job_id}/requests/{request_id}"
     page = api.http.get(url, params={"max_events": 5000}).json()
     assert len(page["events"]) == 512 and page["next_cursor"] == "ev-512"
