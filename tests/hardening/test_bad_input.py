@@ -198,9 +198,13 @@ def test_truncated_upload_stream_changes_nothing(
 
     def send() -> None:
         _raw_post(module_job.mock, module_job.url("/forward-backward"), part, declared=len(chunk))
-        time.sleep(0.2)  # the server notices the disconnect
+        # the snapshot after this must follow the server's noticing the hang-up
+        deadline = time.monotonic() + 10
+        while not any("went away" in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < deadline, [r.getMessage() for r in caplog.records]
+            time.sleep(0.01)
 
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.INFO, logger="mock_server"):
         unchanged(module_job, send)
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     ok = module_job.http.post(module_job.url("/forward-backward"), content=chunk)
