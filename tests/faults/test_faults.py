@@ -81,10 +81,8 @@ def test_the_batch_travels_as_three_chunks() -> None:
     from arctic_rl import wire
 
     value = {"args": [], "kwargs": big_batch(), "meta": {}, "processing": PROCESSING}
-    chunks = wire.split_chunks(
-        wire.dumps(value), kind="request_chunk", max_bytes=CHUNK_BYTES, force=True
-    )
-    assert len(chunks) == 3
+    enveloped = wire.Chunking("request_chunk", CHUNK_BYTES, bare_max_bytes=0)
+    assert [chunk.total for chunk in wire.iter_chunks(value, enveloped)] == [3, 3, 3]
 
 
 # name -> (the fault, extra cortex settings); each is applied to forward-backward and step.
