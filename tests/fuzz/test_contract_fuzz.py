@@ -25,6 +25,9 @@ from .harness import APP, VIEWS, load_config
 EXAMPLES = 50
 STATEFUL_RUNS = 30
 STATEFUL_STEPS = 20
+# Batches of STATEFUL_RUNS scenarios, each from its own fixed seed, until the links have
+# reached every job route and the core operations have succeeded (see test_linked_workflows).
+MAX_STATEFUL_BATCHES = 8
 # The core of an RL loop must succeed (2xx) at least once in each view that has it.
 MUST_SUCCEED = frozenset(
     {"get_job", "forward_backward", "forward_no_grad", "step", "generate", "get_request"}
@@ -101,23 +104,41 @@ WORKFLOWS = {"full": linked_workflows(FULL), "today": linked_workflows(TODAY)}
 
 @pytest.mark.parametrize("view", sorted(VIEWS))
 def test_linked_workflows(view: str) -> None:
-    """Stateful phase: all checks on every step; job ids really flow along the links."""
+    """Stateful phase: all checks on every step; job ids really flow along the links.
+
+    Whether one batch of scenarios reaches every route is luck: a checkpoint export
+    needs create_job -> list_checkpoints -> export_checkpoint in one scenario while
+    Hypothesis' swarm testing switches rules off at random, and Hypothesis also mixes
+    literals from whichever local modules are already imported into its draws, so the
+    same seed explores other paths inside a full-suite run than alone. So the run goes
+    on, one more fixed-seed batch at a time, until the coverage below is complete; each
+    batch is derandomized from its own class name, so the batches are the same on every
+    run with the same code and imports. One batch usually suffices.
+    """
     machine = WORKFLOWS[view]
     machine.linked.clear()
     machine.succeeded.clear()
-    machine.run(
-        settings=settings(
-            max_examples=STATEFUL_RUNS,
-            stateful_step_count=STATEFUL_STEPS,
-            deadline=None,  # an in-process request still varies with machine load
-            derandomize=True,
-        )
-    )
     job_routes = operation_ids(SPECS[view], job_routes_only=True)
+    must_succeed = MUST_SUCCEED & operation_ids(SPECS[view])
+
+    def covered() -> bool:
+        return job_routes <= set(machine.linked) and must_succeed <= set(machine.succeeded)
+
+    for batch in range(MAX_STATEFUL_BATCHES):
+        seeded = type(f"{machine.__name__}Batch{batch}", (machine,), {})
+        seeded.run(
+            settings=settings(
+                max_examples=STATEFUL_RUNS,
+                stateful_step_count=STATEFUL_STEPS,
+                deadline=None,  # an in-process request still varies with machine load
+                derandomize=True,
+                database=None,
+            )
+        )
+        if covered():
+            break
     assert job_routes - set(machine.linked) == set(), machine.linked
-    assert MUST_SUCCEED & operation_ids(SPECS[view]) - set(machine.succeeded) == set(), (
-        machine.succeeded
-    )
+    assert must_succeed - set(machine.succeeded) == set(), machine.succeeded
 
 
 def test_todays_view_is_the_contract_without_its_proposals() -> None:
