@@ -18,11 +18,11 @@ _EXPORTS: dict[str, str] = {
     "ArcticRLClientConfig": "arctic_rl._config",
     "CortexConfig": "arctic_rl._config",
     "AsyncArcticRLClient": "arctic_rl._client",
-    "ArcticRLClient": "arctic_rl._client",
+    "ArcticRLClient": "arctic_rl._blocking",
     "create_arctic_rl_client": "arctic_rl._shim",
     "LegacyCortexClient": "arctic_rl._shim",
-    "Transport": "arctic_rl._transport",
-    "CortexTransport": "arctic_rl._transport",
+    "ServiceAPI": "arctic_rl._service",
+    "CortexService": "arctic_rl._service",
     "ArcticRLError": "arctic_rl._errors",
     "APIConnectionError": "arctic_rl._errors",
     "AuthenticationError": "arctic_rl._errors",
@@ -46,7 +46,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["__version__", *sorted(_EXPORTS)]
 
 if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
-    from arctic_rl._client import ArcticRLClient as ArcticRLClient
+    from arctic_rl._blocking import ArcticRLClient as ArcticRLClient
     from arctic_rl._client import AsyncArcticRLClient as AsyncArcticRLClient
     from arctic_rl._config import ArcticRLClientConfig as ArcticRLClientConfig
     from arctic_rl._config import CortexConfig as CortexConfig
@@ -68,10 +68,10 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import ServerError as ServerError
     from arctic_rl._errors import ServiceUnavailableError as ServiceUnavailableError
     from arctic_rl._errors import ValidationError as ValidationError
+    from arctic_rl._service import CortexService as CortexService
+    from arctic_rl._service import ServiceAPI as ServiceAPI
     from arctic_rl._shim import LegacyCortexClient as LegacyCortexClient
     from arctic_rl._shim import create_arctic_rl_client as create_arctic_rl_client
-    from arctic_rl._transport import CortexTransport as CortexTransport
-    from arctic_rl._transport import Transport as Transport
 
 
 def __getattr__(name: str) -> Any:

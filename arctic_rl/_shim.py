@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from arctic_rl._client import ArcticRLClient
+from arctic_rl._blocking import ArcticRLClient
 from arctic_rl._config import (
     CORTEX_BACKENDS,
     CORTEX_FILE_ENV,

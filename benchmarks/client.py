@@ -111,15 +111,15 @@ def _upload_child(base_url: str) -> dict[str, Any]:
     data = sum(t.numel() * t.element_size() for t in batch.values())
     with ArcticRLClient(_config(base_url)) as client:
         client.fwd_bwd(train_batch(8, 128), processing=PROCESSING)  # warm the connection
-        transport, job_id = client.aio.transport, client.job_id
+        service, job_id = client.aio.service, client.job_id
         value = _forward_request(batch, None, {**PROCESSING, "post": []})
         base = _status("VmRSS")
         t0 = time.perf_counter()
         # fwd_bwd is upload + wait_request; timed apart so the upload's rate is its own.
-        accepted = client.submit(transport.upload(job_id, "forward-backward", value)).result()
+        accepted = client.submit(service.upload(job_id, "forward_backward", value)).result()
         t1 = time.perf_counter()
-        request_id = str(accepted["request_id"])
-        client.submit(transport.wait_request(job_id, request_id)).result()
+        request_id = accepted.request_id
+        client.submit(service.wait_request(job_id, request_id)).result()
         t2 = time.perf_counter()
         peak = _status("VmHWM") - base
     return {"data_bytes": data, "upload_s": t1 - t0, "total_s": t2 - t0, "peak_extra_bytes": peak}

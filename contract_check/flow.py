@@ -1,6 +1,6 @@
 """Full mode: one small job driven by the project's own client, every answer judged.
 
-The client (``AsyncArcticRLClient`` over ``CortexTransport``) creates a job, waits for it,
+The client (``AsyncArcticRLClient`` over ``CortexService``) creates a job, waits for it,
 runs one chunked forward-backward, a step, a generate and a weight sync; an httpx
 transport underneath records every exchange, and each one is then judged against the
 contract by schemathesis' checks. The contract's links are followed from what the flow
@@ -23,8 +23,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+from cortex_gs_client.models import OperationRequest
 
-from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, CortexTransport, wire
+from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, CortexService, wire
 from contract_check import generated
 from contract_check.dssst1 import small_batch
 from contract_check.kit import Kit
@@ -72,7 +73,7 @@ def full_flow(kit: Kit, probes: Probes, *, model: str, notes: list[str]) -> list
 
 async def _flow(kit: Kit, probes: Probes, *, model: str, notes: list[str]) -> list[Finding]:
     recorder = RecordingTransport(httpx.AsyncHTTPTransport(verify=True))
-    transport = CortexTransport(
+    service = CortexService(
         kit.target.base_url,
         kit.target.token,
         chunk_bytes=CHUNK_BYTES,
@@ -94,7 +95,7 @@ async def _flow(kit: Kit, probes: Probes, *, model: str, notes: list[str]) -> li
             "experiment_name": f"contract-check-{uuid.uuid4().hex[:8]}",
         },
     )
-    client = AsyncArcticRLClient(config, transport=transport, environ={})
+    client = AsyncArcticRLClient(config, service=service, environ={})
     flow: list[Finding] = []
     try:
         if await _attempt(kit, flow, "create_job", "creates a job and it runs", client.start):
@@ -145,7 +146,9 @@ async def _steps(
             (
                 "run_operation",
                 "syncs weights (weight-sync operation)",
-                lambda: client.transport.call_json(str(client.job_id), "operation", body),
+                lambda: client.service.run_operation(
+                    str(client.job_id), OperationRequest.from_dict(body)
+                ),
             )
         )
     for operation, what, call in calls:

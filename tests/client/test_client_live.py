@@ -15,7 +15,7 @@ from arctic_rl import (
     JobNotRunningError,
     PayloadTooLargeError,
     RequestFailedError,
-    _transport,
+    _polling,
 )
 from arctic_rl._progress import ProgressFactory
 
@@ -44,10 +44,13 @@ def small_result_mock(live_mock_factory, monkeypatch):
 
 async def test_large_result_reassembled_from_chunk_events(small_result_mock, monkeypatch):
     added: list[int] = []
-    original = _transport._ResultChunks.add
-    monkeypatch.setattr(
-        _transport._ResultChunks, "add", lambda self, ev: added.append(1) or original(self, ev)
-    )
+    original = _polling.ResultChunks.add
+
+    def counted(self: _polling.ResultChunks, event: object) -> None:
+        added.append(1)
+        original(self, event)
+
+    monkeypatch.setattr(_polling.ResultChunks, "add", counted)
     async with await AsyncArcticRLClient.connect(_cfg(small_result_mock.base_url)) as client:
         batch = train_tensors()
         batch["input_ids"] = batch["input_ids"].repeat(8, 8)  # [16, 128]: ~8 KiB of logprobs
@@ -90,7 +93,7 @@ async def test_request_over_body_limit_is_typed(live_mock_factory, monkeypatch):
         with pytest.raises(PayloadTooLargeError):
             await client.fwd_bwd(batch, processing=PROCESSING)
         # Within the limit the same batch goes through in several chunks.
-        client.transport.chunk_bytes = 256 * 1024
+        client.service.chunk_bytes = 256 * 1024
         assert (await client.fwd_bwd(batch, processing=PROCESSING))["avg_loss"] is not None
 
 

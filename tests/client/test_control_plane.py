@@ -1,10 +1,10 @@
-"""Control-plane calls of CortexTransport against the live mock over HTTP."""
+"""Control-plane calls of CortexService against the live mock over HTTP."""
 
 from __future__ import annotations
 
-import uuid
+from cortex_gs_client.models import CreateJobRequest
 
-from arctic_rl._transport import CortexTransport
+from arctic_rl._service import CortexService
 
 from .conftest import Endpoint
 
@@ -21,17 +21,17 @@ SUB_JOB = {
 
 
 async def test_list_jobs_filters_by_state_and_capacity_answers(endpoint: Endpoint):
-    transport = CortexTransport(endpoint.base_url, endpoint.token, long_poll_s=1.0)
+    service = CortexService(endpoint.base_url, endpoint.token, long_poll_s=1.0)
     try:
-        job_id = await transport.create_job(
-            {"sub_job_configs": [SUB_JOB]}, idempotency_key=uuid.uuid4().hex
+        job_id = await service.create_job(
+            CreateJobRequest.from_dict({"sub_job_configs": [SUB_JOB]})
         )
-        await transport.wait_job_running(job_id, timeout=30)
-        running = await transport.list_jobs("JOB_STATE_RUNNING")  # legacy spelling accepted
-        assert job_id in {job["job_id"] for job in running}
-        assert await transport.list_jobs("cancelled") == []
-        assert job_id in {job["job_id"] for job in await transport.list_jobs()}
-        capacity = await transport.get_capacity()
-        assert capacity["available_gpus"] <= capacity["max_total_gpus"]
+        await service.wait_job_running(job_id, timeout=30)
+        running = await service.list_jobs("JOB_STATE_RUNNING")  # legacy spelling accepted
+        assert job_id in {job.job_id for job in running}
+        assert await service.list_jobs("cancelled") == []
+        assert job_id in {job.job_id for job in await service.list_jobs()}
+        capacity = await service.get_capacity()
+        assert capacity.available_gpus <= capacity.max_total_gpus
     finally:
-        await transport.aclose()
+        await service.aclose()

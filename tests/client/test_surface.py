@@ -22,8 +22,8 @@ from arctic_rl import (
 )
 from arctic_rl._client import _forward_request
 from arctic_rl._errors import ValidationError, error_from_response
+from arctic_rl._polling import normalize_state
 from arctic_rl._shim import Done, _fold, normalize_forward, normalize_generate, normalize_step
-from arctic_rl._transport import normalize_state
 
 
 def test_import_is_lazy_in_a_fresh_interpreter():

@@ -11,7 +11,9 @@ first armed :class:`Fault` whose ``marker`` occurs in the request head:
 - ``delay``: hold the request ``seconds`` before forwarding it;
 - ``stall``: forward, then hold the answer ``seconds`` (past a client's read timeout);
 - ``status``: answer ``status`` (503, 429, ...) with today's error body and
-  ``Retry-After`` itself, never reaching the server.
+  ``Retry-After`` itself, never reaching the server;
+- ``swallow``: answer ``200 {}`` itself, never reaching the server (a request the path in
+  between acknowledged and lost).
 
 A fault lets ``skip`` matching requests through first and then hits ``times`` of them;
 everything else passes untouched, so a retrying client can finish. Requests are only
@@ -28,10 +30,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-Action = Literal["cut_request", "cut_response", "delay", "stall", "status"]
+Action = Literal["cut_request", "cut_response", "delay", "stall", "status", "swallow"]
 REASONS = {429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
 CODES = {429: "rate_limited", 500: "internal_error", 503: "unavailable"}
 _ids = itertools.count(1)
+SWALLOWED = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
 
 
 @dataclass
@@ -191,6 +194,10 @@ class FaultProxy:
             writer.write(error_response(fault.status, fault.retry_after))
             await writer.drain()
             return False
+        if fault is not None and action == "swallow":
+            writer.write(SWALLOWED)
+            await writer.drain()
+            return True
         if fault is not None and action == "delay":
             await asyncio.sleep(fault.seconds)
         up_reader, up_writer = await upstream.open()

@@ -80,7 +80,7 @@ async def full_session(base_url: str) -> list[str]:
     texts.append(repr(config))
     client = await AsyncArcticRLClient.connect(config)
     try:
-        texts += [repr(client), repr(client.transport)]
+        texts += [repr(client), repr(client.service)]
         texts.append(str(await client.fwd_bwd(tensors(), processing=PROCESSING)))
         texts.append(str(await client.fwd_no_grad(tensors(), reference_model=True)))
         texts.append(str(await client.step(learning_rate=1e-3)))

@@ -1,0 +1,129 @@
+"""Request bodies built from what callers pass: the job to create, forward batches, prompts.
+
+Kept apart from the client so that the translation of the frameworks' legacy fields into
+Cortex's shapes can be read (and tested) on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arctic_rl._config import ArcticRLClientConfig
+
+__all__ = ["build_create_job_request", "forward_request", "plain_params", "plain_tokens"]
+
+DEFAULT_OPTIMIZER_NAME = "AdamW"
+DEFAULT_LR = 1e-6
+DEFAULT_MAX_SEQ_LEN = 4096
+_OPTIMIZER_FIELDS = ("lr", "weight_decay", "betas")
+
+
+def build_create_job_request(config: ArcticRLClientConfig) -> dict[str, Any]:
+    """Translate the legacy fields into a CreateJobRequest.
+
+    SkyRL and verl put `training_config = {optimizer: {lr, weight_decay, betas,
+    gradient_clipping?}, max_length, training_horizon, lr_scheduler, ...}` next to a
+    DeepSpeed `ds_config` (`train_batch_size`, `gradient_clipping`, `optimizer: {type,
+    params}`). Cortex wants `optimizer: {name, lr, weight_decay, betas}`, `max_seq_len`,
+    `train_batch_size`, `gradient_clipping` (only when clipping) and `n_gpus`; other
+    keys pass through, None values are left out.
+    """
+    training = {k: v for k, v in (config.training_config or {}).items() if v is not None}
+    ds = config.ds_config or {}
+    max_length = training.pop("max_length", None)
+    max_seq_len = int(training.pop("max_seq_len", None) or max_length or DEFAULT_MAX_SEQ_LEN)
+    optimizer = _optimizer(training.pop("optimizer", None), ds.get("optimizer"))
+    clipping = optimizer.pop("gradient_clipping", None)
+    clipping = training.pop("gradient_clipping", clipping)
+    if clipping is None:
+        clipping = ds.get("gradient_clipping")
+    training_config: dict[str, Any] = {
+        "optimizer": optimizer,
+        "max_seq_len": max_seq_len,
+        "train_batch_size": int(
+            training.pop("train_batch_size", 0) or ds.get("train_batch_size") or 1
+        ),
+        "n_gpus": max(1, config.training_gpus),
+        **training,
+    }
+    if clipping is not None and float(clipping) > 0:
+        training_config["gradient_clipping"] = float(clipping)
+    common = {"model_name": config.model_name, "seed": config.seed}
+    subs: list[dict[str, Any]] = [
+        {"job_type": "training", **common, "training_config": training_config}
+    ]
+    for job_type, gpus, extra in (
+        ("sampling", config.sampling_gpus, config.vllm_config),
+        ("log_probability", config.log_prob_gpus, config.log_prob_ds_config),
+    ):
+        if gpus > 0:
+            inference = {k: v for k, v in (extra or {}).items() if v is not None}
+            seq = inference.pop("max_model_len", None) or inference.pop("max_seq_len", None)
+            inference_config = {"max_seq_len": int(seq or max_seq_len), "n_gpus": gpus, **inference}
+            subs.append({"job_type": job_type, **common, "inference_config": inference_config})
+    body: dict[str, Any] = {"sub_job_configs": subs}
+    if config.cortex.experiment_name:
+        body["experiment_name"] = config.cortex.experiment_name
+    return body
+
+
+def _optimizer(framework: Any, deepspeed: Any) -> dict[str, Any]:
+    """`{name, lr, weight_decay, betas}` from the framework's optimizer or DeepSpeed's.
+
+    DeepSpeed's block is `{type, params: {lr, betas, eps, weight_decay}}`; the frameworks'
+    has the fields flat and no name. The framework's wins field by field.
+    """
+    ds = dict(deepspeed or {})
+    params = dict(ds.get("params") or {})
+    given = dict(framework or {})
+    name = given.pop("name", None) or given.pop("type", None) or ds.get("type")
+    out: dict[str, Any] = {"name": str(name or DEFAULT_OPTIMIZER_NAME)}
+    for key in _OPTIMIZER_FIELDS:
+        value = given.pop(key, params.get(key))
+        if value is not None:
+            out[key] = list(value) if key == "betas" else value
+    out.setdefault("lr", DEFAULT_LR)
+    out.update({k: v for k, v in given.items() if v is not None})
+    return out
+
+
+def forward_request(
+    batch: Mapping[str, Any],
+    meta: Mapping[str, Any] | None,
+    processing: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """ForwardBackwardBatch / ForwardNoGradBatch: {args, kwargs, meta, processing}.
+
+    A batch already in that form (it has `kwargs`; `context` and the rest are kept)
+    passes through; `meta` and `processing` given separately are merged into it.
+    """
+    if isinstance(batch.get("kwargs"), Mapping):
+        value = dict(batch)
+        if meta:
+            value["meta"] = {**(value.get("meta") or {}), **meta}
+        if processing:
+            value["processing"] = {**(value.get("processing") or {}), **processing}
+        return value
+    return {
+        "args": [],
+        "kwargs": dict(batch),
+        "meta": dict(meta or {}),
+        "processing": dict(processing or {}),
+    }
+
+
+def plain_tokens(value: Any) -> Any:
+    return value if isinstance(value, str) else [int(t) for t in value]
+
+
+def plain_params(params: Any) -> Any:
+    """vLLM SamplingParams objects or dicts -> plain dicts (JSON-able, no pickles)."""
+    if params is None:
+        return {}
+    if isinstance(params, Mapping):
+        return dict(params)
+    if isinstance(params, Sequence) and not isinstance(params, str):
+        return [plain_params(p) for p in params]
+    fields = getattr(params, "__struct_fields__", None) or vars(params)
+    return {name: getattr(params, name) for name in fields if not name.startswith("_")}

@@ -1,0 +1,312 @@
+"""`ServiceAPI`, what the client needs from Cortex GS, and `CortexService`, its HTTP form.
+
+`CortexService` calls the generated operation functions (``cortex_gs_client.api``) by
+static import with typed request models, and reads their parsed answers. Retries, error
+mapping and idempotency keys are not here: they live in the HTTP seam (`_http`), which
+every request crosses. Chunked uploads are `_upload`'s, polling is `_polling`'s.
+
+One model family on the wire: the generated client's attrs models. They are what the
+generated operation functions take and return, and they keep unknown keys
+(``additional_properties``), which the contract's open request bodies need; the pydantic
+models (``cortex_gs_models``) stay the mock's, which validates strictly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import httpx
+from cortex_gs_client.api.checkpoints import (
+    delete_checkpoint,
+    list_checkpoints,
+    load_checkpoint,
+    save_checkpoint,
+)
+from cortex_gs_client.api.jobs import cancel_job, create_job, get_capacity, get_job, list_jobs
+from cortex_gs_client.api.operations import run_operation
+from cortex_gs_client.api.requests import get_request
+from cortex_gs_client.api.sampling import log_probs, sync_weights
+from cortex_gs_client.api.training import step
+from cortex_gs_client.models import (
+    AcceptedRequest,
+    Capacity,
+    Checkpoint,
+    CheckpointList,
+    CreateJobRequest,
+    CreateJobResponse,
+    Job,
+    JobList,
+    JobState,
+    JobSummary,
+    LoadRequest,
+    LogProbsRequest,
+    OperationAnswer,
+    OperationRequest,
+    RequestStatus,
+    SaveRequest,
+    StepRequest,
+    SyncWeightsRequest,
+)
+from cortex_gs_client.types import UNSET, Response
+
+from arctic_rl._errors import ArcticRLError, BadRequestError, JobFailedError, RequestTimeoutError
+from arctic_rl._errors import ValidationError as RequestValidationError
+from arctic_rl._http import open_client
+from arctic_rl._polling import (
+    TERMINAL_JOB_STATES,
+    Backoff,
+    Finished,
+    Next,
+    RequestTracker,
+    normalize_state,
+)
+from arctic_rl._progress import ProgressFactory
+from arctic_rl._upload import Uploader
+
+__all__ = ["CortexService", "ServiceAPI"]
+
+log = logging.getLogger("arctic_rl")
+T = TypeVar("T")
+
+MAX_EVENTS_PER_POLL = 64
+MAX_LONG_POLL_S = 20.0
+
+
+@runtime_checkable
+class ServiceAPI(Protocol):
+    """What the client needs from the service, one method per operation it uses."""
+
+    async def create_job(self, body: CreateJobRequest) -> str: ...
+    async def get_job(self, job_id: str) -> Job: ...
+    async def list_jobs(self, status: str | None = None) -> list[JobSummary]: ...
+    async def cancel_job(self, job_id: str) -> None: ...
+    async def wait_job_running(self, job_id: str, timeout: float) -> Job: ...
+    async def list_checkpoints(self, job_id: str) -> list[Checkpoint]: ...
+    async def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> None: ...
+    async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any: ...
+    async def step(self, job_id: str, body: StepRequest) -> Any: ...
+    async def save_checkpoint(self, job_id: str, body: SaveRequest) -> Any: ...
+    async def load_checkpoint(self, job_id: str, body: LoadRequest) -> Any: ...
+    async def log_probs(self, job_id: str, body: LogProbsRequest) -> Any: ...
+    async def sync_weights(self, job_id: str, body: SyncWeightsRequest) -> Any: ...
+    async def run_operation(self, job_id: str, body: OperationRequest) -> Any: ...
+    async def aclose(self) -> None: ...
+
+
+async def _answer(call: Awaitable[Response[Any]], *expected: type[T]) -> T:
+    """The parsed answer of a generated call, or a clear error when it is outside the contract.
+
+    Error statuses never get here (the HTTP seam raises them); an undocumented success
+    status parses to None, an answer of the wrong shape fails in the generated parser.
+    """
+    try:
+        response = await call
+    except ArcticRLError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ArcticRLError(
+            f"the service answered outside its contract: {type(exc).__name__}: {exc}",
+            code="unexpected_answer",
+        ) from exc
+    if isinstance(response.parsed, expected):
+        return response.parsed
+    raise ArcticRLError(
+        f"the service answered HTTP {response.status_code} outside its contract: "
+        f"{response.content[:200]!r}",
+        code="unexpected_answer",
+    )
+
+
+class CortexService:
+    """Cortex GS (or the mock) over HTTP: control plane, JSON and chunked data plane, polls."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 120.0,
+        verify_tls: bool = True,
+        chunk_bytes: int = 60 * 1024 * 1024,
+        poll_timeout: float = 1800.0,
+        long_poll_s: float = 10.0,
+        max_retries: int = 10,
+        retry_timeout: float = 600.0,
+        progress: ProgressFactory | None = None,
+        httpx_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.poll_timeout = poll_timeout
+        self.long_poll_s = long_poll_s
+        self._progress = progress or ProgressFactory(enabled=False, min_bytes=0)
+        self._client = open_client(
+            self.base_url,
+            token,
+            timeout=httpx.Timeout(read_timeout, connect=connect_timeout),
+            verify_tls=verify_tls,
+            max_retries=max_retries,
+            retry_timeout=retry_timeout,
+            inner=httpx_transport,
+        )
+        self._uploader = Uploader(
+            self._client.get_async_httpx_client(), chunk_bytes, self._progress
+        )
+
+    def __repr__(self) -> str:
+        return f"CortexService(base_url={self.base_url!r})"
+
+    @property
+    def chunk_bytes(self) -> int:
+        return self._uploader.chunk_bytes
+
+    @chunk_bytes.setter
+    def chunk_bytes(self, value: int) -> None:
+        self._uploader.chunk_bytes = value
+
+    async def aclose(self) -> None:
+        await self._client.get_async_httpx_client().aclose()
+
+    # -- control plane ----------------------------------------------------------------
+
+    async def create_job(self, body: CreateJobRequest) -> str:
+        call = create_job.asyncio_detailed(client=self._client, body=body)
+        return (await _answer(call, CreateJobResponse)).job_id
+
+    async def get_job(self, job_id: str) -> Job:
+        return await _answer(get_job.asyncio_detailed(job_id, client=self._client), Job)
+
+    async def list_jobs(self, status: str | None = None) -> list[JobSummary]:
+        state = UNSET if status is None else JobState(normalize_state(status))
+        call = list_jobs.asyncio_detailed(client=self._client, status=state)
+        return (await _answer(call, JobList)).jobs
+
+    async def get_capacity(self) -> Capacity:
+        return await _answer(get_capacity.asyncio_detailed(client=self._client), Capacity)
+
+    async def cancel_job(self, job_id: str) -> None:
+        """Cancel; today's service answers 200 with an empty body."""
+        await cancel_job.asyncio_detailed(job_id, client=self._client)
+
+    async def list_checkpoints(self, job_id: str) -> list[Checkpoint]:
+        call = list_checkpoints.asyncio_detailed(job_id, client=self._client)
+        return (await _answer(call, CheckpointList)).checkpoints
+
+    async def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> None:
+        await delete_checkpoint.asyncio_detailed(job_id, checkpoint_id, client=self._client)
+
+    async def wait_job_running(self, job_id: str, timeout: float) -> Job:
+        """Poll the job until it runs; a job that ends first raises JobFailedError."""
+        deadline = time.monotonic() + timeout
+        backoff = Backoff()
+        with self._progress.wait(f"waiting for job {job_id}") as bar:
+            while True:
+                job = await self.get_job(job_id)
+                state = normalize_state(job.status)
+                bar.status(state)
+                if state == JobState.RUNNING.value:
+                    return job
+                if state in TERMINAL_JOB_STATES:
+                    reason = job.reason or "no reason given"
+                    raise JobFailedError(f"job {job_id} is {state}: {reason}", code=state)
+                delay = backoff.next()
+                if time.monotonic() + delay > deadline:
+                    raise RequestTimeoutError(
+                        f"job {job_id} still {state} after {timeout:.0f} s", code=state
+                    )
+                await asyncio.sleep(delay)
+
+    # -- data plane -------------------------------------------------------------------
+
+    async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any:
+        """Send a DSSST1 value to a chunked operation and return its decoded result."""
+        accepted = await self.upload(job_id, operation_id, value)
+        return await self.wait_request(job_id, accepted.request_id, desc=operation_id)
+
+    async def upload(self, job_id: str, operation_id: str, value: Any) -> AcceptedRequest:
+        return await self._uploader.upload(job_id, operation_id, value)
+
+    async def step(self, job_id: str, body: StepRequest) -> Any:
+        call = step.asyncio_detailed(job_id, client=self._client, body=body)
+        return await self._accepted(job_id, "step", call)
+
+    async def save_checkpoint(self, job_id: str, body: SaveRequest) -> Any:
+        call = save_checkpoint.asyncio_detailed(job_id, client=self._client, body=body)
+        return await self._accepted(job_id, "save", call)
+
+    async def load_checkpoint(self, job_id: str, body: LoadRequest) -> Any:
+        call = load_checkpoint.asyncio_detailed(job_id, client=self._client, body=body)
+        return await self._accepted(job_id, "load", call)
+
+    async def log_probs(self, job_id: str, body: LogProbsRequest) -> Any:
+        call = log_probs.asyncio_detailed(job_id, client=self._client, body=body)
+        return await self._accepted(job_id, "log-probs", call)
+
+    async def sync_weights(self, job_id: str, body: SyncWeightsRequest) -> Any:
+        call = sync_weights.asyncio_detailed(job_id, client=self._client, body=body)
+        return await self._accepted(job_id, "sync-weights", call)
+
+    async def run_operation(self, job_id: str, body: OperationRequest) -> Any:
+        """An inline operation's answer (200) as it came; an accepted one's (202) result."""
+        call = run_operation.asyncio_detailed(job_id, client=self._client, body=body)
+        answer = await _answer(call, OperationAnswer, AcceptedRequest)
+        if isinstance(answer, OperationAnswer):
+            return answer.to_dict()
+        return await self.wait_request(job_id, answer.request_id, desc="operation")
+
+    async def _accepted(self, job_id: str, desc: str, call: Awaitable[Response[Any]]) -> Any:
+        accepted = await _answer(call, AcceptedRequest)
+        return await self.wait_request(job_id, accepted.request_id, desc=desc)
+
+    async def _poll(
+        self, job_id: str, request_id: str, cursor: str | None, wait_s: float
+    ) -> RequestStatus | None:
+        """One poll; None when the server refused ``wait_s`` (long polls are then off)."""
+        try:
+            call = get_request.asyncio_detailed(
+                job_id,
+                request_id,
+                client=self._client,
+                cursor=cursor or UNSET,
+                max_events=MAX_EVENTS_PER_POLL,
+                wait_s=round(min(wait_s, MAX_LONG_POLL_S), 3) if wait_s > 0 else UNSET,
+            )
+            return await _answer(call, RequestStatus)
+        except (RequestValidationError, BadRequestError):
+            if wait_s <= 0:
+                raise
+            log.info("arctic_rl: server refuses wait_s; polling instead")
+            self.long_poll_s = 0.0
+            return None
+
+    async def wait_request(self, job_id: str, request_id: str, *, desc: str = "request") -> Any:
+        """Poll a request to its end, collecting result chunks; return the decoded result."""
+        tracker = RequestTracker(request_id)
+        backoff = Backoff()
+        deadline = time.monotonic() + self.poll_timeout
+        with self._progress.wait(f"{desc} {request_id}") as bar:
+            while True:
+                wait_s = min(self.long_poll_s, max(0.0, deadline - time.monotonic()))
+                started = time.monotonic()
+                status = await self._poll(job_id, request_id, tracker.cursor, wait_s)
+                if status is None:
+                    continue
+                outcome = tracker.read(status)
+                bar.status(tracker.state)
+                if isinstance(outcome, Finished):
+                    return outcome.value
+                if outcome is Next.POLL_NOW:
+                    continue
+                if time.monotonic() > deadline:
+                    raise RequestTimeoutError(
+                        f"request {request_id} still {tracker.state} "
+                        f"after {self.poll_timeout:.0f} s",
+                        code=tracker.state,
+                    )
+                if wait_s > 0 and time.monotonic() - started >= wait_s / 2:
+                    continue  # the server held the poll: no extra sleep needed
+                await asyncio.sleep(backoff.next())
