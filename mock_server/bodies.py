@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any, TypeVar
 
+from cortex_gs_contract import ErrorCode
 from pydantic import BaseModel, ValidationError
 
 from mock_server.errors import ApiError
@@ -50,7 +51,7 @@ def plain(model: BaseModel) -> dict[str, Any]:
     except ValueError as exc:
         issue = {"loc": ["body"], "msg": str(exc), "type": "too_deep"}
         message = "request body nests too deeply"
-        raise ApiError(422, "validation_error", message, details=[issue]) from exc
+        raise ApiError(422, ErrorCode.validation_error, message, details=[issue]) from exc
 
 
 def parse(model: type[M], data: Any, loc: tuple[str | int, ...]) -> M:
@@ -67,5 +68,5 @@ def parse(model: type[M], data: Any, loc: tuple[str | int, ...]) -> M:
             for e in exc.errors()
         ]
         raise ApiError(
-            422, "validation_error", "request validation failed", details=issues
+            422, ErrorCode.validation_error, "request validation failed", details=issues
         ) from exc

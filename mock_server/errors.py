@@ -18,6 +18,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from cortex_gs_contract import ErrorCode
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -30,19 +31,23 @@ from arctic_rl.wire import WireError
 log = logging.getLogger("mock_server")
 
 CHUNK_GROUP_CODES = frozenset(
-    {"chunk_group_restart_required", "chunk_group_conflict", "chunk_group_missing_chunks"}
+    {
+        ErrorCode.chunk_group_restart_required,
+        ErrorCode.chunk_group_conflict,
+        ErrorCode.chunk_group_missing_chunks,
+    }
 )
 
 # Framework-raised errors (not ApiError): FastAPI's only own 400 is an unparseable body.
 _HTTP_CODES = {
-    400: "bad_json",
-    401: "unauthorized",
-    404: "not_found",
-    405: "method_not_allowed",
-    413: "payload_too_large",
-    422: "validation_error",
-    429: "rate_limited",
-    503: "unavailable",
+    400: ErrorCode.bad_json,
+    401: ErrorCode.unauthorized,
+    404: ErrorCode.not_found,
+    405: ErrorCode.method_not_allowed,
+    413: ErrorCode.payload_too_large,
+    422: ErrorCode.validation_error,
+    429: ErrorCode.rate_limited,
+    503: ErrorCode.unavailable,
 }
 
 
@@ -97,7 +102,10 @@ def validation_body(
     issues: Sequence[dict[str, Any]], request_id: str | None, message: str
 ) -> dict[str, Any]:
     """A 422 as FastAPI sends it (``detail``), plus ``message``/``code`` like other errors."""
-    return {"detail": list(issues), **error_body(422, "validation_error", message, request_id)}
+    return {
+        "detail": list(issues),
+        **error_body(422, ErrorCode.validation_error, message, request_id),
+    }
 
 
 def request_error(code: str, message: str) -> dict[str, str]:
@@ -137,14 +145,14 @@ async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     if exc.status_code == 405:
         headers["Allow"] = ", ".join(allowed_methods(request))
     request_id = _request_id(request)
-    if isinstance(exc, ApiError) and exc.code == "validation_error":
+    if isinstance(exc, ApiError) and exc.code == ErrorCode.validation_error:
         body = validation_body(exc.details or [], request_id, exc.message)
     elif isinstance(exc, ApiError):
         body = error_body(
             exc.status_code, exc.code, exc.message, request_id, exc.details, exc.fields
         )
     else:
-        code = _HTTP_CODES.get(exc.status_code, "internal_error")
+        code = _HTTP_CODES.get(exc.status_code, ErrorCode.internal_error)
         body = error_body(exc.status_code, code, str(exc.detail), request_id)
     return JSONResponse(body, status_code=exc.status_code, headers=headers or None)
 
@@ -154,7 +162,7 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     errors = list(exc.errors())
     request_id = _request_id(request)
     if any(e.get("type") == "json_invalid" for e in errors):
-        body = error_body(400, "bad_json", "request body is not valid JSON", request_id)
+        body = error_body(400, ErrorCode.bad_json, "request body is not valid JSON", request_id)
         return JSONResponse(body, status_code=400)
     issues = [_issue(e) for e in errors]
     return JSONResponse(

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cortex_gs_contract import ErrorCode
+
 from mock_server.errors import ApiError
 from mock_server.store import Store
 
@@ -49,7 +51,7 @@ class ExportSigner:
 
     def resolve(self, token: str) -> Path:
         """The file a token grants, or 404 (bad or expired signatures reveal nothing more)."""
-        gone = ApiError(404, "not_found", "no such export link (it may have expired)")
+        gone = ApiError(404, ErrorCode.not_found, "no such export link (it may have expired)")
         encoded, _, signature = token.partition(".")
         try:
             claims = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))

@@ -25,13 +25,12 @@ from mock_server.chunks import ChunkGroups, decode, read_request_chunk, sha256_h
 from mock_server.errors import ApiError, request_error
 from mock_server.exports import ExportSigner
 from mock_server.settings import Settings
-from mock_server.store import Store
+from mock_server.store import IN_FLIGHT, Store
 from mock_server.worker import Worker
 
 log = logging.getLogger("mock_server")
 
 JOB_FLOW = (JobState.pending, JobState.placing, JobState.initializing, JobState.running)
-IN_FLIGHT = (RequestState.pending, RequestState.running, RequestState.streaming)
 # Today's cap on one poll's events: larger asks are served this many, not refused.
 MAX_EVENTS = 512
 # Request kinds whose events are drained destructively (no client retry cursor).

@@ -20,7 +20,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from cortex_gs_contract import RequestState
+
 IDEMPOTENCY_TTL_S = 24 * 3600
+# A request in one of these states may still move on.
+IN_FLIGHT = (RequestState.pending, RequestState.running, RequestState.streaming)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -225,7 +229,7 @@ class Store:
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
         events: list[dict[str, Any]] | None = None,
-        only_from: Iterable[str] = ("pending", "running", "streaming"),
+        only_from: Iterable[str] = IN_FLIGHT,
     ) -> bool:
         """Set a request's state (and result, error, events) atomically."""
         allowed = list(only_from)

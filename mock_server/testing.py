@@ -20,7 +20,13 @@ from typing import Any
 
 import httpx
 import uvicorn
-from cortex_gs_contract import CHUNK_OPERATIONS, TOKEN_TYPE, TOKEN_TYPE_HEADER, RequestState
+from cortex_gs_contract import (
+    CHUNK_OPERATIONS,
+    TOKEN_TYPE,
+    TOKEN_TYPE_HEADER,
+    JobState,
+    RequestState,
+)
 
 from arctic_rl import wire
 from mock_server.app import create_app
@@ -191,9 +197,13 @@ class MockApi:
         deadline = time.monotonic() + timeout
         while True:
             job = self.http.get(f"/{job_id}").json()
-            if job["status"] == "running":
+            if job["status"] == JobState.running:
                 return job
-            assert job["status"] not in ("cancelled", "terminated", "failed"), job
+            assert job["status"] not in (
+                JobState.cancelled,
+                JobState.terminated,
+                JobState.failed,
+            ), job
             assert time.monotonic() < deadline, f"job {job_id} never ran: {job}"
             time.sleep(0.01)
 
@@ -217,7 +227,7 @@ class MockApi:
     def result(self, job_id: str, request_id: str, max_events: int = 16) -> Any:
         """The completed request's result: JSON, inline DSSST1, or paged result chunks."""
         status = self.wait(job_id, request_id)
-        assert status["status"] == "done", status
+        assert status["status"] == RequestState.done, status
         result = status["result"]
         if isinstance(result, dict) and result.get("wire_format") == "DSSST1":
             return wire.loads(base64.b64decode(result["payload_b64"]))

@@ -95,7 +95,7 @@ class Worker:
         """The backend, once the worker has built it (waits for that)."""
         self._backend_ready.wait()
         if self._backend is None:
-            raise BackendError("unavailable", "the mock's backend failed to start")
+            raise BackendError(ErrorCode.unavailable, "the mock's backend failed to start")
         return self._backend
 
     def _work(self) -> None:

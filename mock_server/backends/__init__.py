@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from cortex_gs_contract import JobType
+
 __all__ = ["BACKEND_NAMES", "Backend", "BackendError", "make_backend", "sub_job_ids"]
 
 BACKEND_NAMES = ("canned", "reference")
@@ -84,7 +86,12 @@ def make_backend(name: str, *, device: str | None = None) -> Backend:
     raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKEND_NAMES)}")
 
 
-_ID_KIND = {"training": "training", "sampling": "sampling", "log_probability": "log_prob"}
+# Job types as they appear in sub-job ids (the SubJobId pattern says ``log_prob``).
+_ID_KIND = {
+    JobType.training: "training",
+    JobType.sampling: "sampling",
+    JobType.log_probability: "log_prob",
+}
 
 
 def sub_job_ids(job_id: str, sub_jobs: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from cortex_gs_contract import ErrorCode
 
 from mock_server.backends import BackendError
 from mock_server.backends.common import (
@@ -73,7 +74,7 @@ class CannedBackend:
 
     def _state(self, job_id: str) -> tuple[JobSettings, dict[str, int]]:
         if job_id not in self._settings:
-            raise BackendError("job_not_found", f"backend has no state for job {job_id}")
+            raise BackendError(ErrorCode.job_not_found, f"backend has no state for job {job_id}")
         return self._settings[job_id], self._counters[job_id]
 
     def forward_backward(self, job_id: str, batch: Mapping[str, Any]) -> dict[str, Any]:
@@ -142,10 +143,10 @@ class CannedBackend:
         self._state(job_id)
         prompts = request.get("prompts")
         if not isinstance(prompts, list) or not prompts:
-            raise BackendError("bad_value", "prompts must be a non-empty list")
+            raise BackendError(ErrorCode.bad_value, "prompts must be a non-empty list")
         completions = request.get("completions") or [None] * len(prompts)
         if len(completions) != len(prompts):
-            raise BackendError("bad_value", "completions must match prompts")
+            raise BackendError(ErrorCode.bad_value, "completions must match prompts")
         top_k = int(request.get("top_k") or 0)
         logprobs, token_ids, top = [], [], []
         for prompt, completion in zip(prompts, completions, strict=True):
@@ -183,7 +184,7 @@ class CannedBackend:
         _, counters = self._state(job_id)
         path = directory / STATE_FILE
         if not path.is_file():
-            raise BackendError("checkpoint_not_found", "checkpoint has no canned state")
+            raise BackendError(ErrorCode.checkpoint_not_found, "checkpoint has no canned state")
         steps = int(json.loads(path.read_text())["steps"])
         with self._lock:
             counters["steps"] = steps

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from cortex_gs_contract import ErrorCode, JobType
 
 from mock_server.backends import BackendError, sub_job_ids
 
@@ -62,14 +63,15 @@ class JobSettings:
     @property
     def sync_targets(self) -> list[str]:
         """Default sync-weights targets: every sampling and log-probability sub-job."""
-        return self.sub_job_ids.get("sampling", []) + self.sub_job_ids.get("log_probability", [])
+        targets = (JobType.sampling, JobType.log_probability)
+        return [sid for kind in targets for sid in self.sub_job_ids.get(kind, [])]
 
     @classmethod
     def from_sub_jobs(cls, job_id: str, sub_jobs: Sequence[Mapping[str, Any]]) -> JobSettings:
         """Read seed, optimizer and clipping; tolerate absent optional fields."""
         if not sub_jobs:
             return cls()
-        training = next((s for s in sub_jobs if s.get("job_type") == "training"), sub_jobs[0])
+        training = next((s for s in sub_jobs if s.get("job_type") == JobType.training), sub_jobs[0])
         tcfg = training.get("training_config") or training.get("inference_config") or {}
         opt = tcfg.get("optimizer") or {}
         lr = opt.get("lr", opt.get("learning_rate", DEFAULT_LR))
@@ -108,9 +110,9 @@ def encode_prompt(prompt: Any) -> list[int]:
     if isinstance(prompt, Sequence) and all(isinstance(t, int) for t in prompt):
         ids = [int(t) for t in prompt]
         if any(t < 0 or t >= VOCAB_SIZE for t in ids):
-            raise BackendError("bad_value", f"token ids must lie in [0, {VOCAB_SIZE})")
+            raise BackendError(ErrorCode.bad_value, f"token ids must lie in [0, {VOCAB_SIZE})")
         return ids
-    raise BackendError("bad_value", "each prompt must be a string or a list of token ids")
+    raise BackendError(ErrorCode.bad_value, "each prompt must be a string or a list of token ids")
 
 
 def decode_tokens(ids: Sequence[int]) -> str:
@@ -124,7 +126,7 @@ def _aligned(request: Mapping[str, Any], key: str) -> Sequence[Any] | None:
     if not isinstance(value, Sequence) or isinstance(value, str | bytes):
         return None
     if len(value) != len(request.get("prompts") or []):
-        raise BackendError("bad_value", f"a {key} list must have one entry per prompt")
+        raise BackendError(ErrorCode.bad_value, f"a {key} list must have one entry per prompt")
     return value
 
 
@@ -136,7 +138,9 @@ def sampling_params_for(request: Mapping[str, Any], index: int) -> dict[str, Any
     if params is None:
         return {}
     if not isinstance(params, Mapping):
-        raise BackendError("bad_value", "sampling_params must be an object or a list of them")
+        raise BackendError(
+            ErrorCode.bad_value, "sampling_params must be an object or a list of them"
+        )
     return dict(params)
 
 
@@ -149,16 +153,16 @@ def check_routing(request: Mapping[str, Any]) -> None:
     per_prompt = _aligned(request, "routing_key")
     keys = per_prompt if per_prompt is not None else [request.get("routing_key")]
     if not all(k is None or isinstance(k, str) for k in keys):
-        raise BackendError("bad_value", "routing_key must be a string or a list of strings")
+        raise BackendError(ErrorCode.bad_value, "routing_key must be a string or a list of strings")
     if not isinstance(request.get("strict", False), bool):
-        raise BackendError("bad_value", "strict must be a boolean")
+        raise BackendError(ErrorCode.bad_value, "strict must be a boolean")
 
 
 def generation_rows(request: Mapping[str, Any]) -> list[tuple[list[int], dict[str, Any]]]:
     """(prompt ids, sampling params) per completion: each prompt ``n`` times, in order."""
     prompts = request.get("prompts")
     if not isinstance(prompts, Sequence) or isinstance(prompts, str) or not prompts:
-        raise BackendError("bad_value", "prompts must be a non-empty list")
+        raise BackendError(ErrorCode.bad_value, "prompts must be a non-empty list")
     check_routing(request)
     rows = []
     for index, prompt in enumerate(prompts):
@@ -173,7 +177,7 @@ def max_tokens_of(params: Mapping[str, Any]) -> int:
     value = params.get("max_tokens", params.get("max_new_tokens", DEFAULT_MAX_TOKENS))
     value = int(value if value is not None else DEFAULT_MAX_TOKENS)
     if value < 0 or value > 4096:
-        raise BackendError("bad_value", "max_tokens must lie in [0, 4096]")
+        raise BackendError(ErrorCode.bad_value, "max_tokens must lie in [0, 4096]")
     return value
 
 
@@ -234,12 +238,12 @@ def input_ids_of(batch: Mapping[str, Any]) -> torch.Tensor:
     """The 2-D int64 ``input_ids`` every model batch must carry."""
     ids = lookup(batch, "input_ids")
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
-        raise BackendError("bad_value", "batch needs a 2-D input_ids tensor")
+        raise BackendError(ErrorCode.bad_value, "batch needs a 2-D input_ids tensor")
     if ids.dtype.is_floating_point or ids.dtype == torch.bool:
-        raise BackendError("bad_value", "input_ids must be an integer tensor")
+        raise BackendError(ErrorCode.bad_value, "input_ids must be an integer tensor")
     ids = ids.to(torch.int64)
     if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= VOCAB_SIZE):
-        raise BackendError("bad_value", f"input_ids must lie in [0, {VOCAB_SIZE})")
+        raise BackendError(ErrorCode.bad_value, f"input_ids must lie in [0, {VOCAB_SIZE})")
     return ids
 
 
@@ -254,10 +258,10 @@ def to_shifted_frame(
     if value is None:
         return None
     if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != batch_size:
-        raise BackendError("bad_value", f"{name} must be a [batch, tokens] tensor")
+        raise BackendError(ErrorCode.bad_value, f"{name} must be a [batch, tokens] tensor")
     cols = value.shape[1]
     if cols > width:
-        raise BackendError("bad_value", f"{name} is wider than input_ids")
+        raise BackendError(ErrorCode.bad_value, f"{name} is wider than input_ids")
     value = value.to(torch.float32)
     if cols == width:
         return value[:, :-1] if rolled else value[:, 1:]
@@ -310,12 +314,12 @@ class TrainView:
         attn = lookup(batch, "attention_mask")
         attn = torch.ones_like(ids) if attn is None else attn.to(torch.int64)
         if attn.shape != ids.shape:
-            raise BackendError("bad_value", "attention_mask must match input_ids")
+            raise BackendError(ErrorCode.bad_value, "attention_mask must match input_ids")
         pos = lookup(batch, "position_ids")
         if pos is not None and (not isinstance(pos, torch.Tensor) or pos.shape != ids.shape):
-            raise BackendError("bad_value", "position_ids must match input_ids")
+            raise BackendError(ErrorCode.bad_value, "position_ids must match input_ids")
         if width < 2:
-            raise BackendError("bad_value", "input_ids need at least two tokens per row")
+            raise BackendError(ErrorCode.bad_value, "input_ids need at least two tokens per row")
         # A shifted column is valid only when its target token is a real token.
         target_valid = attn[:, 1:].to(torch.float32)
         mask_src = lookup(batch, "loss_mask")
@@ -329,7 +333,9 @@ class TrainView:
         advantages = to_shifted_frame(lookup(batch, "advantages"), "advantages", bsz, width)
         if advantages is None:
             if need_advantages and proc.get("loss_fn") is not None:
-                raise BackendError("bad_value", f"loss_fn {proc['loss_fn']} needs advantages")
+                raise BackendError(
+                    ErrorCode.bad_value, f"loss_fn {proc['loss_fn']} needs advantages"
+                )
             if need_advantages:
                 default_loss_fn = "cross_entropy"
             advantages = torch.zeros(bsz, width - 1)
@@ -364,13 +370,13 @@ def _targets(ids: torch.Tensor, labels: Any) -> tuple[torch.Tensor, torch.Tensor
     if labels is None:
         return ids[:, 1:], torch.ones(ids.shape[0], ids.shape[1] - 1)
     if not isinstance(labels, torch.Tensor) or labels.shape != ids.shape:
-        raise BackendError("bad_value", "labels must match input_ids")
+        raise BackendError(ErrorCode.bad_value, "labels must match input_ids")
     if labels.dtype.is_floating_point or labels.dtype == torch.bool:
-        raise BackendError("bad_value", "labels must be an integer tensor")
+        raise BackendError(ErrorCode.bad_value, "labels must be an integer tensor")
     shifted = labels[:, :-1].to(torch.int64)
     kept = shifted != IGNORE_INDEX
     if bool(((shifted < 0) | (shifted >= VOCAB_SIZE))[kept].any()):
-        raise BackendError("bad_value", f"labels must lie in [0, {VOCAB_SIZE}) or be -100")
+        raise BackendError(ErrorCode.bad_value, f"labels must lie in [0, {VOCAB_SIZE}) or be -100")
     return torch.where(kept, shifted, 0), kept.to(torch.float32)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from cortex_gs_contract import ErrorCode
 
 from mock_server.backends import BackendError
 from mock_server.backends.common import DEFAULT_KL_COEF, TrainView, as_scalar
@@ -43,7 +44,7 @@ def _aggregate(
         return (per_seq / mask.sum(-1).clamp(min=1.0)).mean()
     if mode == "seq-mean-token-sum-norm":
         return per_seq.sum() / (mask.shape[0] * mask.shape[1])
-    raise BackendError("bad_value", f"unknown loss_agg_mode {mode!r}")
+    raise BackendError(ErrorCode.bad_value, f"unknown loss_agg_mode {mode!r}")
 
 
 def _kl(logp: torch.Tensor, ref: torch.Tensor, kind: str) -> torch.Tensor:
@@ -57,7 +58,7 @@ def _kl(logp: torch.Tensor, ref: torch.Tensor, kind: str) -> torch.Tensor:
         return diff.abs()
     if kind in ("mse", "k2"):
         return 0.5 * diff.square()
-    raise BackendError("bad_value", f"unknown kl_loss_type {kind!r}")
+    raise BackendError(ErrorCode.bad_value, f"unknown kl_loss_type {kind!r}")
 
 
 def _first(cfg: Mapping[str, Any], *keys: str) -> Any:
@@ -74,7 +75,7 @@ def _loss_family(name: str) -> str:
         return "importance_sampling"
     if key in ("cross_entropy", "sft", "nll"):
         return "cross_entropy"
-    raise BackendError("bad_value", f"unknown loss_fn {name!r}")
+    raise BackendError(ErrorCode.bad_value, f"unknown loss_fn {name!r}")
 
 
 @dataclass

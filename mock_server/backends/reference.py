@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from cortex_gs_contract import ErrorCode
 from safetensors.torch import load_file, save_file
 
 from mock_server.backends import BackendError
@@ -105,7 +106,7 @@ class ReferenceBackend:
     def _job(self, job_id: str) -> _Job:
         job = self._jobs.get(job_id)
         if job is None:
-            raise BackendError("job_not_found", f"backend has no state for job {job_id}")
+            raise BackendError(ErrorCode.job_not_found, f"backend has no state for job {job_id}")
         return job
 
     # -- training --------------------------------------------------------------------
@@ -218,7 +219,9 @@ class ReferenceBackend:
                 head = encode_prompt(prompt)
                 seq = head + (encode_prompt(completion) if completion is not None else [])
                 if len(seq) < 2:
-                    raise BackendError("bad_value", "each sequence needs at least two tokens")
+                    raise BackendError(
+                        ErrorCode.bad_value, "each sequence needs at least two tokens"
+                    )
                 start = 0 if completion is None else max(len(head) - 1, 0)
                 ids = torch.tensor([seq], dtype=torch.int64, device=self.device)
                 logits = job.sampler(ids, torch.ones_like(ids))
@@ -269,7 +272,7 @@ class ReferenceBackend:
         job = self._job(job_id)
         model_path = directory / MODEL_FILE
         if not model_path.is_file():
-            raise BackendError("checkpoint_not_found", "checkpoint has no model weights")
+            raise BackendError(ErrorCode.checkpoint_not_found, "checkpoint has no model weights")
         with job.lock:
             job.policy.load_state_dict(load_file(str(model_path), device=str(self.device)))
             job.optimizer.zero_grad()
@@ -366,12 +369,12 @@ def _log_prob_inputs(request: Mapping[str, Any]) -> tuple[list[Any], list[Any], 
     """Validate a LogProbsRequest: prompts, optional matching completions, top_k."""
     prompts = request.get("prompts")
     if not isinstance(prompts, list) or not prompts:
-        raise BackendError("bad_value", "prompts must be a non-empty list")
+        raise BackendError(ErrorCode.bad_value, "prompts must be a non-empty list")
     completions = request.get("completions")
     if completions is None:
         completions = [None] * len(prompts)
     elif not isinstance(completions, list) or len(completions) != len(prompts):
-        raise BackendError("bad_value", "completions must match prompts")
+        raise BackendError(ErrorCode.bad_value, "completions must match prompts")
     return prompts, completions, int(request.get("top_k") or 0)
 
 

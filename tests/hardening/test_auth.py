@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 import pytest
+from cortex_gs_contract import REQUEST_ID_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 from arctic_rl import wire
-from mock_server.settings import REQUEST_ID_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 from .support import RunningJob, contract, contract_operations
 

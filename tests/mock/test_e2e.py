@@ -19,9 +19,9 @@ from typing import Any
 import httpx
 import pytest
 import torch
+from cortex_gs_contract import REQUEST_ID_HEADER, TOKEN_TYPE_HEADER
 
 from arctic_rl import wire
-from mock_server.settings import REQUEST_ID_HEADER, TOKEN_TYPE_HEADER
 from mock_server.testing import LiveMock, MockApi, request_chunks
 
 # The committed copy of the golden frames (shared/golden/dssst1), so no run depends on shared/.
