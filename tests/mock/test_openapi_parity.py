@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import cortex_gs_models as models
 import pytest
 import yaml
+from cortex_gs_contract import OPERATIONS
+from fastapi.routing import APIRoute
 
 from mock_server.app import create_app
 from mock_server.openapi import dangling_refs
+from mock_server.routers import AREAS
+from mock_server.routing import build_router
 from mock_server.settings import Settings
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
@@ -241,3 +247,49 @@ def test_comparison_catches_mutated_contract(
     diffs = compare(mutated, app_doc)
     assert diffs, label
     assert any(expected in d for d in diffs), diffs
+
+
+# ------------------------------------------------------------- routing from the table
+def _areas_with(tag: str, **handlers: Any) -> dict[str, ModuleType]:
+    """The real areas, with ``tag``'s module replaced by a copy holding ``handlers``."""
+    areas = dict(AREAS)
+    module = ModuleType(AREAS[tag].__name__)
+    module.__dict__.update(vars(AREAS[tag]))
+    module.__dict__.update(handlers)
+    areas[tag] = module
+    return areas
+
+
+def test_router_refuses_a_missing_handler() -> None:
+    areas = _areas_with("training", step=None)
+    with pytest.raises(RuntimeError, match="no handler for step"):
+        build_router(areas, "/p")
+
+
+def test_router_refuses_a_handler_reading_another_body() -> None:
+    async def step(body: models.SaveRequest) -> None:
+        """Reads the wrong model."""
+
+    step.__module__ = AREAS["training"].__name__
+    with pytest.raises(RuntimeError, match="handler step reads"):
+        build_router(_areas_with("training", step=step), "/p")
+
+
+def test_router_refuses_a_handler_outside_the_contract() -> None:
+    async def rewind() -> None:
+        """Not an operation of the contract."""
+
+    rewind.__module__ = AREAS["training"].__name__
+    with pytest.raises(RuntimeError, match="rewind"):
+        build_router(_areas_with("training", rewind=rewind), "/p")
+
+
+def test_every_route_is_registered_as_the_table_says() -> None:
+    router = build_router(AREAS, "/p")
+    routes = {route.name: route for route in router.routes if isinstance(route, APIRoute)}
+    assert set(routes) == set(OPERATIONS)
+    for op_id, op in OPERATIONS.items():
+        route = routes[op_id]
+        assert route.methods == {op.method}
+        assert route.path_format == "/p" + op.path
+        assert route.status_code == max(r.status for r in op.success)
