@@ -86,8 +86,8 @@ async def test_colocation_calls_are_noops_plain_and_awaited(legacy):
     for name, kwargs in COLOCATION.items():
         getattr(legacy, name)(**kwargs)
         assert await getattr(legacy, name)(**kwargs) is None
-    await legacy.weight_norm()
-    legacy.weight_norm()
+    assert await legacy.weight_norm() is None  # no Cortex route reports it
+    assert legacy.weight_norm().value is None
 
 
 async def test_fwd_bwd_keys_and_legacy_kwargs(legacy):
@@ -97,12 +97,12 @@ async def test_fwd_bwd_keys_and_legacy_kwargs(legacy):
     assert isinstance(result["batch"], dict)  # callers read metrics; outputs when asked for
     for value in result["batch"].values():
         assert isinstance(value, torch.Tensor) and value.shape == OUTPUT_SHAPE
-    assert result.get("grad_norm") == result["metrics"].get("grad_norm")
+    assert result["grad_norm"] == result["metrics"]["grad_norm"] == 1.0  # the canned mock's
     # Old callers: bare tensors, processing positional, meta and loss_fn as keywords.
     folded = await legacy.fwd_bwd(
         train_tensors(), PROCESSING, meta={"global_batch_size": 2}, loss_fn="verl_grpo"
     )
-    assert "loss" in folded["metrics"]
+    assert folded["metrics"]["loss"] == folded["avg_loss"] == 0.5
 
 
 async def test_fwd_no_grad_keys(legacy):
@@ -136,7 +136,7 @@ async def test_step_metrics_dict_without_none(legacy):
         result = await legacy.step()
     assert result["metrics"]["grad_norm"] == 1.0 and result["metrics"]["last_lr"] > 0
     assert None not in result["metrics"].values()
-    await legacy.step(learning_rate=1e-5)
+    assert (await legacy.step(learning_rate=1e-5))["last_lr"] == 1e-5
 
 
 async def test_generate_returns_list_of_dicts(legacy):
@@ -149,39 +149,52 @@ async def test_generate_returns_list_of_dicts(legacy):
 
 
 async def test_sync_weights_save_and_log_probs(legacy):
-    await legacy.sync_weights()
-    await legacy.sync_weights(cuda_ipc=True, low_memory=True)
+    sampling = [legacy.sampling_job_id]
+    assert (await legacy.sync_weights())["synced_sub_job_ids"] == sampling
+    synced = await legacy.sync_weights(cuda_ipc=True, low_memory=True)
+    assert synced["synced_sub_job_ids"] == sampling and synced["version"] == 2
     saved = await legacy.save_checkpoint()
     assert isinstance(saved, dict) and saved.get("checkpoint_id")
     # On-prem-only keywords are ignored, not fatal.
     assert (await legacy.save_checkpoint(checkpoint_path="/tmp/ckpt", tag="x"))["checkpoint_id"]
-    await legacy.sync_weights(cuda_ipc=False, group_name="actor")
+    assert (await legacy.sync_weights(cuda_ipc=False, group_name="actor"))["version"] == 3
     scored = await legacy.log_probs(PROMPTS, [" 4", " blue"], top_k=1)
-    assert "logprobs" in scored
+    assert len(scored["logprobs"]) == len(PROMPTS) == len(scored["top_k_token_ids"])
 
 
-async def test_shutdown_plain_and_awaited(endpoint: Endpoint):
+async def test_shutdown_plain_and_awaited_cancels_the_job(endpoint: Endpoint):
     first = create_arctic_rl_client(_config(endpoint), None)
     first.shutdown()
     second = create_arctic_rl_client(_config(endpoint), None)
     await second.shutdown()
+    db = sqlite3.connect(f"file:{endpoint.live.state_dir / 'mock.sqlite3'}?mode=ro", uri=True)
+    try:
+        for job_id in (first.job_id, second.job_id):
+            row = db.execute("SELECT status FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+            assert row == ("cancelled",), job_id
+    finally:
+        db.close()
 
 
 def test_blocking_client_full_surface(endpoint: Endpoint):
     with ArcticRLClient(_config(endpoint)) as client:
         assert client.get_job()["job_id"] == client.job_id
-        client.fwd_bwd(train_tensors(), processing=PROCESSING)
-        client.fwd_no_grad(train_tensors(), reference_model=True, processing=PROCESSING)
-        assert "last_lr" in client.step()
-        assert client.generate(PROMPTS, {"max_tokens": 2})["results"]
-        client.sync_weights()
+        assert client.fwd_bwd(train_tensors(), processing=PROCESSING)["avg_loss"] == 0.5
+        scored = client.fwd_no_grad(train_tensors(), reference_model=True, processing=PROCESSING)
+        assert scored["model_outputs"]["logprobs"].shape == OUTPUT_SHAPE
+        assert client.step()["global_steps"] == 1
+        assert len(client.generate(PROMPTS, {"max_tokens": 2})["results"]) == len(PROMPTS)
+        assert client.sync_weights()["synced_sub_job_ids"] == [client.sub_jobs["sampling"]]
         saved = client.save_checkpoint()
         ids = [c["checkpoint_id"] for c in client.list_checkpoints()]
         assert saved["checkpoint_id"] in ids
-        client.load_checkpoint(saved["checkpoint_id"])
+        assert (
+            client.load_checkpoint(saved["checkpoint_id"])["checkpoint_id"]
+            == saved["checkpoint_id"]
+        )
         client.delete_checkpoint(saved["checkpoint_id"])
         assert saved["checkpoint_id"] not in [c["checkpoint_id"] for c in client.list_checkpoints()]
-        assert client.cancel()["status"] in ("cancelled", "terminated")
+        assert client.cancel()["status"] == "cancelled"
 
 
 def test_create_job_translation_reaches_the_mock(endpoint: Endpoint):
