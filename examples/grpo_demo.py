@@ -130,12 +130,17 @@ def running_mock(
         yield url
     finally:
         os.environ.pop(PAT_ENV, None)
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
+
+
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """Ask the process to exit; kill it when it has not within 15 s."""
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def cortex_settings(base_url: str, pat_env: str = PAT_ENV) -> CortexConfig:

@@ -45,7 +45,7 @@ from arctic_platform.client import (
 )
 from faults.proxy import FaultProxy
 
-from examples.grpo_demo import free_port
+from examples.grpo_demo import free_port, stop_process
 
 REPO = Path(__file__).resolve().parents[2]
 DATABASE = "CONFORMANCE_DB"
@@ -89,12 +89,7 @@ def _launch_mock(state_dir: Path, *extra: str) -> Iterator[MockProcess]:
         _wait_ready(proc, f"http://127.0.0.1:{port}{mock.prefix}/capacity", log_path)
         yield mock
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -11,24 +9,12 @@ from typing import Any
 
 import pytest
 import yaml
+from repo_scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"
 TODAY_PATH = ROOT / "generated" / "openapi" / "cortex_gs.today.yaml"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
-
-
-def load_script(name: str) -> ModuleType:
-    """Import scripts/<name>.py as a module (scripts/ is not a package)."""
-    module_name = f"_arctic_scripts_{name}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    spec = importlib.util.spec_from_file_location(module_name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def load_generate_script() -> ModuleType:

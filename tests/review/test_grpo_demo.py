@@ -3,30 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import math
 import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 import torch
 
 from arctic_rl import _shim
-
-DEMO = Path(__file__).resolve().parents[2] / "examples" / "grpo_demo.py"
-
-
-def _load_demo() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("grpo_demo", DEMO)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-demo = _load_demo()
+from examples import grpo_demo as demo
 
 
 @pytest.fixture

@@ -6,29 +6,19 @@ Every case edits a deep copy of openapi/cortex_gs.yaml in memory; no git needed.
 from __future__ import annotations
 
 import copy
-import importlib.util
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from repo_scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = yaml.safe_load((ROOT / "openapi" / "cortex_gs.yaml").read_text(encoding="utf-8"))
 
 
-def _load_script() -> Any:
-    spec = importlib.util.spec_from_file_location("spec_diff", ROOT / "scripts" / "spec_diff.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-spec_diff = _load_script()
+spec_diff = load_script("spec_diff")
 Edit = Callable[[dict[str, Any]], None]
 
 
@@ -75,15 +65,25 @@ def _narrow_request_type(doc: dict[str, Any]) -> None:
     _schemas(doc)["Prompt"]["oneOf"] = [{"type": "string"}]
 
 
-def _tighten_parameter(doc: dict[str, Any]) -> None:
-    params = _op(doc, "/{job_id}/requests/{request_id}", "get")["parameters"]
-    next(p for p in params if p["name"] == "max_events")["schema"]["maximum"] = 64
+def _bound_max_events(bound: str, value: int) -> Edit:
+    """An edit that sets one bound of get_request's ``max_events`` query parameter."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        params = _op(doc, "/{job_id}/requests/{request_id}", "get")["parameters"]
+        next(p for p in params if p["name"] == "max_events")["schema"][bound] = value
+
+    return edit
 
 
-def _new_required_parameter(doc: dict[str, Any]) -> None:
-    _op(doc, "/", "get").setdefault("parameters", []).append(
-        {"name": "owner", "in": "query", "required": True, "schema": {"type": "string"}}
-    )
+def _list_jobs_parameter(name: str, *, required: bool, kind: str) -> Edit:
+    """An edit that adds a query parameter to list_jobs."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        _op(doc, "/", "get").setdefault("parameters", []).append(
+            {"name": name, "in": "query", "required": required, "schema": {"type": kind}}
+        )
+
+    return edit
 
 
 def _change_status_code(doc: dict[str, Any]) -> None:
@@ -134,8 +134,11 @@ BREAKING: dict[str, tuple[Edit, str]] = {
     "narrowed request enum": (_narrow_request_enum, "enum values removed"),
     "widened response enum": (_widen_response_enum, "enum values added"),
     "narrowed request type": (_narrow_request_type, "variant"),
-    "tightened parameter bound": (_tighten_parameter, "new bound maximum=64"),
-    "new required parameter": (_new_required_parameter, "new required parameter"),
+    "tightened parameter bound": (_bound_max_events("maximum", 64), "new bound maximum=64"),
+    "new required parameter": (
+        _list_jobs_parameter("owner", required=True, kind="string"),
+        "new required parameter",
+    ),
     "changed status code": (_change_status_code, "status code removed"),
     "removed media type": (_remove_media_type, "media type 'application/octet-stream' removed"),
     "narrowed DSSST1 frame schema": (_narrow_frame_schema, "request field became required"),
@@ -171,17 +174,6 @@ def _description_change(doc: dict[str, Any]) -> None:
     _schemas(doc)["Error"]["description"] = "Reworded."
 
 
-def _loosen_parameter(doc: dict[str, Any]) -> None:
-    params = _op(doc, "/{job_id}/requests/{request_id}", "get")["parameters"]
-    next(p for p in params if p["name"] == "max_events")["schema"]["minimum"] = 0
-
-
-def _new_optional_parameter(doc: dict[str, Any]) -> None:
-    _op(doc, "/", "get").setdefault("parameters", []).append(
-        {"name": "limit", "in": "query", "required": False, "schema": {"type": "integer"}}
-    )
-
-
 def _new_error_status(doc: dict[str, Any]) -> None:
     _op(doc, "/capacity", "get")["responses"]["404"] = {"$ref": "#/components/responses/NotFound"}
 
@@ -191,8 +183,8 @@ COMPATIBLE: dict[str, Edit] = {
     "new response field": _new_response_field,
     "new operation": _new_operation,
     "description change": _description_change,
-    "loosened parameter bound": _loosen_parameter,
-    "new optional parameter": _new_optional_parameter,
+    "loosened parameter bound": _bound_max_events("minimum", 0),
+    "new optional parameter": _list_jobs_parameter("limit", required=False, kind="integer"),
     "new error status": _new_error_status,
 }
 
