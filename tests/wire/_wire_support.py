@@ -9,7 +9,10 @@ import struct
 from pathlib import Path
 from typing import Any
 
+import pytest
 import torch
+
+from arctic_rl.wire import WireError
 
 GOLDEN = Path(os.environ.get("DSSST1_GOLDEN", Path(__file__).resolve().parent / "golden"))
 """Copies of the frames written by the existing implementation (shared/golden/dssst1)."""
@@ -88,3 +91,10 @@ def metadata_order(frame: bytes) -> list[str]:
     n = struct.unpack("<Q", frame[:8])[0]
     pairs = json.loads(frame[8 : 8 + n], object_pairs_hook=list)
     return [k for k, _ in next(v for k, v in pairs if k == "__metadata__")]
+
+
+def code_of(fn: Any, *args: Any, **kwargs: Any) -> str:
+    """The WireError code ``fn(*args, **kwargs)`` raises (the test fails when it raises none)."""
+    with pytest.raises(WireError) as info:
+        fn(*args, **kwargs)
+    return info.value.code
