@@ -15,7 +15,7 @@ import importlib
 import logging
 import os
 import warnings
-from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
+from collections.abc import Coroutine, Generator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from arctic_rl._blocking import ArcticRLClient
@@ -27,6 +27,7 @@ from arctic_rl._config import (
     effective_backend,
 )
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
+from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
 
 __all__ = [
     "LegacyCortexClient",
@@ -249,7 +250,7 @@ class LegacyCortexClient:
         self, prompts: Sequence[Any], completions: Sequence[Any] | None = None, top_k: int = 1
     ) -> dict[str, Any]:
         result = await self._run(self._client.aio.log_probs(prompts, completions, top_k))
-        return _tensors_in(result, ("logprobs", "top_k_token_ids"))
+        return tensors_in(result, ("logprobs", "top_k_token_ids"))
 
     async def sync_weights(
         self, cuda_ipc: bool | None = None, low_memory: bool | None = None, **kwargs: Any
@@ -362,105 +363,3 @@ def _fold(
         else:
             request = {"args": [], "kwargs": request, "context": context}
     return request, meta, proc
-
-
-def _tensor(value: Any) -> Any:
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return value
-    try:
-        return torch.as_tensor(value)
-    except (TypeError, ValueError, RuntimeError):
-        return value  # ragged lists stay lists rather than failing the call
-
-
-def _tensors_in(result: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
-    out = dict(result)
-    for key in keys:
-        if out.get(key) is not None:
-            out[key] = _tensor(out[key])
-    return out
-
-
-def normalize_forward(
-    result: Mapping[str, Any], warn: Callable[[str], None] | None = None
-) -> dict[str, Any]:
-    """post_process_outputs / model_outputs -> batch (tensors); loss <-> avg_loss; grad_norm up.
-
-    Metrics never hold None (verl reduces each with np.mean): such keys are left out.
-    """
-    out = dict(result)
-    outputs = out.get("post_process_outputs") or out.get("model_outputs") or out.get("batch") or {}
-    batch = {k: _tensor(v) for k, v in dict(outputs).items() if v is not None}
-    if "logprobs" in batch or "log_probs" in batch:
-        batch.setdefault("logprobs", batch.get("log_probs"))
-        batch.setdefault("log_probs", batch["logprobs"])
-    out["batch"] = batch
-    out.setdefault("post_process_outputs", batch)
-    out.setdefault("model_outputs", batch)
-    metrics = _without_none(out.get("metrics"), warn)
-    loss = out.get("loss", out.get("avg_loss", metrics.get("loss")))
-    if loss is not None:
-        out.setdefault("loss", loss)
-        out.setdefault("avg_loss", loss)
-        metrics.setdefault("loss", loss)
-    if "grad_norm" in metrics:
-        out.setdefault("grad_norm", metrics["grad_norm"])
-    out["metrics"] = metrics
-    return out
-
-
-def normalize_step(
-    result: Mapping[str, Any] | None, warn: Callable[[str], None] | None = None
-) -> dict[str, Any]:
-    """Cortex answers {global_steps, last_lr}; callers read result["metrics"] as a dict.
-
-    `last_lr` and `grad_norm` are lifted into metrics when reported; a missing or None
-    one is left out (and `warn` told once) rather than put in as None.
-    """
-    out = dict(result or {})
-    metrics = _without_none(out.get("metrics"), warn)
-    for key in ("last_lr", "grad_norm"):
-        value = metrics.get(key, out.get(key))
-        if value is None:
-            if warn is not None:
-                warn(key)
-            continue
-        metrics[key] = value
-        out[key] = value
-    out["metrics"] = metrics
-    return out
-
-
-def _without_none(
-    metrics: Mapping[str, Any] | None, warn: Callable[[str], None] | None
-) -> dict[str, Any]:
-    kept: dict[str, Any] = {}
-    for key, value in dict(metrics or {}).items():
-        if value is None:
-            if warn is not None:
-                warn(key)
-            continue
-        kept[key] = value
-    return kept
-
-
-def normalize_generate(result: Mapping[str, Any] | Sequence[Any]) -> list[dict[str, Any]]:
-    """GenerateResult -> the list of per-prompt dicts callers iterate over."""
-    items = result.get("results", []) if isinstance(result, Mapping) else result
-    outputs: list[dict[str, Any]] = []
-    for item in items:
-        entry = dict(item)
-        entry.setdefault("text", "")
-        entry["token_ids"] = [int(t) for t in _as_list(entry.get("token_ids"))]
-        entry.setdefault("finish_reason", None)
-        outputs.append(entry)
-    return outputs
-
-
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    tolist = getattr(value, "tolist", None)
-    return list(tolist() if callable(tolist) else value)
