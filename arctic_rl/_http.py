@@ -8,8 +8,9 @@ these rules live in one place:
   says; the *same* request is resent, so a retry carries the same idempotency key;
 - an error status becomes a typed `ArcticRLError` (see `_errors.error_from_response`),
   whatever its body (a proxy's HTML 502 too): the generated parsers only see successes;
-- a JSON POST without an ``Idempotency-Key`` gets one, fixed for that logical call. Chunk
-  uploads carry none: their chunk group id is the key;
+- a JSON POST without an ``Idempotency-Key`` gets one, fixed for that logical call (a
+  log-probs read gets one too: harmless, and one rule is easier to trust than a list).
+  Chunk uploads carry none: their chunk group id is the key;
 - a long poll (``wait_s``) gets a read timeout that outlasts the server's hold;
 - a DELETE whose retry finds the thing gone (404) succeeded the first time.
 """
