@@ -7,11 +7,10 @@ Every refusal raises :class:`WireError` with a machine-readable ``code``.
 from __future__ import annotations
 
 from ._assembler import ChunkAssembler, join_chunks
-from ._chunks import ChunkDescriptor, ChunkFrame, Chunking, read_chunk
+from ._chunks import ChunkDescriptor, ChunkFrame, Chunking, iter_chunks, read_chunk, split_chunks
 from ._decode import loads, read_metadata
 from ._encode import dumps
 from ._errors import ERROR_CODES, WireError
-from ._legacy import iter_chunks, read_chunk_descriptor, split_chunks
 from ._limits import CHUNK_HEADROOM, CHUNK_KINDS, DEFAULT_LIMITS, MAX_BODY_BYTES, VERSION, Limits
 
 __all__ = [
@@ -32,7 +31,6 @@ __all__ = [
     "join_chunks",
     "loads",
     "read_chunk",
-    "read_chunk_descriptor",
     "read_metadata",
     "split_chunks",
 ]
