@@ -196,10 +196,12 @@ async def test_long_polls_get_a_read_timeout_that_outlasts_the_hold(session: Ses
         assert poll.extensions["timeout"]["read"] == pytest.approx(1.0 + held)
 
 
+@pytest.mark.parametrize("long_poll_s", [0.0, 2.0], ids=["short polls", "long polls"])
 async def test_a_cut_poll_is_retried_and_generate_runs_once(
-    session: Session, live_mock: LiveMock, retry_waits: list[float]
+    session: Session, live_mock: LiveMock, retry_waits: list[float], long_poll_s: float
 ) -> None:
-    async with session(Fault(b"/requests/", "cut_response")) as (client, _):
+    cut = Fault(b"/requests/", "cut_response")
+    async with session(cut, long_poll_s=long_poll_s) as (client, _):
         result = await client.generate(["a", [1, 2]], {"max_tokens": 4})
         assert len(result["results"]) == 2 and len(retry_waits) == 1
         assert executed(live_mock.state_dir, str(client.job_id), "generate") == 1

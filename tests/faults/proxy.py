@@ -227,23 +227,3 @@ class FaultProxy:
         writer.write(answer)
         await writer.drain()
         return True
-
-
-class CuttingProxy(FaultProxy):
-    """The client tests' original one-cut proxy, as a single fault of :class:`FaultProxy`."""
-
-    def __init__(
-        self,
-        target_port: int,
-        marker: bytes,
-        *,
-        mode: Literal["request", "response"],
-        after: int = 0,
-    ) -> None:
-        action: Action = "cut_request" if mode == "request" else "cut_response"
-        super().__init__(target_port, Fault(marker, action, at=after))
-
-    @property
-    def cuts(self) -> int:
-        """How many connections were cut (the original proxy's counter)."""
-        return self.hits
