@@ -8,7 +8,7 @@ from the mock's own store (its request records), not from what the client believ
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -105,35 +105,40 @@ SCENARIOS: dict[str, tuple[Callable[[bytes], Fault], dict[str, Any]]] = {
 }
 
 
+async def _forward_backward(client: Any) -> None:
+    result = await client.fwd_bwd(big_batch(), processing=PROCESSING)
+    assert result["avg_loss"] is not None
+
+
+async def _step(client: Any) -> None:
+    step = await client.step()
+    assert step["global_steps"] == 1
+
+
+# operation -> (its route, the fault's skip when fixed (None: the scenario's), the call)
+CALLS: dict[str, tuple[bytes, int | None, Callable[[Any], Awaitable[None]]]] = {
+    "forward_backward": (FWD, None, _forward_backward),  # as the scenario says (chunks)
+    "step": (STEP, 0, _step),  # one POST per step: the first one is the one to hit
+}
+
+
+@pytest.mark.parametrize("operation", list(CALLS))
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-async def test_forward_backward_runs_once_under_fault(
-    session: Session, scenario: str, live_mock: LiveMock
+async def test_runs_once_under_fault(
+    session: Session, scenario: str, operation: str, live_mock: LiveMock
 ) -> None:
-    """A multi-chunk upload survives the fault; the mock scheduled the work once."""
+    """A multi-chunk forward-backward or an optimizer step survives the fault; the mock
+    ran it once."""
     make_fault, cortex = SCENARIOS[scenario]
-    fault = make_fault(FWD)
+    target, skip, call = CALLS[operation]
+    fault = make_fault(target)
+    if skip is not None:
+        fault.skip = skip
     async with session(fault, **cortex) as (client, proxy):
-        result = await client.fwd_bwd(big_batch(), processing=PROCESSING)
+        await call(client)
         await proxy.idle()  # a delayed copy may still be on its way to the server
-        assert result["avg_loss"] is not None
         assert fault.hits >= 1, "the fault never fired"
-        assert executed(live_mock.state_dir, client.job_id, "forward_backward") == 1
-
-
-@pytest.mark.parametrize("scenario", list(SCENARIOS))
-async def test_step_runs_once_under_fault(
-    session: Session, scenario: str, live_mock: LiveMock
-) -> None:
-    """An optimizer step is applied once: one request row, and global_steps is 1."""
-    make_fault, cortex = SCENARIOS[scenario]
-    fault = make_fault(STEP)
-    fault.skip = 0  # one POST per step: the first one is the one to hit
-    async with session(fault, **cortex) as (client, proxy):
-        step = await client.step()
-        await proxy.idle()
-        assert fault.hits >= 1, "the fault never fired"
-        assert step["global_steps"] == 1
-        assert executed(live_mock.state_dir, client.job_id, "step") == 1
+        assert executed(live_mock.state_dir, client.job_id, operation) == 1
 
 
 async def test_job_creation_is_not_duplicated_when_the_answer_is_lost(
