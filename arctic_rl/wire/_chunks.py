@@ -63,9 +63,17 @@ class Chunking:
             raise WireError("bad_value", "bare_max_bytes must be a non-negative int")
 
     @classmethod
-    def for_payload(cls, payload_bytes: int, **fields: Any) -> Chunking:
+    def for_payload(
+        cls,
+        payload_bytes: int,
+        *,
+        kind: str,
+        chunk_group_id: str | None = None,
+        operation: str | None = None,
+        bare_max_bytes: int | None = None,
+    ) -> Chunking:
         """The plan whose chunks carry ``payload_bytes`` of the frame each."""
-        return cls(max_bytes=payload_bytes + CHUNK_HEADROOM, **fields)
+        return cls(kind, payload_bytes + CHUNK_HEADROOM, chunk_group_id, operation, bare_max_bytes)
 
     @property
     def payload_bytes(self) -> int:
