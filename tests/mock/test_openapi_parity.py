@@ -1,8 +1,9 @@
 """The mock's own OpenAPI must match the contract, operation for operation.
 
-The app's document is generated from its real routes, so any drift between what the
-mock serves and what the contract promises (a missing operation, an extra status code,
-a renamed parameter, a lost security scheme) fails here. The comparison is proven by
+The routes are registered from the contract's generated table (mock_server/routing.py),
+so paths, methods, operation ids, status codes and bodies cannot drift; what is still
+written by hand (query and header parameters, security) is compared here, from the app's
+document as generated from its real routes. The comparison is proven by
 mutating copies of the contract and checking each mutation is reported.
 """
 
