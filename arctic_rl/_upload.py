@@ -33,11 +33,19 @@ ALWAYS_ENVELOPED = frozenset({"forward_backward", "forward_no_grad"})
 
 
 class _SlicedBody:
-    """A chunk's body in UPLOAD_SLICE pieces; iterable again when the seam retries it."""
+    """A chunk's body in UPLOAD_SLICE pieces; iterable again when the seam retries it.
+
+    `release` drops the chunk once its POST is over: httpx keeps a finished response in a
+    reference cycle with its request (and so with this body) until the garbage collector
+    runs, which would otherwise hold every chunk of a large upload at once.
+    """
 
     def __init__(self, data: bytes | bytearray | memoryview, bar: Progress) -> None:
         self._data = data
         self._bar = bar
+
+    def release(self) -> None:
+        self._data = b""
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         view = memoryview(self._data)
@@ -102,7 +110,10 @@ class Uploader:
                     "Content-Length": str(len(chunk.data)),
                 }
                 body = _SlicedBody(chunk.data, bar)
-                answer = await self._http.post(url, content=body, headers=headers)
+                try:
+                    answer = await self._http.post(url, content=body, headers=headers)
+                finally:
+                    body.release()
         finally:
             if bar is not None:
                 bar.close()
