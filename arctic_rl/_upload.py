@@ -5,6 +5,13 @@ HTTP seam), the one permitted replay (409 chunk_group_restart_required) and the 
 missing chunks (409 chunk_group_missing_chunks) reuse it, so the work is scheduled once.
 A large batch is never held twice in memory: chunks are encoded lazily and each body is
 sent in slices.
+
+Chunks are POSTed to the contract's path (``cortex_gs_contract.OPERATIONS``) through the
+same seam as every other call, not through the generated binary operations: those send
+``File.payload`` as httpx content, which from an async client can be bytes (copied whole
+on the way to the socket, doubling a 60 MiB chunk) or a stream without a Content-Length;
+and they parse a non-final chunk's answer as a ChunkAccepted, where the service may
+answer an empty 200. A custom template for those operations could lift both limits.
 """
 
 from __future__ import annotations
