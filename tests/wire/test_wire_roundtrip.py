@@ -15,6 +15,7 @@ from strategies import TORCH_DTYPES, same, tensors, values
 
 from arctic_rl import wire
 from arctic_rl.wire import _assembler, _fastcopy
+from arctic_rl.wire._decode import Buffer
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -231,11 +232,14 @@ def test_parsed_chunks_are_assembled_without_a_second_parse(
     frame = wire.dumps(value)
     sent = [bytes(c) for c in wire.split_chunks(frame, wire.Chunking("request_chunk", 9000))]
     received = [wire.read_chunk(c) for c in sent]
-    parses: list[int] = []
+    parses: list[object] = []
     real_parse = _assembler.read_chunk
-    monkeypatch.setattr(
-        _assembler, "read_chunk", lambda *a, **k: parses.append(1) or real_parse(*a, **k)
-    )
+
+    def counted_parse(data: Buffer, **kwargs: object) -> wire.ChunkFrame:
+        parses.append(data)
+        return real_parse(data, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_assembler, "read_chunk", counted_parse)
     asm = wire.ChunkAssembler(kind="request_chunk")
     for chunk in reversed(received):
         asm.add(chunk)
