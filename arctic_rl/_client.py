@@ -21,6 +21,7 @@ from cortex_gs_client.models import (
     StepRequest,
     SyncWeightsRequest,
 )
+from cortex_gs_contract import ErrorCode
 
 from arctic_rl._config import ArcticRLClientConfig, CortexConfig, resolve_config
 from arctic_rl._errors import ArcticRLError, ConfigError, NotFoundError
@@ -237,7 +238,7 @@ class AsyncArcticRLClient:
         try:
             return dict(await self.service.sync_weights(job_id, _model(SyncWeightsRequest, fields)))
         except NotFoundError as exc:
-            if exc.code == "job_not_found":
+            if exc.code == ErrorCode.job_not_found:
                 raise
             # An older service without the route: the same work as a weight-sync operation.
             op = _model(OperationRequest, {"operation_type": "weight-sync", "payload": fields})

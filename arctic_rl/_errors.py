@@ -248,8 +248,10 @@ def error_from_response(
     extras are used when present: a string ``error_code``, ``request_id`` and ``details``.
     ``code`` on the error is the string code when the service gave one, else its integer.
     """
-    headers = headers or {}
-    request_id = headers.get("x-snowflake-request-id")
+    from cortex_gs_contract import REQUEST_ID_HEADER, RETRY_AFTER_HEADER  # the client's, lazily
+
+    headers = {name.lower(): value for name, value in (headers or {}).items()}
+    request_id = headers.get(REQUEST_ID_HEADER.lower())
     code: str | int | None = None
     details: list[Any] | None = None
     message = ""
@@ -288,5 +290,5 @@ def error_from_response(
         cls = APIStatusError
     err = cls(message, status=status, code=code, request_id=request_id, details=details)
     if isinstance(err, RateLimitError | ServerError):
-        err.retry_after = parse_retry_after(headers.get("retry-after"))
+        err.retry_after = parse_retry_after(headers.get(RETRY_AFTER_HEADER.lower()))
     return err

@@ -16,7 +16,7 @@ from typing import Any
 
 from cortex_gs_client.models import InlineBinaryResult, JsonResult, RequestEvent, RequestStatus
 from cortex_gs_client.types import Unset
-from cortex_gs_contract import JobState, RequestState
+from cortex_gs_contract import ErrorCode, JobState, RequestState
 
 from arctic_rl._errors import ArcticRLError, RequestFailedError
 
@@ -123,7 +123,7 @@ class RequestTracker:
             return Next.POLL_NOW
         raise ArcticRLError(
             f"request {self.request_id} completed without all its result chunks",
-            code="missing_chunks",
+            code=ErrorCode.missing_chunks.value,
         )
 
 
@@ -149,11 +149,15 @@ class ResultChunks:
         if idx in self._seen:
             return  # a re-read page; already have it
         if isinstance(event.payload_b64, Unset):
-            raise ArcticRLError(f"result chunk {idx} carries no payload", code="missing_chunks")
+            raise ArcticRLError(
+                f"result chunk {idx} carries no payload", code=ErrorCode.missing_chunks.value
+            )
         payload = base64.b64decode(event.payload_b64)
         expected = event.payload_sha256
         if expected and hashlib.sha256(payload).hexdigest() != expected:
-            raise ArcticRLError(f"result chunk {idx} failed its sha256 check", code="hash_mismatch")
+            raise ArcticRLError(
+                f"result chunk {idx} failed its sha256 check", code=ErrorCode.hash_mismatch.value
+            )
         if self._assembler is None:
             self._assembler = wire.ChunkAssembler(kind="result_chunk")
         descriptor = self._assembler.add(payload)

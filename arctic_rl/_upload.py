@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 import httpx
 from cortex_gs_client.models import AcceptedRequest
-from cortex_gs_contract import CHUNK_OPERATIONS, OPERATIONS
+from cortex_gs_contract import CHUNK_OPERATIONS, OPERATIONS, ErrorCode
 
 from arctic_rl._errors import ArcticRLError, ChunkGroupError
 from arctic_rl._progress import Progress, ProgressFactory
@@ -80,10 +80,10 @@ class Uploader:
                 answer = await self._send_group(job_id, operation_id, value, group_id, only)
                 return _acceptance(operation_id, answer)
             except ChunkGroupError as exc:
-                if exc.code == "chunk_group_restart_required" and not replayed:
+                if exc.code == ErrorCode.chunk_group_restart_required and not replayed:
                     replayed, only = True, None
                     log.info("arctic_rl: server lost chunk group %s; replaying it", group_id)
-                elif exc.code == "chunk_group_missing_chunks" and not refilled:
+                elif exc.code == ErrorCode.chunk_group_missing_chunks and not refilled:
                     refilled, only = True, _missing_indexes(exc.details)
                     log.info("arctic_rl: resending chunks %s of group %s", only, group_id)
                 else:
