@@ -13,6 +13,7 @@ forward-backward, step, sync-weights), and it saves a checkpoint at the end.
 
 It prints a progress bar and one table row per iteration, writes a plot of reward and
 loss, and exits non-zero when the final reward is not clearly above the first.
+It stays one file (a little over 400 lines) so it reads top to bottom as the example it is.
 """
 
 from __future__ import annotations
