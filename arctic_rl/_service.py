@@ -3,7 +3,8 @@
 `CortexService` calls the generated operation functions (``cortex_gs_client.api``) by
 static import with typed request models, and reads their parsed answers. Retries, error
 mapping and idempotency keys are not here: they live in the HTTP seam (`_http`), which
-every request crosses. Chunked uploads are `_upload`'s, polling is `_polling`'s.
+every request crosses. Chunked uploads (generated binary operations too) are `_upload`'s,
+polling is `_polling`'s.
 
 One model family on the wire: the generated client's attrs models. They are what the
 generated operation functions take and return, and they keep unknown keys
@@ -153,9 +154,7 @@ class CortexService:
             retry_timeout=retry_timeout,
             inner=httpx_transport,
         )
-        self._uploader = Uploader(
-            self._client.get_async_httpx_client(), chunk_bytes, self._progress
-        )
+        self._uploader = Uploader(self._client, chunk_bytes, self._progress)
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"

@@ -6,25 +6,31 @@ missing chunks (409 chunk_group_missing_chunks) reuse it, so the work is schedul
 A large batch is never held twice in memory: chunks are encoded lazily and each body is
 sent in slices.
 
-Chunks are POSTed to the contract's path (``cortex_gs_contract.OPERATIONS``) through the
-same seam as every other call, not through the generated binary operations: those send
-``File.payload`` as httpx content, which from an async client can be bytes (copied whole
-on the way to the socket, doubling a 60 MiB chunk) or a stream without a Content-Length;
-and they parse a non-final chunk's answer as a ChunkAccepted, where the service may
-answer an empty 200. A custom template for those operations could lift both limits.
+Each chunk goes through the generated binary operation (``cortex_gs_client.api``, static
+imports, like every JSON call) and so through the HTTP seam's retries and typed errors.
+Two overrides of the generator's templates (openapi/templates/) make that possible: a
+sized body (`_SlicedBody`) is sent with its Content-Length, in its own slices, rather
+than as bytes (copied whole on the way to the socket, doubling a 60 MiB chunk) or as a
+chunked upload; and an answer that is not its model (a non-final chunk's may be empty or
+``{}``) leaves ``parsed`` None instead of raising, so only the final chunk's answer is
+read, as the AcceptedRequest to poll.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
-from urllib.parse import quote
 
 import httpx
+from cortex_gs_client import AuthenticatedClient
+from cortex_gs_client.api.sampling import generate
+from cortex_gs_client.api.training import forward_backward, forward_no_grad
 from cortex_gs_client.models import AcceptedRequest
-from cortex_gs_contract import CHUNK_OPERATIONS, OPERATIONS, ErrorCode
+from cortex_gs_client.types import File, Response
+from cortex_gs_contract import CHUNK_OPERATIONS, ErrorCode
 
 from arctic_rl._errors import ArcticRLError, ChunkGroupError
 from arctic_rl._progress import Progress, ProgressFactory
@@ -34,13 +40,22 @@ __all__ = ["ALWAYS_ENVELOPED", "Uploader"]
 log = logging.getLogger("arctic_rl")
 
 UPLOAD_SLICE = 1 << 20
-BINARY_MEDIA_TYPE = "application/octet-stream"
 # Today's client sends these as a chunk envelope even when one chunk holds the frame.
 ALWAYS_ENVELOPED = frozenset({"forward_backward", "forward_no_grad"})
+
+_ChunkPost = Callable[..., Awaitable[Response[Any]]]
+# The generated operation that takes one chunk, per chunked operation id.
+CHUNK_POSTS: dict[str, _ChunkPost] = {
+    "forward_backward": forward_backward.asyncio_detailed,
+    "forward_no_grad": forward_no_grad.asyncio_detailed,
+    "generate": generate.asyncio_detailed,
+}
 
 
 class _SlicedBody:
     """A chunk's body in UPLOAD_SLICE pieces; iterable again when the seam retries it.
+
+    Sized, so the generated operation sends it with a Content-Length.
 
     `release` drops the chunk once its POST is over: httpx keeps a finished response in a
     reference cycle with its request (and so with this body) until the garbage collector
@@ -49,7 +64,11 @@ class _SlicedBody:
 
     def __init__(self, data: bytes | bytearray | memoryview, bar: Progress) -> None:
         self._data = data
+        self._size = memoryview(data).nbytes
         self._bar = bar
+
+    def __len__(self) -> int:
+        return self._size
 
     def release(self) -> None:
         self._data = b""
@@ -65,8 +84,8 @@ class _SlicedBody:
 class Uploader:
     """Sends a value to a chunked operation and returns the service's acceptance."""
 
-    def __init__(self, http: httpx.AsyncClient, chunk_bytes: int, progress: ProgressFactory):
-        self._http = http
+    def __init__(self, client: AuthenticatedClient, chunk_bytes: int, progress: ProgressFactory):
+        self._client = client
         self.chunk_bytes = chunk_bytes
         self._progress = progress
 
@@ -91,7 +110,7 @@ class Uploader:
 
     async def _send_group(
         self, job_id: str, operation_id: str, value: Any, group_id: str, only: set[int] | None
-    ) -> httpx.Response:
+    ) -> Response[Any]:
         """Encode lazily and POST each chunk (all, or `only` those plus the final one)."""
         from arctic_rl import wire
 
@@ -102,8 +121,8 @@ class Uploader:
             operation=CHUNK_OPERATIONS[operation_id],
             bare_max_bytes=0 if operation_id in ALWAYS_ENVELOPED else None,
         )
-        url = OPERATIONS[operation_id].path.format(job_id=quote(job_id, safe=""))
-        answer: httpx.Response | None = None
+        post = CHUNK_POSTS[operation_id]
+        answer: Response[Any] | None = None
         bar: Progress | None = None
         try:
             for chunk in wire.iter_chunks(value, chunking):
@@ -112,13 +131,9 @@ class Uploader:
                 if bar is None:
                     bar = self._progress.upload(f"{operation_id} upload", chunk.frame_size)
                 # No Idempotency-Key: the chunk descriptor (group id + frame hash) is the key.
-                headers = {
-                    "Content-Type": BINARY_MEDIA_TYPE,
-                    "Content-Length": str(len(chunk.data)),
-                }
                 body = _SlicedBody(chunk.data, bar)
                 try:
-                    answer = await self._http.post(url, content=body, headers=headers)
+                    answer = await post(job_id, client=self._client, body=File(payload=body))
                 finally:
                     body.release()
         finally:
@@ -129,9 +144,16 @@ class Uploader:
         return answer
 
 
-def _acceptance(operation_id: str, response: httpx.Response) -> AcceptedRequest:
-    """The final chunk's answer: the request to poll (a missing one breaks the contract)."""
-    body = response.json() if response.content.strip() else {}
+def _acceptance(operation_id: str, response: Response[Any] | httpx.Response) -> AcceptedRequest:
+    """The final chunk's answer: the request to poll (a missing one breaks the contract).
+
+    The generated operation has parsed a 202 into an AcceptedRequest; any other success
+    (an httpx.Response has no ``parsed``) is read as it came, as it always has been.
+    """
+    parsed = getattr(response, "parsed", None)
+    if isinstance(parsed, AcceptedRequest) and parsed.request_id:
+        return parsed
+    body = json.loads(response.content) if response.content.strip() else {}
     if not isinstance(body, Mapping) or not body.get("request_id"):
         raise ArcticRLError(
             f"{operation_id} was accepted without a request_id: {body!r}", code="no_request_id"

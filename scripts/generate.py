@@ -4,6 +4,8 @@ The contract (openapi/cortex_gs.yaml) is the single source of truth: everything 
 generated/ is rebuilt from it here, never edited by hand. That is both packages, plus
 generated/openapi/: the contract as today's service alone (every `x-status: proposed`
 element removed, see contract_views.py) and a Markdown page of what the proposals add.
+The client is generated with the templates under openapi/templates/ (overrides of the
+generator's own, so a template change drifts generated/ like a contract change does).
 Generation always happens in a scratch directory and is then copied (or, with --check,
 compared) so that both modes run exactly the same steps and a drift check can never pass
 on output that differs from a real run.
@@ -33,6 +35,8 @@ import contract_views
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "cortex_gs.yaml"
 CLIENT_CONFIG = ROOT / "openapi" / "openapi-python-client.yaml"
+# Our overrides of openapi-python-client's own templates (binary uploads; see their comments).
+CLIENT_TEMPLATES = ROOT / "openapi" / "templates"
 GENERATED = ROOT / "generated"
 CLIENT_PACKAGE = "cortex_gs_client"
 MODELS_PACKAGE = "cortex_gs_models"
@@ -219,6 +223,7 @@ def generate_into(out: Path) -> None:
         "--path", str(SPEC),
         "--output-path", str(client_dir),
         "--config", str(CLIENT_CONFIG),
+        "--custom-template-path", str(CLIENT_TEMPLATES),
         "--meta", "none",
         "--overwrite",
         "--fail-on-warning",

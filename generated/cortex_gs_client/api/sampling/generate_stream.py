@@ -1,4 +1,5 @@
 # generated from openapi/cortex_gs.yaml by make generate; do not edit
+from collections.abc import Sized
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote
@@ -27,6 +28,9 @@ def _get_kwargs(
     }
 
     _kwargs["content"] = body.payload
+    if isinstance(body.payload, Sized):
+        headers["Content-Length"] = str(len(body.payload))
+
     headers["Content-Type"] = "application/octet-stream"
 
     _kwargs["headers"] = headers
@@ -95,11 +99,15 @@ def _parse_response(
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
 ) -> Response[Error | GenerateStreamAccepted]:
+    try:
+        parsed = _parse_response(client=client, response=response)
+    except (KeyError, TypeError, ValueError):
+        parsed = None
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
         headers=response.headers,
-        parsed=_parse_response(client=client, response=response),
+        parsed=parsed,
     )
 
 
