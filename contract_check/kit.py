@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import schemathesis
+from cortex_gs_contract import TOKEN_TYPE
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import Failure, FailureGroup
 from schemathesis.specs.openapi.checks import (
@@ -27,7 +28,6 @@ from contract_check import dssst1
 from contract_check.contract import Contract
 from contract_check.report import Finding
 from contract_check.target import Target
-from mock_server.settings import TOKEN_TYPE
 
 # The schemathesis checks every answer the kit provokes by hand must pass.
 ANSWER_CHECKS = (

@@ -21,11 +21,12 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
+
 from arctic_rl import wire
 from contract_check import dssst1
 from contract_check.kit import ANSWER_CHECKS, Kit
 from contract_check.report import Finding
-from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 JSON = "application/json"
 WRONG_TOKEN_TYPE = "KEYPAIR_JWT"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER
+from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 LOOPBACK_NAMES = ("localhost",)

@@ -35,10 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 from arctic_rl import CortexConfig
 from arctic_rl.integrations.skyrl import use_cortex
-from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER, Settings
+from mock_server.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 MOCK_TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"  # what the mock reads its token from

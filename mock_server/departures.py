@@ -26,9 +26,10 @@ import os
 import re
 from typing import Any
 
+from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER, Settings
+from mock_server.settings import Settings
 
 ENV = "CORTEX_GS_MOCK_DEPART"
 DEPARTURES = frozenset({"renamed-required-field", "wrong-status", "missing-401", "failing-step"})

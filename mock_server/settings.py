@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cortex_gs_contract import REQUEST_ID_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER
-
 from arctic_rl.wire import MAX_BODY_BYTES
 
 INLINE_RESULT_BYTES = 1024 * 1024
@@ -52,11 +50,4 @@ class Settings:
         return f"/api/v2/databases/{self.database}/schemas/{self.schema}/{self.endpoint}"
 
 
-# The contract's auth and request-id header names, re-exported for the mock's callers.
-__all__ = [
-    "INLINE_RESULT_BYTES",
-    "REQUEST_ID_HEADER",
-    "TOKEN_TYPE",
-    "TOKEN_TYPE_HEADER",
-    "Settings",
-]
+__all__ = ["INLINE_RESULT_BYTES", "Settings"]

@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 import torch
+from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 from arctic_rl import (
     ArcticRLClientConfig,
@@ -33,7 +34,7 @@ from arctic_rl import (
     create_arctic_rl_client,
 )
 from examples.grpo_demo import free_port
-from mock_server.settings import TOKEN_TYPE, TOKEN_TYPE_HEADER, Settings
+from mock_server.settings import Settings
 from mock_server.testing import LiveMock
 
 PAT_ENV = "ARCTIC_RL_SECRETS_PAT"
