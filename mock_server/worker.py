@@ -5,6 +5,12 @@ as on a single trainer. The worker also ends each job's ``initializing`` state (
 its model) and releases cancelled jobs. Results whose DSSST1 frame is small travel inline
 (base64); larger ones become ``result_chunk`` events, streamed from the codec chunk by
 chunk.
+
+Backend state survives restarts: each job's lives under ``<state dir>/backend/<job id>``,
+committed after every request that changed it and before that request is stored as done.
+When the worker starts it restores every ``running`` job before it runs any request; a
+job whose state cannot come back is ``failed`` with the reason, never left ``running``
+on fresh weights.
 """
 
 from __future__ import annotations
@@ -54,7 +60,6 @@ class Worker:
         self._notify = notify
         self._backend: Backend | None = None
         self._backend_ready = threading.Event()
-        self._prepared: set[str] = set()
         self._queue: queue.Queue[tuple[str, str] | None] = queue.Queue()
         self._inputs: dict[str, Input] = {}
         self._thread: threading.Thread | None = None
@@ -90,6 +95,10 @@ class Worker:
         """Where a bare frame's input waits on disk until it runs."""
         return self.store.root / "inputs" / f"{request_id}.bin"
 
+    def state_dir(self, job_id: str) -> Path:
+        """Where the backend keeps the job's model state between restarts."""
+        return self.store.root / "backend" / job_id
+
     @property
     def backend(self) -> Backend:
         """The backend, once the worker has built it (waits for that)."""
@@ -99,13 +108,17 @@ class Worker:
         return self._backend
 
     def _work(self) -> None:
-        """Build the backend, then run queued requests one at a time, in order."""
+        """Build the backend and restore running jobs, then run queued requests in order."""
         try:
             self._backend = self._backend_factory()
         except Exception:
             log.exception("could not build the %s backend", self.settings.backend)
         finally:
             self._backend_ready.set()
+        if self._backend is not None:
+            # Without a backend every request fails as unavailable; the saved state stays
+            # on disk for a restart that has one.
+            self._restore_running_jobs()
         actions = {"release": self._release, "init": self._init_job, "run": self._run}
         while (item := self._queue.get()) is not None:
             action, ident = item
@@ -116,31 +129,55 @@ class Worker:
 
     # -- jobs ------------------------------------------------------------------------
     def _release(self, job_id: str) -> None:
-        self._prepared.discard(job_id)
         self.backend.release_job(job_id)
+        shutil.rmtree(self.state_dir(job_id), ignore_errors=True)
+
+    def _fail_job(self, job_id: str, reason: str, from_state: str) -> None:
+        if self.store.set_job_status(job_id, JobState.failed, reason, only_from=(from_state,)):
+            self.store.add_log(job_id, f"job failed: {reason}")
 
     def _init_job(self, job_id: str) -> None:
         """The end of ``initializing``: build the model; a bad start fails the job."""
         job = self.store.get_job(job_id)
         if job is None or job["status"] != JobState.initializing:
             return
-        only_from = (JobState.initializing,)
         try:
             self._prepare(job)
         except Exception as exc:
             reason = getattr(exc, "message", None) or f"{type(exc).__name__} while initializing"
-            if self.store.set_job_status(job_id, JobState.failed, reason, only_from=only_from):
-                self.store.add_log(job_id, f"job failed: {reason}")
+            self._fail_job(job_id, reason, JobState.initializing)
             return
+        only_from = (JobState.initializing,)
         if self.store.set_job_status(job_id, JobState.running, only_from=only_from):
             self.store.add_log(job_id, "job is running")
 
+    def _restore_running_jobs(self) -> None:
+        """After a restart: each running job's backend state as its last done request left it."""
+        for job in self.store.list_jobs(JobState.running):
+            job_id = job["job_id"]
+            try:
+                steps = self.backend.restore_job(
+                    job_id, job["sub_jobs"], self.state_dir(job_id), self._applied
+                )
+            except Exception as exc:
+                if not isinstance(exc, BackendError):
+                    log.exception("could not restore job %s", job_id)
+                reason = getattr(exc, "message", None) or (
+                    f"{type(exc).__name__} while restoring the backend state"
+                )
+                self._fail_job(job_id, reason, JobState.running)
+            else:
+                self.store.add_log(job_id, f"backend state restored at global step {steps}")
+
+    def _applied(self, request_id: str) -> bool:
+        """Whether the store holds ``request_id`` as done (its backend changes stand)."""
+        row = self.store.get_request(request_id)
+        return row is not None and row["status"] == RequestState.done
+
     def _prepare(self, job: dict[str, Any]) -> None:
-        """Backend state for the job, from ``source_checkpoint_info`` when given."""
+        """A new job's backend state, from ``source_checkpoint_info`` when given."""
         job_id = job["job_id"]
-        if job_id in self._prepared:
-            return
-        self.backend.prepare_job(job_id, job["sub_jobs"])
+        self.backend.prepare_job(job_id, job["sub_jobs"], self.state_dir(job_id))
         sources = (s.get("source_checkpoint_info") for s in job["sub_jobs"])
         source = next((s for s in sources if s), None)
         if source is not None:
@@ -153,7 +190,7 @@ class Worker:
             self.backend.load_checkpoint(
                 job_id, self.store.checkpoint_dir(owner, source["checkpoint_id"])
             )
-        self._prepared.add(job_id)
+            self.backend.commit_job(job_id, None)
 
     # -- requests --------------------------------------------------------------------
     def _run(self, request_id: str) -> None:
@@ -192,11 +229,24 @@ class Worker:
         if job is None or job["status"] != JobState.running:
             status = job["status"] if job else "gone"
             raise BackendError(ErrorCode.job_not_running, f"job {job_id} is {status}")
-        self._prepare(job)
         output = self._execute(job_id, kind, request_id, payload)
+        self._commit(job_id, request_id)
         result, events = self._pack_binary(output) if kind in BINARY_RESULTS else (output, [])
         self.store.set_request_status(request_id, RequestState.done, result=result, events=events)
         self.store.add_log(job_id, f"request {request_id} ({kind}) done")
+
+    def _commit(self, job_id: str, request_id: str) -> None:
+        """Save the request's backend changes; state that cannot be saved fails the job.
+
+        The request's changes already happened in memory: were the job to go on, a
+        restart would silently lose them, so it stops here with the reason instead.
+        """
+        try:
+            self.backend.commit_job(job_id, request_id)
+        except OSError as exc:
+            reason = f"could not save the backend state ({exc.strerror or type(exc).__name__})"
+            self._fail_job(job_id, reason, JobState.running)
+            raise BackendError(ErrorCode.internal_error, reason) from exc
 
     def _input_value(self, request_id: str, job_id: str, payload: dict[str, Any]) -> Any:
         pending = self._inputs.pop(request_id, None)

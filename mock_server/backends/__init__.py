@@ -8,7 +8,7 @@ backend never touches HTTP code and the HTTP code never imports torch models.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -36,17 +36,38 @@ class Backend(Protocol):
     """What the request worker needs from a model backend.
 
     Every method runs on the worker thread, never on the event loop. ``sub_jobs`` are the
-    job's validated ``sub_job_configs`` as plain dicts; ``prepare_job`` is called before
-    every operation so a backend can lazily (re)build a job's state after a restart.
+    job's validated ``sub_job_configs`` as plain dicts. A job's state lives in memory and
+    under its ``state_dir``: ``prepare_job`` builds a new job's, ``restore_job`` brings a
+    running job's back after a mock restart, and ``commit_job`` saves what a request
+    changed before the worker stores that request as done.
     """
 
     name: str
 
-    def prepare_job(self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]]) -> None:
-        """Make sure state for ``job_id`` exists (idempotent)."""
+    def prepare_job(
+        self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]], state_dir: Path
+    ) -> None:
+        """Build a new job's state and save it under ``state_dir`` (idempotent)."""
+
+    def restore_job(
+        self,
+        job_id: str,
+        sub_jobs: Sequence[Mapping[str, Any]],
+        state_dir: Path,
+        applied: Callable[[str], bool],
+    ) -> int:
+        """Reload the state saved under ``state_dir``; returns the job's ``global_steps``.
+
+        ``applied(request_id)`` tells whether the store holds that request as done; state
+        saved by a request that is not is rolled back. Raises :class:`BackendError` when
+        the state cannot come back (missing, unreadable, another backend's).
+        """
+
+    def commit_job(self, job_id: str, request_id: str | None) -> None:
+        """Save what changed since the last commit (``request_id``: the request that did)."""
 
     def release_job(self, job_id: str) -> None:
-        """Free a cancelled or finished job's state."""
+        """Free a cancelled or finished job's in-memory state."""
 
     def forward_backward(self, job_id: str, batch: Mapping[str, Any]) -> dict[str, Any]:
         """Loss + accumulated gradients; returns a ForwardBackwardResult value."""

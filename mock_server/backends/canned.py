@@ -2,7 +2,9 @@
 
 For client tests that care about the protocol (shapes, keys, dtypes, polling, chunking)
 rather than learning: every answer is a pure function of the request and the job's
-call count, so tests can assert exact values.
+call count, so tests can assert exact values. The counters are committed under the job's
+state directory after each request that changed them (:mod:`mock_server.backends.persist`),
+so a restarted mock keeps counting where it stopped.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from mock_server.backends.common import (
     uniform_logprob,
     wants,
 )
+from mock_server.backends.persist import Applied, SavedState, state_lost
 
 CANNED_METRICS = {
     "grad_norm": 1.0,
@@ -57,20 +60,56 @@ class CannedBackend:
     def __init__(self) -> None:
         self._settings: dict[str, JobSettings] = {}
         self._counters: dict[str, dict[str, int]] = {}
+        self._saved: dict[str, SavedState] = {}
+        self._changed: set[str] = set()  # jobs whose counters moved since their last commit
         self._lock = threading.Lock()
 
-    def prepare_job(self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]]) -> None:
-        """Remember the job's optimizer settings for ``last_lr``."""
+    def prepare_job(
+        self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]], state_dir: Path
+    ) -> None:
+        """Remember the job's optimizer settings for ``last_lr``; save zeroed counters."""
         with self._lock:
-            if job_id not in self._settings:
-                self._settings[job_id] = JobSettings.from_sub_jobs(job_id, sub_jobs)
-                self._counters[job_id] = {"steps": 0, "version": 0, "lr_override": 0}
+            if job_id in self._settings:
+                return
+            self._settings[job_id] = JobSettings.from_sub_jobs(job_id, sub_jobs)
+            self._counters[job_id] = {"steps": 0, "version": 0}
+            self._saved[job_id] = SavedState.fresh(state_dir, self.name)
+            self._changed.add(job_id)
+        self.commit_job(job_id, None)
+
+    def restore_job(
+        self,
+        job_id: str,
+        sub_jobs: Sequence[Mapping[str, Any]],
+        state_dir: Path,
+        applied: Applied,
+    ) -> int:
+        """Take the saved counters back; returns the step count."""
+        saved, counters, _ = SavedState.restore(state_dir, self.name, applied)
+        try:
+            restored = {"steps": int(counters["steps"]), "version": int(counters["version"])}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise state_lost(f"its counters are malformed ({type(exc).__name__})") from exc
+        with self._lock:
+            self._settings[job_id] = JobSettings.from_sub_jobs(job_id, sub_jobs)
+            self._counters[job_id] = restored
+            self._saved[job_id] = saved
+        return restored["steps"]
+
+    def commit_job(self, job_id: str, request_id: str | None) -> None:
+        """Save the job's counters when a request moved them."""
+        with self._lock:
+            if job_id in self._changed:
+                self._saved[job_id].commit(request_id, self._counters[job_id], {})
+                self._changed.discard(job_id)
 
     def release_job(self, job_id: str) -> None:
         """Forget the job's counters."""
         with self._lock:
             self._settings.pop(job_id, None)
             self._counters.pop(job_id, None)
+            self._saved.pop(job_id, None)
+            self._changed.discard(job_id)
 
     def _state(self, job_id: str) -> tuple[JobSettings, dict[str, int]]:
         if job_id not in self._settings:
@@ -108,6 +147,7 @@ class CannedBackend:
         with self._lock:
             counters["steps"] += 1
             steps = counters["steps"]
+            self._changed.add(job_id)
         lr = settings.lr if learning_rate is None else float(learning_rate)
         result: dict[str, Any] = {
             "global_steps": steps,
@@ -165,6 +205,7 @@ class CannedBackend:
         with self._lock:
             counters["version"] += 1
             version = counters["version"]
+            self._changed.add(job_id)
         targets = request.get("target_sub_job_ids") or settings.sync_targets
         return {
             "synced_sub_job_ids": list(targets),
@@ -188,4 +229,5 @@ class CannedBackend:
         steps = int(json.loads(path.read_text())["steps"])
         with self._lock:
             counters["steps"] = steps
+            self._changed.add(job_id)
         return {"global_steps": steps}

@@ -6,6 +6,15 @@ and checkpoints. Each job holds three copies of the model: the policy (trained),
 frozen reference (initial weights, for KL and ``reference_model`` forwards) and a
 sampling copy that only changes on sync-weights, as on the real service where sampling
 runs on separate GPUs.
+
+What survives a mock restart (committed by :meth:`ReferenceBackend.commit_job` after
+each request that changed it, see :mod:`mock_server.backends.persist`): the policy and
+its optimizer state after a step or a checkpoint load, the sampling copy after a sync,
+the accumulated gradients (and the losses and metrics behind them) after each
+forward-backward, and the counters (steps, weight version, unseeded generate calls).
+Gradients are kept rather than dropped because a restart between forward-backward and
+step would otherwise make the next step silently apply less than the client sent. The
+frozen reference is rebuilt from the seed.
 """
 
 from __future__ import annotations
@@ -38,8 +47,12 @@ from mock_server.backends.common import (
     wants_reference,
 )
 from mock_server.backends.losses import policy_loss, shifted_logprobs
+from mock_server.backends.persist import Applied, SavedState, state_lost
 from mock_server.backends.tiny import AdamW, TinyConfig, TinyLM
 
+# Parts of a job's saved state, each its own blob so a commit writes only what changed;
+# COUNTERS marks a change to the manifest's counters alone.
+TRAIN, SAMPLER, GRADS, COUNTERS = "train", "sampler", "grads", "counters"
 MODEL_FILE = "model.safetensors"
 OPTIMIZER_FILE = "optimizer.safetensors"
 
@@ -53,13 +66,38 @@ class _Job:
     reference: TinyLM
     sampler: TinyLM
     optimizer: AdamW
+    saved: SavedState
     global_steps: int = 0
     weight_version: int = 0
     generate_calls: int = 0
     losses: list[float] = field(default_factory=list)
     metrics: list[dict[str, float]] = field(default_factory=list)
     last_avg_loss: float | None = None
+    # Saved-state parts changed since the last commit (the counters always go along).
+    changed: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def counters(self) -> dict[str, Any]:
+        """The small state that travels in the manifest."""
+        return {
+            "global_steps": self.global_steps,
+            "weight_version": self.weight_version,
+            "generate_calls": self.generate_calls,
+            "losses": list(self.losses),
+            "metrics": [dict(m) for m in self.metrics],
+            "last_avg_loss": self.last_avg_loss,
+            "optimizer_steps": self.optimizer.steps,
+            "lr": self.optimizer.lr,
+        }
+
+    def part(self, name: str) -> Any:
+        """One saved-state blob's content (``None``: the part is empty)."""
+        if name == TRAIN:
+            return {"weights": self.policy.state_dict(), "optimizer": self.optimizer.tensors()[0]}
+        if name == SAMPLER:
+            return self.sampler.state_dict()
+        grads = {n: p.grad for n, p in self.optimizer.params.items() if p.grad is not None}
+        return grads or None
 
 
 class ReferenceBackend:
@@ -84,19 +122,68 @@ class ReferenceBackend:
         self._jobs_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------
-    def prepare_job(self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]]) -> None:
-        """Build the job's models from its seed (again after a mock restart)."""
+    def prepare_job(
+        self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]], state_dir: Path
+    ) -> None:
+        """Build the job's models from its seed and save that first state."""
         with self._jobs_lock:
             if job_id in self._jobs:
                 return
-            settings = JobSettings.from_sub_jobs(job_id, sub_jobs)
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(settings.seed)
-                policy = TinyLM(self.model_config).to(self.device)
-            reference = copy.deepcopy(policy).requires_grad_(False).eval()
-            sampler = copy.deepcopy(policy).requires_grad_(False).eval()
-            optimizer = AdamW(dict(policy.named_parameters()), settings)
-            self._jobs[job_id] = _Job(settings, policy, reference, sampler, optimizer)
+            job = self._build(job_id, sub_jobs, SavedState.fresh(state_dir, self.name))
+            job.changed = {TRAIN, SAMPLER}
+            self._jobs[job_id] = job
+        self.commit_job(job_id, None)
+
+    def restore_job(
+        self,
+        job_id: str,
+        sub_jobs: Sequence[Mapping[str, Any]],
+        state_dir: Path,
+        applied: Applied,
+    ) -> int:
+        """Rebuild the job as its saved state left it; returns its ``global_steps``."""
+        saved, counters, parts = SavedState.restore(state_dir, self.name, applied, self.device)
+        job = self._build(job_id, sub_jobs, saved)
+        try:
+            train = parts[TRAIN]
+            job.policy.load_state_dict(train["weights"])
+            job.sampler.load_state_dict(parts[SAMPLER])
+            meta = {"steps": str(counters["optimizer_steps"]), "lr": repr(counters["lr"])}
+            job.optimizer.restore(train["optimizer"], meta)
+            for name, grad in (parts.get(GRADS) or {}).items():
+                job.optimizer.params[name].grad = grad
+            job.global_steps = int(counters["global_steps"])
+            job.weight_version = int(counters["weight_version"])
+            job.generate_calls = int(counters["generate_calls"])
+            job.losses = [float(x) for x in counters["losses"]]
+            job.metrics = [dict(m) for m in counters["metrics"]]
+            job.last_avg_loss = counters["last_avg_loss"]
+        except (KeyError, RuntimeError, TypeError, ValueError) as exc:
+            raise state_lost(f"it does not fit this model ({type(exc).__name__})") from exc
+        with self._jobs_lock:
+            self._jobs[job_id] = job
+        return job.global_steps
+
+    def commit_job(self, job_id: str, request_id: str | None) -> None:
+        """Save what changed since the last commit, tagged with the request that did it."""
+        job = self._job(job_id)
+        with job.lock:
+            if not job.changed:
+                return
+            parts = {name: job.part(name) for name in job.changed - {COUNTERS}}
+            job.saved.commit(request_id, job.counters(), parts)
+            job.changed.clear()
+
+    def _build(self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]], saved: SavedState) -> _Job:
+        """The job's models as its seed makes them."""
+        settings = JobSettings.from_sub_jobs(job_id, sub_jobs)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(settings.seed)
+            policy = TinyLM(self.model_config).to(self.device)
+        reference = copy.deepcopy(policy).requires_grad_(False).eval()
+        sampler = copy.deepcopy(policy).requires_grad_(False).eval()
+        optimizer = AdamW(dict(policy.named_parameters()), settings)
+        return _Job(settings, policy, reference, sampler, optimizer, saved)
 
     def release_job(self, job_id: str) -> None:
         """Drop a finished job's models."""
@@ -123,6 +210,7 @@ class ReferenceBackend:
             loss = float(losses.loss.detach())
             job.losses.append(loss)
             job.metrics.append(losses.metrics)
+            job.changed.add(GRADS)
             metrics = {"grad_norm": job.optimizer.grad_norm(), **losses.metrics}
             outputs: dict[str, Any] = {}
             if wants(batch, "logprobs"):
@@ -169,6 +257,7 @@ class ReferenceBackend:
                 job.last_avg_loss = sum(job.losses) / len(job.losses)
             job.losses.clear()
             job.metrics.clear()
+            job.changed |= {TRAIN, GRADS}
             result: dict[str, Any] = {
                 "global_steps": job.global_steps,
                 "last_lr": job.optimizer.lr,
@@ -188,12 +277,14 @@ class ReferenceBackend:
         encoded = [ids for ids, _ in rows]
         params = [p for _, p in rows]
         with job.lock:
-            job.generate_calls += 1
+            calls = job.generate_calls + 1
             seed = next((int(p["seed"]) for p in params if p.get("seed") is not None), None)
             if seed is None:
-                seed = job.settings.seed * 1_000_003 + job.generate_calls
+                seed = job.settings.seed * 1_000_003 + calls
             with torch.no_grad():
                 samples = _sample(job.sampler, encoded, params, seed, self.device)
+            job.generate_calls = calls  # only a generate that answered counts
+            job.changed.add(COUNTERS)
         results = [
             {
                 "text": decode_tokens(tokens),
@@ -242,6 +333,7 @@ class ReferenceBackend:
         with job.lock:
             job.sampler.load_state_dict(job.policy.state_dict())
             job.weight_version += 1
+            job.changed.add(SAMPLER)
             targets = request.get("target_sub_job_ids") or job.settings.sync_targets
             return {
                 "synced_sub_job_ids": list(targets),
@@ -282,6 +374,7 @@ class ReferenceBackend:
             if opt_path.is_file() and job.settings.load_optimizer_states:
                 job.optimizer.restore(load_file(str(opt_path)), _metadata(opt_path))
             job.global_steps = int(_metadata(model_path).get("global_steps", 0))
+            job.changed |= {TRAIN, GRADS}
             return {"global_steps": job.global_steps}
 
     # -- helpers ---------------------------------------------------------------------

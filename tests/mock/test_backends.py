@@ -59,9 +59,9 @@ def batch(
 
 
 @pytest.fixture
-def reference() -> ReferenceBackend:
+def reference(tmp_path: Path) -> ReferenceBackend:
     backend = ReferenceBackend(device="cpu")
-    backend.prepare_job("job-r", sub_jobs(seed=1))
+    backend.prepare_job("job-r", sub_jobs(seed=1), tmp_path / "job-r")
     return backend
 
 
@@ -72,9 +72,9 @@ def test_both_backends_satisfy_the_protocol() -> None:
         make_backend("nope")
 
 
-def test_canned_answers_have_contract_shapes() -> None:
+def test_canned_answers_have_contract_shapes(tmp_path: Path) -> None:
     backend = CannedBackend()
-    backend.prepare_job("job-c", sub_jobs(lr=3e-4))
+    backend.prepare_job("job-c", sub_jobs(lr=3e-4), tmp_path)
     out = backend.forward_backward("job-c", batch())
     assert set(out["metrics"]) == METRICS and {"avg_loss", "loss"} <= set(out)
     assert out["post_process_outputs"]["logprobs"].shape == (3, 9)  # roll layout: [B, T]
@@ -143,10 +143,10 @@ def test_minimal_frame_trains_with_cross_entropy_over_labels(reference: Referenc
         reference.forward_backward("job-r", {"kwargs": {"input_ids": ids, "labels": labels[:, :2]}})
 
 
-def test_reference_is_deterministic_per_seed() -> None:
+def test_reference_is_deterministic_per_seed(tmp_path: Path) -> None:
     def trace(seed: int) -> bytes:
         backend = ReferenceBackend(device="cpu")
-        backend.prepare_job("job-d", sub_jobs(seed=seed))
+        backend.prepare_job("job-d", sub_jobs(seed=seed), tmp_path / "job-d")
         results = [backend.forward_backward("job-d", batch()), backend.step("job-d", None)]
         backend.sync_weights("job-d", {})
         results.append(
@@ -156,7 +156,7 @@ def test_reference_is_deterministic_per_seed() -> None:
 
     assert trace(3) == trace(3)
     backend = ReferenceBackend(device="cpu")
-    backend.prepare_job("job-n", sub_jobs())
+    backend.prepare_job("job-n", sub_jobs(), tmp_path / "job-n")
     request = {"prompts": ["a", "b"], "sampling_params": [{"n": 3}, {"n": 1, "max_tokens": 2}]}
     lengths = [len(r["token_ids"]) for r in backend.generate("job-n", request)["results"]]
     assert len(lengths) == 4 and lengths[-1] <= 2
@@ -206,10 +206,10 @@ def test_checkpoint_roundtrip(reference: ReferenceBackend, tmp_path: Path) -> No
         reference.load_checkpoint("job-r", tmp_path / "missing")
 
 
-def test_golden_batch_trains_on_both_backends() -> None:
+def test_golden_batch_trains_on_both_backends(tmp_path: Path) -> None:
     golden = wire.loads(GOLDEN_BATCH.read_bytes())
     for backend in (CannedBackend(), ReferenceBackend(device="cpu")):
-        backend.prepare_job("job-g", sub_jobs())
+        backend.prepare_job("job-g", sub_jobs(), tmp_path / backend.name)
         out = backend.forward_backward("job-g", golden)
         assert torch.isfinite(torch.tensor(out["loss"]))
         assert out["post_process_outputs"]["logprobs"].shape == (8, 160)

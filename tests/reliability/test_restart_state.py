@@ -1,0 +1,221 @@
+"""Issue #11: backend state survives a mock restart, or the job fails with the reason.
+
+Each test trains through real HTTP, restarts the mock on the same state directory
+(``LiveMock.restart``: a fresh app, worker and backend; only the disk carries over) and
+checks that the job goes on from where it stopped: the same weights (compared through
+exact log-probabilities), the same optimizer state (the next update equals that of a job
+that never restarted), the un-stepped gradient, the step counter, the weight version.
+State that cannot come back must fail the job, never leave it ``running`` from scratch.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from cortex_gs_contract import JobState, RequestState
+
+from mock_server.store import Store
+from mock_server.testing import LiveMock, MockApi
+
+MockFactory = Callable[..., LiveMock]
+PROBE = {"prompts": ["abcde", "xyz"], "completions": ["fgh", "uvw"]}
+
+
+def update_batch(seed: int) -> dict[str, Any]:
+    """A small GRPO batch whose advantages differ per ``seed``."""
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, 256, (4, 10), generator=gen)
+    return {
+        "args": [],
+        "kwargs": {
+            "input_ids": ids,
+            "attention_mask": torch.ones_like(ids),
+            "responses": ids[:, 5:],
+            "response_mask": torch.ones(4, 5, dtype=torch.int64),
+            "advantages": torch.randn(4, 5, generator=gen),
+            "old_log_probs": torch.full((4, 5), -6.0),
+        },
+        "meta": {},
+        "processing": {"loss_fn": "grpo", "config": {}},
+    }
+
+
+def train_step(api: MockApi, job_id: str, seed: int) -> dict[str, Any]:
+    """forward-backward then step; returns the step's result."""
+    api.run_frame(job_id, "forward-backward", update_batch(seed))
+    return dict(api.run(job_id, "step", {}))
+
+
+def fingerprint(api: MockApi, job_id: str) -> dict[str, Any]:
+    """What the job's three weight sets answer: policy, frozen reference, sampling copy."""
+    probe = update_batch(99)
+    policy = api.run_frame(job_id, "forward-no-grad", probe)["model_outputs"]["logprobs"]
+    reference = api.run_frame(job_id, "forward-no-grad", {**probe, "reference_model": True})
+    sampler = api.run(job_id, "log-probs", PROBE)
+    return {
+        "policy": policy,
+        "reference": reference["model_outputs"]["logprobs"],
+        "sampler": sampler["logprobs"],
+    }
+
+
+def assert_same(left: dict[str, Any], right: dict[str, Any]) -> None:
+    """Bit-for-bit equal fingerprints."""
+    assert left.keys() == right.keys()
+    for name in left:
+        a, b = left[name], right[name]
+        pairs = zip(a, b, strict=True) if isinstance(a, list) else [(a, b)]
+        assert all(torch.equal(x, y) for x, y in pairs), f"{name} weights differ"
+
+
+def restarted(mock: LiveMock, api: MockApi, **settings: Any) -> MockApi:
+    """The mock restarted on its state directory (``settings`` changed), a new client."""
+    api.close()
+    mock.restart(**settings)
+    return MockApi(mock)
+
+
+def wait_failed(api: MockApi, job_id: str, timeout_s: float = 30.0) -> dict[str, Any]:
+    """The job once it is ``failed`` (the worker restores right after start-up)."""
+    deadline = time.monotonic() + timeout_s
+    while (job := api.http.get(f"/{job_id}").json())["status"] != JobState.failed:
+        assert time.monotonic() < deadline, f"job {job_id} never failed: {job}"
+        time.sleep(0.01)
+    return dict(job)
+
+
+def test_reference_training_goes_on_after_a_restart(live_mock_factory: MockFactory) -> None:
+    mock = live_mock_factory("reference")
+    api = MockApi(mock)
+    job_id = api.create_job(seed=4, lr=5e-2)
+    steps = [train_step(api, job_id, seed) for seed in range(3)]
+    assert [s["global_steps"] for s in steps] == [1, 2, 3]
+    assert api.run(job_id, "sync-weights", {})["version"] == 1
+    pending = api.run_frame(job_id, "forward-backward", update_batch(3))  # not stepped yet
+    before = fingerprint(api, job_id)
+
+    api = restarted(mock, api)
+    assert api.http.get(f"/{job_id}").json()["status"] == JobState.running
+    assert_same(fingerprint(api, job_id), before)
+    step = api.run(job_id, "step", {})
+    assert step["global_steps"] == 4
+    # The step applied the gradient accumulated before the restart, no more, no less.
+    assert step["metrics"]["grad_norm"] == pending["metrics"]["grad_norm"]
+    assert api.run(job_id, "sync-weights", {})["version"] == 2
+    after = fingerprint(api, job_id)
+
+    # A twin that never restarted, fed the same calls, ends on the same weights: the
+    # optimizer's moments, step count and rate came back too.
+    twin = api.create_job(seed=4, lr=5e-2)
+    for seed in range(3):
+        train_step(api, twin, seed)
+    api.run(twin, "sync-weights", {})
+    train_step(api, twin, 3)
+    api.run(twin, "sync-weights", {})
+    assert_same(fingerprint(api, twin), after)
+    api.close()
+
+
+def test_canned_counters_go_on_after_a_restart(live_mock: LiveMock) -> None:
+    api = MockApi(live_mock)
+    job_id = api.create_job()
+    assert [api.run(job_id, "step", {})["global_steps"] for _ in range(3)] == [1, 2, 3]
+    assert [api.run(job_id, "sync-weights", {})["version"] for _ in range(2)] == [1, 2]
+    api = restarted(live_mock, api)
+    assert api.http.get(f"/{job_id}").json()["status"] == JobState.running
+    assert api.run(job_id, "step", {})["global_steps"] == 4
+    assert api.run(job_id, "sync-weights", {})["version"] == 3
+    api.close()
+
+
+def test_a_step_cut_before_it_was_recorded_is_rolled_back(
+    live_mock_factory: MockFactory,
+) -> None:
+    """Killed after the backend saved a step but before the store held it as done.
+
+    The stop-then-rewind stands in for that kill (the request row goes back to
+    ``running``, as the store had it): after the restart the request is failed, so the
+    client retries it, and the retry must step once, from the weights before it.
+    """
+    mock = live_mock_factory("reference")
+    api = MockApi(mock)
+    job_id = api.create_job(seed=2, lr=5e-2)
+    train_step(api, job_id, 0)
+    api.run_frame(job_id, "forward-backward", update_batch(1))
+    before_step = fingerprint(api, job_id)
+    cut = api.http.post(f"/{job_id}/step", json={}).json()["request_id"]
+    stepped = api.result(job_id, cut)
+    assert stepped["global_steps"] == 2
+    after_step = fingerprint(api, job_id)
+    api.close()
+    mock.stop()
+    store = Store(mock.state_dir)
+    assert store.set_request_status(cut, RequestState.running, only_from=[RequestState.done])
+    store.close()
+    mock.start()
+    api = MockApi(mock)
+
+    assert api.wait(job_id, cut)["status"] == RequestState.failed
+    assert_same(fingerprint(api, job_id), before_step)
+    retry = api.run(job_id, "step", {})
+    assert retry["global_steps"] == 2
+    assert retry["metrics"]["grad_norm"] == stepped["metrics"]["grad_norm"]
+    assert_same(fingerprint(api, job_id), after_step)
+    api.close()
+
+
+def _delete_state(state: Path) -> None:
+    shutil.rmtree(state)
+
+
+def _corrupt_weights(state: Path) -> None:
+    for blob in state.glob("train-*.pt"):
+        blob.write_bytes(blob.read_bytes()[:100])
+
+
+def _corrupt_manifest(state: Path) -> None:
+    (state / "manifest.json").write_text('{"format": 1, "generations": [')
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (_delete_state, "there is no saved state for it"),
+        (_corrupt_weights, "a state file is unreadable"),
+        (_corrupt_manifest, "its manifest is unreadable"),
+    ],
+)
+def test_state_that_cannot_come_back_fails_the_job(
+    live_mock_factory: MockFactory, damage: Callable[[Path], None], reason: str
+) -> None:
+    mock = live_mock_factory("reference")
+    api = MockApi(mock)
+    job_id = api.create_job(seed=1)
+    train_step(api, job_id, 0)
+    api.close()
+    mock.stop()
+    damage(mock.state_dir / "backend" / job_id)
+    mock.start()
+    api = MockApi(mock)
+    job = wait_failed(api, job_id)
+    assert reason in job["reason"], job
+    refused = api.http.post(f"/{job_id}/step", json={})
+    assert refused.status_code == 409 and refused.json()["error_code"] == "job_not_running"
+    api.close()
+
+
+def test_state_of_another_backend_fails_the_job(live_mock_factory: MockFactory) -> None:
+    mock = live_mock_factory("canned")
+    api = MockApi(mock)
+    job_id = api.create_job()
+    api.run(job_id, "step", {})
+    api = restarted(mock, api, backend="reference")
+    job = wait_failed(api, job_id)
+    assert "written by the 'canned' backend" in job["reason"], job
+    api.close()
