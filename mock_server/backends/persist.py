@@ -3,7 +3,8 @@
 A job's state directory holds blob files (``<part>-<revision>.pt``: ``torch.save`` of
 tensors, read back with ``weights_only``) and ``manifest.json``, which names the blobs and
 carries the small counters. A commit writes only the parts that changed, under fresh
-names, then replaces the manifest atomically (temp file + rename) and removes the blobs no
+names (a part equal to another may name that one's file instead), then replaces the
+manifest atomically (temp file + rename) and removes the blobs no
 generation names any more. A process killed at any point leaves the old or the new
 manifest, each naming complete blobs. Nothing is fsynced: this survives a killed process
 (what a mock restart is), not a power cut.
@@ -63,9 +64,17 @@ class SavedState:
         return cls(directory, backend)
 
     def commit(
-        self, request_id: str | None, counters: Mapping[str, Any], parts: Mapping[str, Any]
+        self,
+        request_id: str | None,
+        counters: Mapping[str, Any],
+        parts: Mapping[str, Any],
+        same_as: Mapping[str, str] | None = None,
     ) -> None:
-        """A new generation; ``parts`` are the blobs that changed (``None`` drops one)."""
+        """A new generation; ``parts`` are the blobs that changed (``None`` drops one).
+
+        ``same_as`` maps a changed part to another whose file holds its content (after
+        this commit's writes), so equal content is written once.
+        """
         self._revision += 1
         blobs = dict(self._kept[0].blobs) if self._kept else {}
         for part, value in parts.items():
@@ -74,6 +83,8 @@ class SavedState:
                 name = f"{part}-{self._revision}{BLOB_SUFFIX}"
                 torch.save(value, self.directory / name)
                 blobs[part] = name
+        for part, source in (same_as or {}).items():
+            blobs[part] = blobs[source]
         self._kept = [Generation(request_id, dict(counters), blobs), *self._kept[:1]]
         manifest = {
             "format": FORMAT,
@@ -113,10 +124,11 @@ class SavedState:
             raise state_lost("no saved generation matches a finished request")
         chosen = usable[0]
         try:
-            parts = {
-                part: torch.load(directory / name, map_location=device, weights_only=True)
-                for part, name in chosen.blobs.items()
+            files = {
+                name: torch.load(directory / name, map_location=device, weights_only=True)
+                for name in set(chosen.blobs.values())
             }
+            parts = {part: files[name] for part, name in chosen.blobs.items()}
         except Exception as exc:  # a truncated or foreign file: torch raises many types
             raise state_lost(f"a state file is unreadable ({type(exc).__name__})") from exc
         state = cls(directory, backend)

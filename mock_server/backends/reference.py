@@ -11,7 +11,9 @@ What survives a mock restart (committed by :meth:`ReferenceBackend.commit_job` a
 each request that changed it, see :mod:`mock_server.backends.persist`): the policy and
 its optimizer state after a step or a checkpoint load, the sampling copy after a sync,
 the accumulated gradients (and the losses and metrics behind them) after each
-forward-backward, and the counters (steps, weight version, unseeded generate calls).
+forward-backward, and the counters (steps, weight version, unseeded generate calls). The
+sampling copy only ever holds the policy's weights as of a sync, so it names the policy's
+file of that moment rather than writing its own.
 Gradients are kept rather than dropped because a restart between forward-backward and
 step would otherwise make the next step silently apply less than the client sent. The
 frozen reference is rebuilt from the seed.
@@ -91,11 +93,9 @@ class _Job:
         }
 
     def part(self, name: str) -> Any:
-        """One saved-state blob's content (``None``: the part is empty)."""
+        """The content of the TRAIN or GRADS blob (``None``: no gradients)."""
         if name == TRAIN:
             return {"weights": self.policy.state_dict(), "optimizer": self.optimizer.tensors()[0]}
-        if name == SAMPLER:
-            return self.sampler.state_dict()
         grads = {n: p.grad for n, p in self.optimizer.params.items() if p.grad is not None}
         return grads or None
 
@@ -147,7 +147,7 @@ class ReferenceBackend:
         try:
             train = parts[TRAIN]
             job.policy.load_state_dict(train["weights"])
-            job.sampler.load_state_dict(parts[SAMPLER])
+            job.sampler.load_state_dict(parts[SAMPLER]["weights"])
             meta = {"steps": str(counters["optimizer_steps"]), "lr": repr(counters["lr"])}
             job.optimizer.restore(train["optimizer"], meta)
             for name, grad in (parts.get(GRADS) or {}).items():
@@ -170,8 +170,10 @@ class ReferenceBackend:
         with job.lock:
             if not job.changed:
                 return
-            parts = {name: job.part(name) for name in job.changed - {COUNTERS}}
-            job.saved.commit(request_id, job.counters(), parts)
+            parts = {name: job.part(name) for name in job.changed - {COUNTERS, SAMPLER}}
+            # A synced sampling copy equals the policy, whose weights the TRAIN file holds.
+            same_as = {SAMPLER: TRAIN} if SAMPLER in job.changed else {}
+            job.saved.commit(request_id, job.counters(), parts, same_as)
             job.changed.clear()
 
     def _build(self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]], saved: SavedState) -> _Job:
