@@ -1,14 +1,10 @@
-"""Benchmarks run by ``python -m benchmarks`` (``make bench``); none are timed tests."""
+"""Benchmarks run by ``python -m benchmarks`` (``make bench``); none are timed tests.
+
+One module per goal of issue #13, each exposing ``run() -> list[dict]``: rows that carry
+their goal, a ratio against a reference measured in the same run, and a verdict.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-_OPTIONAL = ("load",)  # written by the fuzz/faults work; run when present
-MODULES: tuple[str, ...] = (
-    "codec",
-    "client",
-    "imports",
-    *(m for m in _OPTIONAL if (Path(__file__).parent / f"{m}.py").is_file()),
-)
-"""Benchmark modules; each exposes ``run() -> list[dict]``."""
+MODULES: tuple[str, ...] = ("hotpath", "ingest", "codec", "throughput", "startup")
+"""Run in this order by ``python -m benchmarks``; ``--only NAME`` runs one."""

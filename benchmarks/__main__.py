@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import MODULES
+from benchmarks._goals import MET, MISSED, load1
+from benchmarks._mock import baseline_tree, tree_commit
 
 TABLE_COLUMNS = (
     "module",
@@ -28,14 +30,23 @@ TABLE_COLUMNS = (
     "n",
     "median_ms",
     "p99_ms",
-    "best_ms",
+    "ref_median_ms",
     "seconds",
+    "ref_seconds",
     "GiB/s",
-    "peak_extra_MiB",
-    "peak_extra_chunks",
+    "ops/s",
+    "ref_ops/s",
+    "peak_chunks",
     "errors",
+    "ratio",
+    "goal",
+    "verdict",
+    "load1",
 )
 """Columns of the printed table, in order (a column no row has is left out)."""
+
+
+_TEXT_COLUMNS = ("module", "case", "goal", "verdict")
 
 
 def _fmt(v: Any) -> str:
@@ -44,27 +55,26 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _headline(row: dict[str, Any]) -> dict[str, Any]:
-    """Map a module's row onto the table's columns (the codec reports data in GiB)."""
-    out = dict(row)
-    if "data_GiB" in out and "data_MiB" not in out:
-        out["data_MiB"] = out["data_GiB"] * 1024
-    return out
-
-
 def render(rows: list[dict[str, Any]], columns: tuple[str, ...] = TABLE_COLUMNS) -> str:
     """One aligned table over ``columns`` that at least one row has."""
-    shown = [_headline(r) for r in rows]
-    cols = [c for c in columns if any(c in r for r in shown)]
-    cells = [[_fmt(r.get(c, "")) for c in cols] for r in shown]
+    cols = [c for c in columns if any(c in r for r in rows)]
+    cells = [[_fmt(r.get(c, "")) for c in cols] for r in rows]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(cols)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     for r in cells:
-        line = [v.ljust(w) if c in ("module", "case") else v.rjust(w)
+        line = [v.ljust(w) if c in _TEXT_COLUMNS else v.rjust(w)
                 for c, v, w in zip(cols, r, widths, strict=True)]  # fmt: skip
         lines.append("  ".join(line).rstrip())
     return "\n".join(lines)
+
+
+def verdicts(rows: list[dict[str, Any]]) -> str:
+    """One line: how many judged rows met their goal, and which missed."""
+    judged = [r for r in rows if r.get("verdict") in (MET, MISSED)]
+    missed = [f"{r['module']}: {r['case']}" for r in judged if r["verdict"] == MISSED]
+    line = f"goals: {len(judged) - len(missed)} of {len(judged)} judged rows met"
+    return line + (f"; MISSED: {'; '.join(missed)}" if missed else "")
 
 
 def _cpu_model() -> str:
@@ -108,7 +118,9 @@ def machine() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    parser.add_argument("--only", choices=MODULES, help="run just this benchmark module")
+    parser.add_argument(
+        "--only", action="append", choices=MODULES, help="run just this row (repeatable)"
+    )
     parser.add_argument("--out", default="bench-results/latest.json", help="JSON results path")
     args = parser.parse_args(argv)
     started = time.time()
@@ -119,14 +131,23 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {host['loadavg_1m_at_start']:.2f}",
         flush=True,
     )
+    baseline = baseline_tree()
+    host["baseline"] = f"{baseline} at {tree_commit(baseline)}" if baseline else None
+    print(f"baseline checkout: {host['baseline'] or 'none (recorded constants)'}", flush=True)
     rows: list[dict[str, Any]] = []
-    for name in (args.only,) if args.only else MODULES:
+    for name in args.only or MODULES:
         print(f"running benchmarks.{name} ...", flush=True)
         module = importlib.import_module(f"benchmarks.{name}")
         for row in module.run():
             rows.append({"module": name, **row})
+    load_end = load1()
     print()
     print(render(rows))
+    print(
+        f"load average (1 min): {host['loadavg_1m_at_start']:.2f} at the start, "
+        f"{load_end:.2f} at the end (each row's load1 is at its end)"
+    )
+    print(verdicts(rows))
     commit = _git("rev-parse", "--short", "HEAD")
     dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
     doc = {
@@ -137,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         "dirty": dirty,
         "machine": host,
         "python": host["python"],
+        "loadavg_1m_at_end": load_end,
         "rows": rows,
     }
     out = Path(args.out)

@@ -1,5 +1,14 @@
 """DSSST1 codec at scale: 1 GiB of bf16 tensors through 60 MiB chunk envelopes.
 
+The judged rows (#13: at least 10x faster than the published codec, peak at most 3
+chunks) each pair our streamed round trip (``iter_chunks`` straight into a
+``ChunkAssembler``, then ``value()``) with the published codec's round trip of the same
+seeded data (``arctic_platform.wire``, installed for the conformance tests: it has no
+streaming path, so ``dumps``, ``encode_byte_chunks``, ``decode_byte_chunks``, ``loads``).
+The pair runs three times, alternating which goes first, to show the spread.
+``python -m benchmarks.codec --profile`` adds the phases that explain our time (one
+SHA-256 pass, the encoder alone, a warm second pass, the one-shot path).
+
 Each phase runs in a fresh child process so its RSS high-water mark (VmHWM) is its
 own; "peak extra" is that mark minus the RSS once the source tensors exist, minus the
 decoded output itself for the decode phase. torch allocations are invisible to
@@ -11,19 +20,21 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
+
+from benchmarks._goals import judge, load1
 
 MIB = 1024 * 1024
 TENSORS = 16
 TENSOR_MIB = 64
 
 
-def _status(field: str) -> int:
+def status(field: str) -> int:
     """A /proc/self/status memory field, in bytes."""
     with open("/proc/self/status") as f:
         for line in f:
@@ -32,7 +43,7 @@ def _status(field: str) -> int:
     raise RuntimeError(f"{field} not in /proc/self/status")
 
 
-def _make_value(tensors: int, tensor_mib: int) -> dict[str, Any]:
+def make_value(tensors: int, tensor_mib: int) -> dict[str, Any]:
     import torch
 
     gen = torch.Generator().manual_seed(0)
@@ -54,16 +65,25 @@ def _reset_peak() -> bool:
         return False
 
 
-def _roundtrip(value: dict[str, Any], max_bytes: int) -> dict[str, Any]:
-    """Stream chunks from the encoder straight into an assembler, timing each side."""
+def _check_bits(decoded: dict[str, Any], value: dict[str, Any]) -> None:
+    """Every tensor back bit for bit (random bf16 patterns include NaNs, so compare ints)."""
     import torch
 
+    for k, v in value.items():
+        assert torch.equal(decoded[k].view(torch.int16), v.view(torch.int16)), k
+
+
+def _cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _roundtrip(value: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    """Stream chunks from the encoder straight into an assembler, timing each side."""
     from arctic_rl import wire
 
     out: dict[str, Any] = {}
-    base = _status("VmRSS")
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    cpu0 = usage.ru_utime + usage.ru_stime
+    base, cpu0 = status("VmRSS"), _cpu_s()
     enc = dec = 0.0
     asm = wire.ChunkAssembler(kind="request_chunk")
     it = wire.iter_chunks(
@@ -84,14 +104,53 @@ def _roundtrip(value: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     decoded = asm.value()
     out["value_s"] = time.perf_counter() - t0
     dec += out["value_s"]
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    out["cpu_s"] = usage.ru_utime + usage.ru_stime - cpu0
+    out["cpu_s"] = _cpu_s() - cpu0
     frame_size = asm.descriptor.frame_size_bytes if asm.descriptor else 0
     out.update(encode_s=enc, decode_s=dec, seconds=enc + dec, chunks=asm.received)
-    out["peak_extra_mib"] = (_status("VmHWM") - base - frame_size) / MIB
-    for k, v in value.items():  # compare bits: random bf16 patterns include NaNs
-        assert torch.equal(decoded[k].view(torch.int16), v.view(torch.int16)), k
+    out["peak_extra_mib"] = (status("VmHWM") - base - frame_size) / MIB
+    _check_bits(decoded, value)
     return out
+
+
+def _one_shot(
+    value: dict[str, Any], encode: Callable[[], list[Any]], decode: Callable[[list[Any]], Any]
+) -> dict[str, Any]:
+    """A round trip that encodes every chunk before decoding any (the published codec's way)."""
+    base, cpu0 = status("VmRSS"), _cpu_s()
+    t0 = time.perf_counter()
+    chunks = encode()
+    t1 = time.perf_counter()
+    decoded = decode(chunks)
+    del chunks
+    t2 = time.perf_counter()
+    out = {"seconds": t2 - t0, "encode_s": t1 - t0, "decode_s": t2 - t1, "cpu_s": _cpu_s() - cpu0}
+    data = sum(t.numel() * t.element_size() for t in value.values())
+    out["peak_extra_mib"] = (status("VmHWM") - base - data) / MIB
+    _check_bits(decoded, value)
+    return out
+
+
+def _published(value: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    from arctic_platform import wire as published
+
+    def encode() -> list[bytes]:
+        frame = published.dumps(value)
+        return list(published.encode_byte_chunks(frame, kind="request", max_bytes=max_bytes))
+
+    def decode(chunks: list[bytes]) -> Any:
+        return published.loads(published.decode_byte_chunks(chunks, kind="request"))
+
+    return _one_shot(value, encode, decode)
+
+
+def _ours_one_shot(value: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    from arctic_rl import wire
+
+    def encode() -> list[Any]:
+        frame = wire.dumps(value)
+        return [c.data for c in wire.split_chunks(frame, wire.Chunking("request_chunk", max_bytes))]
+
+    return _one_shot(value, encode, lambda chunks: wire.loads(wire.join_chunks(chunks)))
 
 
 def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[str, Any]:
@@ -99,126 +158,125 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
 
     from arctic_rl import wire
 
-    value = _make_value(tensors, tensor_mib)
+    value = make_value(tensors, tensor_mib)
     out: dict[str, Any] = {"data_mib": tensors * tensor_mib * MIB / MIB}
-    base = _status("VmRSS")
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    cpu0 = usage.ru_utime + usage.ru_stime
-    if phase == "sha256":
-        t0 = time.perf_counter()
-        h = hashlib.sha256()
-        for t in value.values():
-            h.update(memoryview(t.view(-1).view(torch.uint8).numpy()))
-        out["seconds"] = time.perf_counter() - t0
-    elif phase == "encode":
-        t0 = time.perf_counter()
-        first = 0.0
-        for chunk in wire.iter_chunks(value, wire.Chunking("request_chunk", max_bytes, "bench")):
-            first = first or time.perf_counter() - t0
-            del chunk
-        out["seconds"] = time.perf_counter() - t0
-        out["first_chunk_s"] = first
-    elif phase == "oneshot":
-        t0 = time.perf_counter()
-        frame = wire.dumps(value)
-        chunks = [
-            c.data for c in wire.split_chunks(frame, wire.Chunking("request_chunk", max_bytes))
-        ]
-        del frame
-        t1 = time.perf_counter()
-        decoded = wire.loads(wire.join_chunks(chunks))
-        del chunks
-        t2 = time.perf_counter()
-        out.update(seconds=t2 - t0, encode_s=t1 - t0, decode_s=t2 - t1)
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        out["cpu_s"] = usage.ru_utime + usage.ru_stime - cpu0
-        out["peak_extra_mib"] = (_status("VmHWM") - base - out["data_mib"] * MIB) / MIB
-        del decoded
-        return out
-    elif phase == "roundtrip":
+    if phase == "roundtrip":
         return {**out, **_roundtrip(value, max_bytes)}
-    elif phase == "roundtrip-warm":
+    if phase == "published":
+        return {**out, **_published(value, max_bytes)}
+    if phase == "oneshot":
+        return {**out, **_ours_one_shot(value, max_bytes)}
+    if phase == "roundtrip-warm":
         _roundtrip(value, max_bytes)  # first pass faults fresh pages in from the host
         _reset_peak()
         return {**out, **_roundtrip(value, max_bytes)}
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    out["cpu_s"] = usage.ru_utime + usage.ru_stime - cpu0
-    out["peak_extra_mib"] = (_status("VmHWM") - base) / MIB
+    base, cpu0 = status("VmRSS"), _cpu_s()
+    t0 = time.perf_counter()
+    if phase == "sha256":
+        h = hashlib.sha256()
+        for t in value.values():
+            h.update(memoryview(t.view(-1).view(torch.uint8).numpy()))
+    elif phase == "encode":
+        for chunk in wire.iter_chunks(value, wire.Chunking("request_chunk", max_bytes, "bench")):
+            out.setdefault("first_chunk_s", time.perf_counter() - t0)
+            del chunk
+    out["seconds"] = time.perf_counter() - t0
+    out["cpu_s"] = _cpu_s() - cpu0
+    out["peak_extra_mib"] = (status("VmHWM") - base) / MIB
     return out
 
 
-# glibc serves blocks above its mmap threshold (at most 32 MiB by default) with fresh
-# mappings, so every 60 MiB chunk the encoder hands out is first-touch memory. Raising
-# the threshold lets a freed chunk's pages be reused; this row shows what that costs.
-_REUSE_ENV = {
-    "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=1073741824"
-}
+PHASES = ("roundtrip", "published", "sha256", "encode", "roundtrip-warm", "oneshot")
+PROFILE = (
+    ("sha256", "sha256 floor (1 pass)"),
+    ("encode", "encode+chunk (iter_chunks)"),
+    ("roundtrip-warm", "round trip, streamed, 2nd in process"),
+    ("oneshot", "round trip, one-shot (dumps/split, join/loads)"),
+)
+"""What ``--profile`` adds: the phases our round trip's time is made of."""
+REPEATS = 3
+GOAL_RATIO = 10.0
+GOAL_PEAK_CHUNKS = 3.0
 
 
-def _spawn(
-    phase: str, tensors: int, tensor_mib: int, max_bytes: int, env: dict[str, str] | None = None
-) -> dict[str, Any]:
+def _spawn(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "benchmarks.codec", "--child", phase]
     cmd += ["--tensors", str(tensors), "--tensor-mib", str(tensor_mib)]
     cmd += ["--max-bytes", str(max_bytes)]
-    full_env = {**os.environ, **(env or {})}
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True, env=full_env)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"codec child {phase} failed:\n{proc.stderr[-2000:]}")
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
-def run(tensors: int = TENSORS, tensor_mib: int = TENSOR_MIB) -> list[dict[str, Any]]:
-    """Rows: sha256 floor, streaming encode, and the interleaved encode/decode round trip."""
+def _row(case: str, r: dict[str, Any]) -> dict[str, Any]:
     from arctic_rl.wire import MAX_BODY_BYTES
 
-    chunk_mib = MAX_BODY_BYTES / MIB
+    gib = r["data_mib"] / 1024
+    row: dict[str, Any] = {
+        "case": case,
+        "data_MiB": r["data_mib"],
+        "seconds": r["seconds"],
+        "GiB/s": gib / r["seconds"] if r["seconds"] else 0.0,
+        "peak_extra_MiB": r["peak_extra_mib"],
+        "peak_chunks": r["peak_extra_mib"] * MIB / MAX_BODY_BYTES,
+        "cpu_s": r["cpu_s"],
+        "load1": load1(),
+    }
+    for detail in ("first_chunk_s", "encode_s", "decode_s", "value_s"):
+        if detail in r:
+            row[detail] = r[detail]
+    return row
+
+
+def run(
+    tensors: int = TENSORS, tensor_mib: int = TENSOR_MIB, repeats: int = REPEATS
+) -> list[dict[str, Any]]:
+    """``repeats`` judged rows: ours streamed beside the published codec, order alternating."""
+    from arctic_rl.wire import MAX_BODY_BYTES
+
     rows: list[dict[str, Any]] = []
-    for phase, label, env in (
-        ("sha256", "sha256 floor (1 pass)", None),
-        ("encode", "encode+chunk (iter_chunks)", None),
-        ("roundtrip", "round trip, streamed (iter_chunks -> ChunkAssembler)", None),
-        ("roundtrip-warm", "round trip, streamed, 2nd in process", None),
-        ("roundtrip", "round trip, streamed, glibc reuses chunk memory", _REUSE_ENV),
-        ("oneshot", "round trip, one-shot (dumps/split, join/loads)", None),
-    ):
-        r = _spawn(phase, tensors, tensor_mib, MAX_BODY_BYTES, env)
-        gib = r["data_mib"] / 1024
-        row: dict[str, Any] = {
-            "case": label,
-            "data_GiB": gib,
-            "seconds": r["seconds"],
-            "GiB/s": gib / r["seconds"] if r["seconds"] else 0.0,
-            "peak_extra_MiB": r["peak_extra_mib"],
-            "peak_extra_chunks": r["peak_extra_mib"] / chunk_mib,
-        }
-        row["cpu_s"] = r["cpu_s"]
-        if "first_chunk_s" in r:
-            row["first_chunk_s"] = r["first_chunk_s"]
-        if "encode_s" in r:
-            row["encode_s"] = r["encode_s"]
-            row["decode_s"] = r["decode_s"]
-        if "value_s" in r:
-            row["value_s"] = r["value_s"]
-        rows.append(row)
-    load = os.getloadavg()[0]
-    for row in rows:
-        row["loadavg"] = load
+    for k in range(repeats):
+        order = ("roundtrip", "published") if k % 2 == 0 else ("published", "roundtrip")
+        got = {phase: _spawn(phase, tensors, tensor_mib, MAX_BODY_BYTES) for phase in order}
+        ours, ref = got["roundtrip"], got["published"]
+        row = _row(f"round trip 1 GiB streamed, run {k + 1}/{repeats}", ours)
+        row.update(
+            ref_seconds=ref["seconds"],
+            ref="published codec (one-shot: it has no streaming path)",
+            ref_peak_chunks=ref["peak_extra_mib"] * MIB / MAX_BODY_BYTES,
+            ratio=ref["seconds"] / ours["seconds"],
+        )
+        goal = f"ratio >= {GOAL_RATIO:g}, peak <= {GOAL_PEAK_CHUNKS:g} chunks"
+        checks = ((row["ratio"], ">=", GOAL_RATIO), (row["peak_chunks"], "<=", GOAL_PEAK_CHUNKS))
+        rows.append(judge(row, goal, *checks))
     return rows
 
 
+def profile(tensors: int = TENSORS, tensor_mib: int = TENSOR_MIB) -> list[dict[str, Any]]:
+    """Rows that explain the round trip's time: the SHA-256 floor, encode alone, ..."""
+    from arctic_rl.wire import MAX_BODY_BYTES
+
+    return [
+        _row(label, _spawn(phase, tensors, tensor_mib, MAX_BODY_BYTES)) for phase, label in PROFILE
+    ]
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument(
-        "--child", choices=("sha256", "encode", "roundtrip", "roundtrip-warm", "oneshot")
-    )
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.codec")
+    parser.add_argument("--child", choices=PHASES)
+    parser.add_argument("--profile", action="store_true", help="the phases, not the judged rows")
     parser.add_argument("--tensors", type=int, default=TENSORS)
     parser.add_argument("--tensor-mib", type=int, default=TENSOR_MIB)
     parser.add_argument("--max-bytes", type=int, default=60 * MIB)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(_child(args.child, args.tensors, args.tensor_mib, args.max_bytes)))
-    else:
-        for row in run(args.tensors, args.tensor_mib):
-            print(row)
+        return
+    from benchmarks.__main__ import render
+
+    rows = (profile if args.profile else run)(args.tensors, args.tensor_mib)
+    print(render(rows))
 
 
 if __name__ == "__main__":

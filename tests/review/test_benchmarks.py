@@ -1,20 +1,21 @@
-"""Keep `make bench` from rotting without timing anything: its table, its batches, its JSON."""
+"""Keep `make bench` from rotting without timing anything: its table, verdicts, batches, JSON."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 
 from arctic_rl import ArcticRLClient
-from benchmarks import MODULES
+from benchmarks import MODULES, _goals, _mock, hotpath
 from benchmarks import __main__ as bench
-from benchmarks import client as client_bench
 from examples.grpo_demo import PAT_ENV
 
 
 def test_table_shows_headline_columns_only():
     rows = [
-        {"module": "codec", "case": "sha256", "data_GiB": 1.0, "seconds": 1.5, "cpu_s": 1.4},
-        {"module": "client", "case": "rt", "n": 3, "median_ms": 12.5, "p99_ms": 30.0},
+        {"module": "codec", "case": "rt", "data_MiB": 1024.0, "seconds": 1.5, "cpu_s": 1.4},
+        {"module": "hotpath", "case": "it", "n": 3, "median_ms": 12.5, "p99_ms": 30.0},
     ]
     lines = bench.render(rows).splitlines()
     header = lines[0].split()
@@ -23,11 +24,53 @@ def test_table_shows_headline_columns_only():
     assert len(lines) == 2 + len(rows)
 
 
+def test_a_row_meets_its_goal_only_when_every_check_holds():
+    row = {"case": "x", "ratio": 12.0}
+    assert _goals.judge(row, "g", (12.0, ">=", 10.0))["verdict"] == _goals.MET
+    assert _goals.judge(row, "g", (9.9, ">=", 10.0))["verdict"] == _goals.MISSED
+    both = _goals.judge(row, "g", (12.0, ">=", 10.0), (3.5, "<=", 3.0))
+    assert both["verdict"] == _goals.MISSED and both["goal"] == "g"
+    assert _goals.judge(row, "g", (0.5, "<=", 0.5))["verdict"] == _goals.MET
+
+
+def test_the_summary_names_every_missed_row():
+    rows = [
+        {"module": "codec", "case": "a", "verdict": _goals.MET},
+        {"module": "hotpath", "case": "b", "verdict": _goals.MISSED},
+        {"module": "hotpath", "case": "c", "goal": "(not judged)"},
+    ]
+    assert bench.verdicts(rows) == "goals: 1 of 2 judged rows met; MISSED: hotpath: b"
+
+
 def test_percentile_is_nearest_rank():
     values = [float(v) for v in range(1, 101)]
-    assert client_bench._percentile(values, 50) == 50.0
-    assert client_bench._percentile(values, 99) == 99.0
-    assert client_bench._percentile([3.0, 1.0], 99) == 3.0
+    assert hotpath.percentile(values, 50) == 50.0
+    assert hotpath.percentile(values, 99) == 99.0
+    assert hotpath.percentile([3.0, 1.0], 99) == 3.0
+
+
+def test_interleaving_alternates_which_client_goes_first():
+    order: list[str] = []
+
+    def iteration(name: str) -> hotpath.Iteration:
+        async def run() -> None:
+            order.append(name)
+
+        return run
+
+    ours, published = asyncio.run(
+        hotpath.interleaved(iteration("ours"), iteration("pub"), iterations=4, warmup=1)
+    )
+    assert order == ["pub", "ours", "pub", "ours", "ours", "pub", "pub", "ours", "ours", "pub"]
+    assert len(ours) == len(published) == 4
+
+
+def test_the_baseline_checkout_comes_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(_mock.BASELINE_ENV, str(tmp_path))
+    assert _mock.baseline_tree() is None  # not a checkout: no mock_server in it
+    (tmp_path / "mock_server").mkdir()
+    (tmp_path / "mock_server" / "__main__.py").write_text("")
+    assert _mock.baseline_tree() == tmp_path
 
 
 def test_every_module_has_run():
@@ -37,16 +80,17 @@ def test_every_module_has_run():
         assert callable(importlib.import_module(f"benchmarks.{name}").run), name
 
 
-def test_round_trip_batch_is_what_the_mock_accepts(live_mock, monkeypatch):
+def test_hot_path_batch_is_what_the_mock_accepts(live_mock, monkeypatch):
     monkeypatch.setenv(PAT_ENV, live_mock.token)
-    with ArcticRLClient(client_bench._config(live_mock.base_url)) as client:
-        result = client.fwd_bwd(client_bench.train_batch(2, 16), processing=client_bench.PROCESSING)
+    with ArcticRLClient(hotpath.our_config(live_mock.base_url, PAT_ENV)) as client:
+        result = client.fwd_bwd(hotpath.train_batch(2, 16), processing=hotpath.PROCESSING)
+        assert client.step()["global_steps"] == 1
     assert result["loss"] is not None
     # The service's roll layout: log-probs have the input's shape [B, T] (cortex-api.md).
     assert tuple(result["post_process_outputs"]["logprobs"].shape) == (2, 16)
 
 
-def test_main_writes_latest_and_a_stamped_copy(tmp_path, monkeypatch):
+def test_main_writes_latest_and_a_stamped_copy(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(bench, "MODULES", ("fake",))
     fake = type("Fake", (), {"run": staticmethod(lambda: [{"case": "x", "n": 1}])})
     monkeypatch.setattr(bench.importlib, "import_module", lambda name: fake)
@@ -54,6 +98,6 @@ def test_main_writes_latest_and_a_stamped_copy(tmp_path, monkeypatch):
     assert bench.main(["--out", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["rows"] == [{"module": "fake", "case": "x", "n": 1}]
-    assert doc["machine"]["cores"] >= 1 and "commit" in doc
+    assert doc["machine"]["cores"] >= 1 and "commit" in doc and "loadavg_1m_at_end" in doc
     copies = [p for p in tmp_path.iterdir() if p.name != "latest.json"]
     assert len(copies) == 1 and json.loads(copies[0].read_text()) == doc

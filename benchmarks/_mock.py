@@ -1,0 +1,112 @@
+"""A mock Cortex GS process for the benchmarks, from this tree or from a baseline checkout.
+
+Each bench row that needs a server starts ``python -m mock_server`` (canned backend) as
+its own process, so the server never shares the measuring process's GIL. Started with
+``cwd`` set to another checkout (``tree``), the same command runs that checkout's mock:
+that is how a row measures today's main beside the working tree in the same run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
+
+from examples.grpo_demo import MOCK_TOKEN_ENV, PAT_ENV, free_port, stop_process
+
+REPO = Path(__file__).resolve().parents[1]
+BASELINE_ENV = "ARCTIC_RL_BENCH_BASELINE"
+"""Names a checkout of the baseline commit; without it, /tmp/old-main when it exists."""
+DEFAULT_BASELINE = Path("/tmp/old-main")
+DATABASE = "BENCH_DB"
+SCHEMA = "BENCH"
+PREFIX = f"/api/v2/databases/{DATABASE}/schemas/{SCHEMA}/cortex-training"
+STARTUP_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class Mock:
+    """A running mock: ``root`` is ``http://host:port``, ``base_url`` adds the contract prefix."""
+
+    root: str
+    token_env: str
+
+    @property
+    def base_url(self) -> str:
+        return self.root + PREFIX
+
+
+def baseline_tree() -> Path | None:
+    """The baseline checkout to measure beside this tree, if one is on this machine."""
+    named = os.environ.get(BASELINE_ENV)
+    tree = Path(named) if named else DEFAULT_BASELINE
+    return tree if (tree / "mock_server" / "__main__.py").is_file() else None
+
+
+def tree_commit(tree: Path) -> str:
+    """The short commit a checkout is at (empty when git cannot say)."""
+    done = subprocess.run(
+        ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _wait_ready(proc: subprocess.Popen[bytes], url: str, token: str, log: Path) -> None:
+    headers = {"Authorization": f"Bearer {token}", TOKEN_TYPE_HEADER: TOKEN_TYPE}
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the mock exited ({proc.returncode}): {log.read_text()[-2000:]}")
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(url, headers=headers, timeout=2.0).status_code == 200:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"the mock did not answer {url} within {STARTUP_TIMEOUT_S:.0f} s")
+
+
+@contextlib.contextmanager
+def running(*, tree: Path = REPO, no_auth: bool = False) -> Iterator[Mock]:
+    """Start the canned mock of ``tree`` on a free port; the token is in ``PAT_ENV`` meanwhile.
+
+    ``no_auth`` is for the published client, whose ``base_url`` path sends no token; our
+    client still sends one (the mock then ignores it).
+    """
+    token = secrets.token_urlsafe(24)
+    port = free_port()
+    env = {**os.environ, "OMP_NUM_THREADS": "1", MOCK_TOKEN_ENV: token}
+    env.pop("PYTHONPATH", None)  # the tree's own packages come first (it is the cwd)
+    with tempfile.TemporaryDirectory(prefix="arctic-rl-bench-mock-") as tmp:
+        log = Path(tmp) / "mock.log"
+        cmd = [
+            sys.executable, "-m", "mock_server", "--host", "127.0.0.1", "--port", str(port),
+            "--backend", "canned", "--state-dir", str(Path(tmp) / "state"),
+            "--database", DATABASE, "--schema", SCHEMA, "--log-level", "warning",
+            *(["--no-auth"] if no_auth else []),
+        ]  # fmt: skip
+        with log.open("wb") as out:
+            proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT)
+        root = f"http://127.0.0.1:{port}"
+        previous = os.environ.get(PAT_ENV)
+        try:
+            _wait_ready(proc, f"{root}{PREFIX}/capacity", token, log)
+            os.environ[PAT_ENV] = token
+            yield Mock(root, PAT_ENV)
+        finally:
+            if previous is None:
+                os.environ.pop(PAT_ENV, None)
+            else:
+                os.environ[PAT_ENV] = previous
+            stop_process(proc)
