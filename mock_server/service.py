@@ -5,27 +5,36 @@ lifecycle, at-most-once execution under ``Idempotency-Key``, and result paging. 
 groups are :mod:`mock_server.chunks`, the worker thread that runs requests on a backend
 is :mod:`mock_server.worker`, and what the control plane shows is
 :mod:`mock_server.control`.
+
+Exactly once across crashes: a request is stored in the same transaction as what makes a
+retry find it (its idempotency record, or its chunk group's binding), and only then
+queued; at start-up the service reconciles what a killed process left behind.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
+import re
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cortex_gs_contract import ErrorCode, JobState, RequestState
 
+from arctic_rl import wire
+from mock_server import limits
 from mock_server.backends import Backend
-from mock_server.chunks import ChunkGroups, decode, read_request_chunk, sha256_hex
+from mock_server.chunks import Chunk, ChunkGroups, decode, read_request_chunk, sha256_hex
 from mock_server.errors import ApiError, request_error
 from mock_server.exports import ExportSigner
 from mock_server.settings import Settings
-from mock_server.store import IN_FLIGHT, Store
+from mock_server.store import IN_FLIGHT, IdempotencyRecord, Store
 from mock_server.worker import Worker
 
 log = logging.getLogger("mock_server")
@@ -36,6 +45,7 @@ MAX_EVENTS = 512
 # Request kinds whose events are drained destructively (no client retry cursor).
 STREAMED = ("generate_stream",)
 WORKER_STOP_TIMEOUT_S = 30
+_EVENT_CURSOR = re.compile(r"ev-(\d{1,12})")
 
 Answer = tuple[int, dict[str, Any]]
 Runner = Callable[[], Awaitable[tuple[int, Any]]]
@@ -44,6 +54,32 @@ Runner = Callable[[], Awaitable[tuple[int, Any]]]
 def new_id(prefix: str) -> str:
     """Ids matching the contract's patterns (no ``:``; short enough for logs)."""
     return f"{prefix}-{uuid.uuid4().hex[:16]}"
+
+
+@dataclass
+class _Claim:
+    """The ``Idempotency-Key`` of the call being run: whatever state the call creates is
+    stored in one transaction with the record that answers a retry (``take``)."""
+
+    scope: str
+    key: str
+    body_hash: str
+    taken: bool = False
+
+    def take(self, status: int, response: Any, request_id: str | None) -> IdempotencyRecord:
+        self.taken = True
+        return IdempotencyRecord(self.scope, self.key, self.body_hash, status, response, request_id)
+
+
+# Set by ``MockService.idempotent`` around the call it runs (a context variable, so the
+# routes' runners need not pass it along; each asyncio task sees only its own).
+_CLAIM: contextvars.ContextVar[_Claim | None] = contextvars.ContextVar("claim", default=None)
+
+
+def _record(status: int, response: Any, request_id: str | None = None) -> IdempotencyRecord | None:
+    """The record to store with the state this answer reports, when a key asked for one."""
+    claim = _CLAIM.get()
+    return None if claim is None or claim.taken else claim.take(status, response, request_id)
 
 
 class MockService:
@@ -55,7 +91,7 @@ class MockService:
         self.settings = settings
         self.store = store
         self.worker = Worker(settings, store, backend_factory, self._notify)
-        self.chunks = ChunkGroups(store, self._submit_group)
+        self.chunks = ChunkGroups(settings, store, self._submit_group)
         self.exports = ExportSigner(store)
         self._waiters: dict[str, asyncio.Event] = {}
         self._idempotency_lock = asyncio.Lock()
@@ -64,8 +100,9 @@ class MockService:
 
     # -- startup / shutdown ----------------------------------------------------------
     async def start(self) -> None:
-        """Start the worker; resume what a previous run left in flight."""
+        """Start the worker; reconcile and resume what a previous run left behind."""
         self._loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self._reconcile)
         self.worker.start()
         interrupted = request_error(
             ErrorCode.internal_error, "interrupted by a mock server restart"
@@ -78,6 +115,25 @@ class MockService:
         for job in self.store.list_jobs():
             if job["status"] in JOB_FLOW[:-1]:
                 self._start_lifecycle(job["job_id"], job["status"])
+
+    def _reconcile(self) -> None:
+        """Make the store consistent after a crash; a complete group without a request
+        (an older mock stored the final chunk first) gets one, queued below with the rest
+        of the pending requests; one whose frame does not verify is dropped."""
+        for job_id, group_id in self.store.reconcile():
+            assembler = wire.ChunkAssembler(kind="request_chunk")
+            try:
+                for chunk in self.store.read_chunks(job_id, group_id):
+                    assembler.add(chunk)
+                decode(assembler.buffer)
+            except (wire.WireError, ApiError, OSError) as exc:
+                log.warning("dropping chunk group %s of job %s: %s", group_id, job_id, exc)
+                self.store.drop_group(job_id, group_id)
+                continue
+            self.store.submit_stored_group(job_id, group_id, new_id("req"))
+            log.info(
+                "chunk group %s of job %s was complete: its request is queued", group_id, job_id
+            )
 
     async def stop(self) -> None:
         """Stop lifecycle tasks and the worker (after the request it is running)."""
@@ -92,7 +148,8 @@ class MockService:
         settings = self.settings
         owner = (settings.user_name, settings.role_name) if settings.auth else None
         job_id = new_id("job")
-        self.store.create_job(job_id, sub_jobs, experiment_name, owner)
+        record = _record(200, {"job_id": job_id})
+        self.store.create_job(job_id, sub_jobs, experiment_name, owner, record)
         self.store.add_log(job_id, f"job {job_id} created with {len(sub_jobs)} sub-job(s)")
         self._start_lifecycle(job_id, JobState.pending)
         return job_id
@@ -162,9 +219,16 @@ class MockService:
     # -- requests --------------------------------------------------------------------
     def submit(self, job_id: str, kind: str, body: dict[str, Any]) -> str:
         """Record a JSON request and queue it."""
-        request_id = new_id("req")
-        self.store.create_request(request_id, job_id, kind, {"body": body})
-        self.worker.run_request(request_id)
+        return self._create_request(new_id("req"), job_id, kind, {"body": body})
+
+    def _create_request(
+        self, request_id: str, job_id: str, kind: str, payload: dict[str, Any], value: Any = None
+    ) -> str:
+        """Store the request with the idempotency record of its 202 (one transaction),
+        then queue it (``value``: its decoded input, if already at hand)."""
+        record = _record(202, _accepted(request_id, job_id), request_id)
+        self.store.create_request(request_id, job_id, kind, payload, record)
+        self.worker.run_request(request_id, None if value is None else lambda: value)
         return request_id
 
     def submitter(self, job_id: str, kind: str, body: dict[str, Any]) -> Runner:
@@ -172,37 +236,47 @@ class MockService:
 
         async def run() -> tuple[int, Any]:
             self.running_job(job_id)
-            return 202, {"request_id": self.submit(job_id, kind, body), "job_id": job_id}
+            return 202, _accepted(self.submit(job_id, kind, body), job_id)
 
         return run
 
-    def _submit_group(self, job_id: str, kind: str, group_id: str, value: Any) -> str:
-        """Queue a completed chunk group's decoded frame."""
+    async def _submit_group(self, chunk: Chunk, chunk_sha256: str, value: Any) -> str:
+        """A completed group: its final chunk, its request and its binding in one commit.
+
+        The final chunk's file is written first; a crash before the commit leaves only
+        that file (removed at start-up), so the resent final chunk completes the group.
+        """
+        job_id, group_id = chunk.job_id, chunk.group_id
+        await asyncio.to_thread(
+            self.store.write_chunk_file, job_id, group_id, chunk.idx, chunk.body
+        )
         request_id = new_id("req")
-        self.store.create_request(request_id, job_id, kind, {"group": group_id})
+        self.store.finish_group(
+            job_id, group_id, chunk.descriptor.as_dict(), chunk.op_key, chunk_sha256, request_id
+        )
         self.worker.run_request(request_id, lambda: value)
         return request_id
 
     async def submit_frame(self, job_id: str, kind: str, frame: bytes) -> str:
         """A bare DSSST1 frame: validated now, kept on disk until it runs.
 
-        A bare frame has no chunk group, so nothing makes a resend of it idempotent:
-        each one is a new execution, as on the service.
+        A bare frame has no chunk group: only an ``Idempotency-Key`` (the ``forward``
+        operation) makes a resend of it idempotent; otherwise each one is a new
+        execution, as on the service.
         """
         value = await asyncio.to_thread(decode, frame)
+        limits.check_request(self.settings, self.running_job(job_id), kind, value)
         request_id = new_id("req")
         path = self.worker.input_path(request_id)
         await asyncio.to_thread(_write_file, path, frame)
-        self.store.create_request(request_id, job_id, kind, {"frame": path.name})
-        self.worker.run_request(request_id, lambda: value)
-        return request_id
+        return self._create_request(request_id, job_id, kind, {"frame": path.name}, value)
 
     async def accept_body(self, job_id: str, kind: str, body: bytes) -> Answer:
         """A binary route's body: a chunk envelope, or (older clients) the bare frame."""
         received = await asyncio.to_thread(read_request_chunk, body)
         if received is not None:
             return await self.chunks.accept(job_id, kind, received)
-        return 202, {"request_id": await self.submit_frame(job_id, kind, body), "job_id": job_id}
+        return 202, _accepted(await self.submit_frame(job_id, kind, body), job_id)
 
     # -- polling ---------------------------------------------------------------------
     async def poll(
@@ -291,10 +365,21 @@ class MockService:
                         "Idempotency-Key was already used with a different body",
                     )
                 return int(record["status"]), record["response"]
-            status, response = await run()
-            if status < 300:
-                self.store.put_idempotent(scope, key, body_hash, status, response)
+            claim = _Claim(scope, key, body_hash)
+            token = _CLAIM.set(claim)
+            try:
+                status, response = await run()
+            finally:
+                _CLAIM.reset(token)
+            if status < 300 and not claim.taken:
+                # An answer that created nothing (an inline operation): remember it alone.
+                self.store.put_idempotent(claim.take(status, response, None))
             return status, response
+
+
+def _accepted(request_id: str, job_id: str) -> dict[str, Any]:
+    """The body of a 202 AcceptedRequest."""
+    return {"request_id": request_id, "job_id": job_id}
 
 
 def _canonical(body: Any) -> bytes:
@@ -311,8 +396,8 @@ def _cursor_start(cursor: str | None) -> int:
     """Cursors are ``ev-<index>``; any other (pattern-valid) cursor reads from the start.
 
     Forgiving on purpose: re-reading from the first event is always safe (pages are
-    stable), while rejecting a schema-valid cursor would break the contract.
+    stable), while rejecting a schema-valid cursor would break the contract. The index
+    has at most 12 digits (as log cursors): a larger one no SQLite integer holds.
     """
-    if cursor is not None and cursor.startswith("ev-") and cursor[3:].isdigit():
-        return int(cursor[3:])
-    return 0
+    match = _EVENT_CURSOR.fullmatch(cursor or "")
+    return int(match.group(1)) if match else 0

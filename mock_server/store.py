@@ -6,6 +6,11 @@ restarts if jobs, requests, events, chunk groups and idempotency records are on 
 One connection guarded by a lock is plenty for a mock and keeps writes serialised.
 Over 400 lines on purpose: every SQL statement of the mock lives here, beside the schema
 it depends on, so no other module knows a table's columns.
+
+Each state change that must survive a crash whole is one transaction: a request with its
+idempotency record (``create_request``), a group's final chunk with the group's request
+and binding (``finish_group``); files are written before the rows that name them, so a
+crash leaves at most a file without a row, which ``reconcile`` removes at start-up.
 """
 
 from __future__ import annotations
@@ -17,12 +22,17 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cortex_gs_contract import RequestState
 
+from mock_server import crashpoints
+
 IDEMPOTENCY_TTL_S = 24 * 3600
+# Expired idempotency records are purged at most this often (reads skip them anyway).
+IDEMPOTENCY_PURGE_EVERY_S = 60.0
 # A request in one of these states may still move on.
 IN_FLIGHT = (RequestState.pending, RequestState.running, RequestState.streaming)
 
@@ -56,7 +66,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE TABLE IF NOT EXISTS idempotency (
     scope TEXT NOT NULL, key TEXT NOT NULL, body_hash TEXT NOT NULL, status INTEGER NOT NULL,
-    response TEXT NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (scope, key)
+    response TEXT NOT NULL, created_at REAL NOT NULL, request_id TEXT,
+    PRIMARY KEY (scope, key)
 );
 CREATE TABLE IF NOT EXISTS checkpoints (
     job_id TEXT NOT NULL, checkpoint_id TEXT NOT NULL, global_steps INTEGER NOT NULL,
@@ -70,7 +81,21 @@ _ADDED_COLUMNS = (
     ("jobs", "submitted_by", "TEXT"),
     ("jobs", "owner_role", "TEXT"),
     ("requests", "delivered", "INTEGER NOT NULL DEFAULT 0"),
+    ("idempotency", "request_id", "TEXT"),
 )
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """The first answer under an ``Idempotency-Key``; ``request_id`` is the request that
+    answer names, if any (a record whose request is gone is not honoured)."""
+
+    scope: str
+    key: str
+    body_hash: str
+    status: int
+    response: Any
+    request_id: str | None = None
 
 
 def _safe(part: str) -> str:
@@ -95,6 +120,7 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._add_missing_columns()
+        self._purged_at = 0.0
 
     def _add_missing_columns(self) -> None:
         """State dirs written by an older mock lack the newer columns; add them."""
@@ -152,15 +178,21 @@ class Store:
         sub_jobs: list[dict[str, Any]],
         experiment_name: str | None,
         owner: tuple[str, str] | None = None,
+        idempotency: IdempotencyRecord | None = None,
     ) -> None:
-        """Insert a new job in state ``pending``; ``owner`` is (submitted_by, owner_role)."""
+        """Insert a new job in state ``pending`` (with its idempotency record, atomically);
+        ``owner`` is (submitted_by, owner_role)."""
         now = time.time()
         submitted_by, owner_role = owner or (None, None)
-        self._exec(
-            "INSERT INTO jobs (job_id, status, reason, experiment_name, created_at, updated_at,"
-            " sub_jobs, submitted_by, owner_role) VALUES (?, 'pending', NULL, ?, ?, ?, ?, ?, ?)",
-            (job_id, experiment_name, now, now, json.dumps(sub_jobs), submitted_by, owner_role),
-        )
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO jobs (job_id, status, reason, experiment_name, created_at,"
+                " updated_at, sub_jobs, submitted_by, owner_role)"
+                " VALUES (?, 'pending', NULL, ?, ?, ?, ?, ?, ?)",
+                (job_id, experiment_name, now, now, json.dumps(sub_jobs), submitted_by, owner_role),
+            )
+            if idempotency is not None:
+                self._insert_idempotent(db, idempotency)
 
     def get_job(self, job_id: str) -> dict[str, Any] | None:
         """A job row with ``sub_jobs`` decoded, or None."""
@@ -194,11 +226,28 @@ class Store:
 
     # -- requests --------------------------------------------------------------------
     def create_request(
-        self, request_id: str, job_id: str, kind: str, payload: dict[str, Any]
+        self,
+        request_id: str,
+        job_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        idempotency: IdempotencyRecord | None = None,
     ) -> None:
-        """Insert a ``pending`` request; ``payload`` is whatever the worker needs to run it."""
+        """Insert a ``pending`` request and, in the same transaction, the idempotency record
+        that answers with it; ``payload`` is whatever the worker needs to run it."""
+        with self._transaction() as db:
+            self._insert_request(db, request_id, job_id, kind, payload)
+            if idempotency is not None:
+                self._insert_idempotent(db, idempotency)
+            crashpoints.reached("request_uncommitted")
+        crashpoints.reached("request_committed")
+
+    @staticmethod
+    def _insert_request(
+        db: sqlite3.Connection, request_id: str, job_id: str, kind: str, payload: dict[str, Any]
+    ) -> None:
         now = time.time()
-        self._exec(
+        db.execute(
             "INSERT INTO requests (request_id, job_id, kind, status, created_at, updated_at,"
             " input) VALUES (?, ?, ?, 'pending', ?, ?, ?)",
             (request_id, job_id, kind, now, now, json.dumps(payload)),
@@ -306,6 +355,15 @@ class Store:
             row["chunks"] = {r["chunk_idx"]: r["chunk_sha256"] for r in rows}
         return row
 
+    def write_chunk_file(self, job_id: str, group_id: str, chunk_idx: int, chunk: bytes) -> None:
+        """Put a chunk's bytes on disk (whole or not at all) before any row names them."""
+        directory = self.chunk_dir(job_id, group_id)
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{chunk_idx}.bin"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(chunk)
+        tmp.replace(path)
+
     def add_chunk(
         self,
         job_id: str,
@@ -315,30 +373,84 @@ class Store:
         chunk_sha256: str,
         chunk: bytes,
     ) -> None:
-        """Persist one accepted chunk (file first, then its row), creating the group."""
-        directory = self.chunk_dir(job_id, group_id)
-        directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{int(descriptor['chunk_idx'])}.bin"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(chunk)
-        tmp.replace(path)
-        with self._lock:
-            self._db.execute(
-                "INSERT OR IGNORE INTO chunk_groups VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
-                (
-                    job_id,
-                    group_id,
-                    operation,
-                    descriptor["frame_sha256"],
-                    descriptor["frame_size_bytes"],
-                    descriptor["total_chunks"],
-                    time.time(),
-                ),
-            )
-            self._db.execute(
-                "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?)",
-                (job_id, group_id, int(descriptor["chunk_idx"]), chunk_sha256),
-            )
+        """Persist one accepted non-final chunk: its file, then its row (creating the group)."""
+        self.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), chunk)
+        crashpoints.reached("chunk_file_written")
+        with self._transaction() as db:
+            self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
+        crashpoints.reached("chunk_committed")
+
+    def finish_group(
+        self,
+        job_id: str,
+        group_id: str,
+        descriptor: dict[str, Any],
+        operation: str,
+        chunk_sha256: str,
+        request_id: str,
+    ) -> None:
+        """The final chunk's row, the group's request and the group's binding to it, in one
+        transaction (the chunk's file is already written: ``write_chunk_file``).
+
+        The request's input is ``{"group": group_id}``: after a restart the worker
+        re-assembles the frame from the stored chunks, so no decoded value has to outlive
+        the process.
+        """
+        crashpoints.reached("final_chunk_file_written")
+        with self._transaction() as db:
+            self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
+            self._bind_new_request(db, job_id, group_id, request_id, operation)
+            crashpoints.reached("group_uncommitted")
+        crashpoints.reached("group_committed")
+
+    def submit_stored_group(self, job_id: str, group_id: str, request_id: str) -> None:
+        """A complete group that has no request yet gets one (start-up reconciliation)."""
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT operation FROM chunk_groups WHERE job_id = ? AND group_id = ?"
+                " AND request_id IS NULL",
+                (job_id, group_id),
+            ).fetchone()
+            if row is not None:
+                self._bind_new_request(db, job_id, group_id, request_id, row[0])
+
+    @classmethod
+    def _bind_new_request(
+        cls, db: sqlite3.Connection, job_id: str, group_id: str, request_id: str, operation: str
+    ) -> None:
+        """Insert the group's request (its kind is the route in ``operation``) and bind it."""
+        kind = operation.split(":", 1)[0]
+        cls._insert_request(db, request_id, job_id, kind, {"group": group_id})
+        db.execute(
+            "UPDATE chunk_groups SET request_id = ? WHERE job_id = ? AND group_id = ?",
+            (request_id, job_id, group_id),
+        )
+
+    @staticmethod
+    def _insert_chunk_row(
+        db: sqlite3.Connection,
+        job_id: str,
+        group_id: str,
+        descriptor: dict[str, Any],
+        operation: str,
+        chunk_sha256: str,
+    ) -> None:
+        db.execute(
+            "INSERT OR IGNORE INTO chunk_groups VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
+            (
+                job_id,
+                group_id,
+                operation,
+                descriptor["frame_sha256"],
+                descriptor["frame_size_bytes"],
+                descriptor["total_chunks"],
+                time.time(),
+            ),
+        )
+        db.execute(
+            "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?)",
+            (job_id, group_id, int(descriptor["chunk_idx"]), chunk_sha256),
+        )
 
     def read_chunks(self, job_id: str, group_id: str) -> list[bytes]:
         """The group's stored chunk frames, by index."""
@@ -346,20 +458,27 @@ class Store:
         directory = self.chunk_dir(job_id, group_id)
         return [(directory / f"{idx}.bin").read_bytes() for idx in sorted(group["chunks"])]
 
-    def bind_group(self, job_id: str, group_id: str, request_id: str) -> None:
-        """Record which request a completed group became (at-most-once execution)."""
-        self._exec(
-            "UPDATE chunk_groups SET request_id = ? WHERE job_id = ? AND group_id = ?",
-            (request_id, job_id, group_id),
+    def open_group_count(self, job_id: str) -> int:
+        """How many of the job's chunk groups have not become a request yet."""
+        row = self._one(
+            "SELECT COUNT(*) AS n FROM chunk_groups WHERE job_id = ? AND request_id IS NULL",
+            (job_id,),
         )
+        return int(row["n"]) if row else 0
+
+    def expired_groups(self, created_before: float) -> list[tuple[str, str]]:
+        """(job_id, group_id) of the unfinished groups whose first chunk came before then."""
+        rows = self._all(
+            "SELECT job_id, group_id FROM chunk_groups WHERE request_id IS NULL AND created_at < ?",
+            (created_before,),
+        )
+        return [(r["job_id"], r["group_id"]) for r in rows]
 
     def drop_group(self, job_id: str, group_id: str) -> None:
         """Forget an unfinished group (its frame failed verification)."""
-        with self._lock:
-            self._db.execute(
-                "DELETE FROM chunks WHERE job_id = ? AND group_id = ?", (job_id, group_id)
-            )
-            self._db.execute(
+        with self._transaction() as db:
+            db.execute("DELETE FROM chunks WHERE job_id = ? AND group_id = ?", (job_id, group_id))
+            db.execute(
                 "DELETE FROM chunk_groups WHERE job_id = ? AND group_id = ?", (job_id, group_id)
             )
         self.drop_chunk_files(job_id, group_id)
@@ -370,23 +489,100 @@ class Store:
 
     # -- idempotency -----------------------------------------------------------------
     def get_idempotent(self, scope: str, key: str) -> dict[str, Any] | None:
-        """A live (under 24 h old) idempotency record, or None."""
-        self._exec(
-            "DELETE FROM idempotency WHERE created_at < ?", (time.time() - IDEMPOTENCY_TTL_S,)
+        """A live record: under 24 h old, and its request (if it names one) still stored."""
+        row = self._one(
+            "SELECT * FROM idempotency AS i WHERE scope = ? AND key = ? AND created_at >= ?"
+            " AND (i.request_id IS NULL OR EXISTS"
+            " (SELECT 1 FROM requests AS r WHERE r.request_id = i.request_id))",
+            (scope, key, time.time() - IDEMPOTENCY_TTL_S),
         )
-        row = self._one("SELECT * FROM idempotency WHERE scope = ? AND key = ?", (scope, key))
         if row is not None:
             row["response"] = json.loads(row["response"])
         return row
 
-    def put_idempotent(
-        self, scope: str, key: str, body_hash: str, status: int, response: Any
-    ) -> None:
-        """Remember the first response for ``key`` in ``scope``."""
-        self._exec(
-            "INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?, ?)",
-            (scope, key, body_hash, status, json.dumps(response), time.time()),
+    def put_idempotent(self, record: IdempotencyRecord) -> None:
+        """Remember the first answer under a key (one that changed no state of its own)."""
+        with self._transaction() as db:
+            self._insert_idempotent(db, record)
+
+    def _insert_idempotent(self, db: sqlite3.Connection, record: IdempotencyRecord) -> None:
+        """Write ``record`` (inside a transaction); now and then purge the expired ones."""
+        now = time.time()
+        if now - self._purged_at >= IDEMPOTENCY_PURGE_EVERY_S:
+            db.execute("DELETE FROM idempotency WHERE created_at < ?", (now - IDEMPOTENCY_TTL_S,))
+            self._purged_at = now
+        db.execute(
+            "INSERT OR REPLACE INTO idempotency"
+            " (scope, key, body_hash, status, response, created_at, request_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.scope,
+                record.key,
+                record.body_hash,
+                record.status,
+                json.dumps(record.response),
+                now,
+                record.request_id,
+            ),
         )
+
+    # -- start-up reconciliation -----------------------------------------------------
+    def reconcile(self) -> list[tuple[str, str]]:
+        """Make what a crash left consistent; the complete groups still without a request.
+
+        Idempotency records naming a request that does not exist are dropped (a retry then
+        runs once). Of each group not yet bound to a request, a chunk row whose file is
+        gone is deleted (its chunk is accepted again when resent) and so is a chunk file
+        no row names (written just before a crash). Chunk files of groups the store does
+        not know are deleted. Returns (job_id, group_id) of the unbound groups holding
+        every chunk: an older mock stored a final chunk before creating its request.
+        """
+        with self._transaction() as db:
+            db.execute(
+                "DELETE FROM idempotency WHERE request_id IS NOT NULL AND request_id NOT IN"
+                " (SELECT request_id FROM requests)"
+            )
+            groups = db.execute(
+                "SELECT job_id, group_id, total_chunks, request_id FROM chunk_groups"
+            ).fetchall()
+            known = {(g[0], g[1]) for g in groups}
+            complete = []
+            for job_id, group_id, total, request_id in groups:
+                if request_id is None and self._reconcile_group(db, job_id, group_id) == total:
+                    complete.append((job_id, group_id))
+        self._drop_unknown_chunk_dirs(known)
+        return complete
+
+    def _reconcile_group(self, db: sqlite3.Connection, job_id: str, group_id: str) -> int:
+        """Chunk rows and files of one unbound group agree afterwards; how many chunks."""
+        directory = self.chunk_dir(job_id, group_id)
+        rows = {
+            r[0]
+            for r in db.execute(
+                "SELECT chunk_idx FROM chunks WHERE job_id = ? AND group_id = ?",
+                (job_id, group_id),
+            )
+        }
+        files = {p.name: p for p in directory.iterdir()} if directory.is_dir() else {}
+        lost = [idx for idx in rows if f"{idx}.bin" not in files]
+        db.executemany(
+            "DELETE FROM chunks WHERE job_id = ? AND group_id = ? AND chunk_idx = ?",
+            [(job_id, group_id, idx) for idx in lost],
+        )
+        named = {f"{idx}.bin" for idx in rows}
+        for name, path in files.items():
+            if name not in named:
+                path.unlink(missing_ok=True)
+        return len(rows) - len(lost)
+
+    def _drop_unknown_chunk_dirs(self, known: set[tuple[str, str]]) -> None:
+        root = self.root / "chunks"
+        if not root.is_dir():
+            return
+        for job_dir in root.iterdir():
+            for group_dir in job_dir.iterdir() if job_dir.is_dir() else ():
+                if (job_dir.name, group_dir.name) not in known:
+                    shutil.rmtree(group_dir, ignore_errors=True)
 
     # -- logs ------------------------------------------------------------------------
     def add_log(self, job_id: str, line: str, sub_job_id: str | None = None) -> None:

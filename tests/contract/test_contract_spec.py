@@ -45,6 +45,7 @@ IDEMPOTENT_WITH_KEY = {
     "step",
     "save_checkpoint",
     "load_checkpoint",
+    "log_probs",
     "sync_weights",
     "run_operation",
 }

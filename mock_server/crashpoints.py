@@ -1,0 +1,73 @@
+"""Test-only: kill the mock at a named point between two of its durable writes.
+
+The crash-point tests (``tests/reliability/test_crash_points.py``) prove that a mock killed
+at any commit boundary, then restarted on the same ``--state-dir``, still runs each
+request exactly once. They start ``python -m mock_server`` with
+``CORTEX_GS_MOCK_CRASH_AT=<point>`` in the environment; the first time the mock reaches
+that point, the process exits at once (``os._exit``: no cleanup, no flush, no answer), as
+a killed process would. Never set it otherwise: the mock then dies on purpose. The
+variable is read once, when this module is first imported. Points:
+
+``request_uncommitted``
+    A JSON request (step, save, sync-weights, log-probs, ...) and its idempotency record
+    are written inside their transaction, which is not committed yet.
+``request_committed``
+    That transaction is committed; the worker has not been told and no answer was sent.
+``chunk_file_written``
+    A non-final chunk's file is on disk; its row (and its group's) is not.
+``chunk_committed``
+    A non-final chunk's row is committed; no answer was sent.
+``final_chunk_file_written``
+    A group's final chunk is verified and decoded and its file is on disk; nothing of it is
+    committed.
+``group_uncommitted``
+    The final chunk's row, the group's new request and the group's binding to it are
+    written inside their transaction, which is not committed yet.
+``group_committed``
+    That transaction is committed; the worker has not been told and no answer was sent.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+ENV = "CORTEX_GS_MOCK_CRASH_AT"
+POINTS = frozenset(
+    {
+        "request_uncommitted",
+        "request_committed",
+        "chunk_file_written",
+        "chunk_committed",
+        "final_chunk_file_written",
+        "group_uncommitted",
+        "group_committed",
+    }
+)
+# What the process exits with at the point, so a test can tell this exit from any other.
+EXIT_STATUS = 86
+log = logging.getLogger("mock_server")
+
+
+def _armed(environ: dict[str, str] | os._Environ[str]) -> str | None:
+    """The point named in ``$CORTEX_GS_MOCK_CRASH_AT`` (an unknown name is an error)."""
+    name = environ.get(ENV, "").strip() or None
+    if name is not None and name not in POINTS:
+        raise ValueError(f"{ENV}: unknown crash point {name!r}; known: {sorted(POINTS)}")
+    return name
+
+
+_ARMED = _armed(os.environ)
+if _ARMED is not None:
+    log.warning("TEST-ONLY: this mock exits at crash point %r (%s)", _ARMED, ENV)
+
+
+def reached(point: str) -> None:
+    """Exit the process now when ``point`` is the armed one; otherwise do nothing."""
+    if point not in POINTS:
+        raise ValueError(f"unknown crash point {point!r}")
+    if point == _ARMED:
+        sys.stderr.write(f"mock_server: crash point {point} reached; exiting\n")
+        sys.stderr.flush()
+        os._exit(EXIT_STATUS)
