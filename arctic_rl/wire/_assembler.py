@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-import mmap
+import threading
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -16,24 +16,40 @@ from ._errors import WireError
 from ._limits import DEFAULT_LIMITS, Limits
 
 _THREAD_MIN = 32 * 1024 * 1024
-"""Frames at least this large are copied and hashed on a helper thread."""
+"""Frames at least this large are hashed on a helper thread while the caller goes on."""
+_HELPER_THREADS = 2
+"""Helper threads shared by every assembler (each has at most one hash in flight)."""
+_helpers: ThreadPoolExecutor | None = None
+_helpers_lock = threading.Lock()
+
+
+def _helper_pool() -> ThreadPoolExecutor:
+    """The shared helper pool, started on first use: threads never grow with assemblers."""
+    global _helpers
+    with _helpers_lock:
+        if _helpers is None:
+            _helpers = ThreadPoolExecutor(_HELPER_THREADS, thread_name_prefix="dssst1-assembler")
+        return _helpers
 
 
 class ChunkAssembler:
     """Incremental decoder: feed chunks as they arrive, in any order.
 
     Each chunk is verified on arrival (frame consistency, index range, duplicates,
-    payload length) and its payload written straight to its final place in one
-    preallocated buffer; the frame's SHA-256 advances whenever the next in-order chunk
-    is in, so the hash is finished the moment the last gap fills. The buffer is
-    allocated only after the first chunk's declared size passes
-    ``limits.max_frame_bytes`` and agrees with its chunk count and payload length.
+    payload length). Memory follows what has arrived, never the declared size: the next
+    chunk in order is appended to a buffer that grows with it (a mapping that ``mremap``
+    extends without copying), and a chunk that arrives early is kept as received until
+    the gap before it fills. So a group that is opened and abandoned costs what it sent.
+    The frame's SHA-256 advances over each chunk as it joins the buffer, so it is
+    finished the moment the last gap fills, and the reassembled frame is decoded in
+    place (tensors view the buffer).
 
-    For large frames the copy and hash of read-only (``bytes``) chunks run on one
-    helper thread, GIL-free, while the caller fetches the next chunk; at most one chunk
-    is in flight. The last ``add`` waits for it and checks the hash, so callers see the
-    same semantics either way. A failing ``add`` leaves the assembler as it was,
-    except a hash mismatch, which poisons it.
+    For large frames each read-only (``bytes``) chunk is hashed on a shared helper
+    thread, GIL-free and straight from the received bytes, while the caller copies it
+    into place and fetches the next; at most one hash is in flight. The last ``add``
+    waits for it and checks the hash, so callers see the same semantics either way. A
+    failing ``add`` leaves the assembler as it was, except a hash mismatch, which
+    poisons it.
     """
 
     def __init__(self, *, kind: str | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
@@ -42,18 +58,16 @@ class ChunkAssembler:
         self.kind = kind
         self.limits = limits
         self.descriptor: ChunkDescriptor | None = None
-        self._into_bytes = False
+        self._presized = False
         self._payload = 0
-        self._buf: mmap.mmap | bytearray | bytes | None = None
-        self._addr = 0
-        self._have = bytearray()
-        self._copied = bytearray()
-        self._received = 0
-        self._hashed = 0
+        self._buf: _fastcopy.AppendBuffer | None = None
+        self._have: set[int] = set()
+        self._early: dict[int, memoryview] = {}
+        self._placed = 0
         self._hash = hashlib.sha256()
+        self._threaded = False
         self._done = False
         self._failed: WireError | None = None
-        self._pool: ThreadPoolExecutor | None = None
         self._future: Future[None] | None = None
 
     @property
@@ -64,7 +78,7 @@ class ChunkAssembler:
     @property
     def received(self) -> int:
         """How many distinct chunks have been accepted."""
-        return self._received
+        return len(self._have)
 
     @property
     def total(self) -> int | None:
@@ -73,7 +87,8 @@ class ChunkAssembler:
 
     def missing(self) -> list[int]:
         """Chunk indexes not yet received."""
-        return [i for i, have in enumerate(self._have) if not have]
+        total = self.total or 0
+        return [i for i in range(total) if i not in self._have]
 
     def _expected_len(self, idx: int) -> int:
         d = self.descriptor
@@ -83,7 +98,7 @@ class ChunkAssembler:
         return d.frame_size_bytes - self._payload * (d.total_chunks - 1)
 
     def _start(self, desc: ChunkDescriptor, length: int) -> None:
-        """Derive the chunk payload size from the first chunk, then allocate."""
+        """Derive the chunk payload size from the first chunk; nothing is allocated yet."""
         size, total, idx = desc.frame_size_bytes, desc.total_chunks, desc.chunk_idx
         if size > self.limits.max_frame_bytes:
             raise WireError(
@@ -106,19 +121,8 @@ class ChunkAssembler:
             )
         self.descriptor = desc
         self._payload = payload
-        self._have = bytearray(total)
-        self._copied = bytearray(total)
-        threaded = size >= _THREAD_MIN
-        if threaded:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="dssst1-assembler")
-        # Large buffers are mapped lazily: the helper populates each chunk's range just
-        # before copying into it, so allocation costs nothing up front.
-        fast = _fastcopy.empty_bytes(size, prefault=not threaded) if self._into_bytes else None
-        if fast is not None:
-            self._buf, self._addr = fast
-        else:
-            self._buf = _fastcopy.writable_buffer(size, prefault=not threaded)
-            self._addr = _fastcopy.address(self._buf) if size >= _fastcopy.FAST_MIN else 0
+        self._threaded = size >= _THREAD_MIN
+        self._buf = _fastcopy.AppendBuffer(size, presized=self._presized)
 
     def add(self, chunk: Buffer | ChunkFrame) -> ChunkDescriptor:
         """Verify one chunk frame and place its payload; returns its descriptor.
@@ -139,54 +143,44 @@ class ChunkAssembler:
             self._start(desc, length)
         elif not desc.same_frame(self.descriptor):
             raise WireError("chunk_mismatch", "chunk belongs to a different frame or group")
-        if self._have[desc.chunk_idx]:
-            raise WireError("duplicate_chunk", f"chunk {desc.chunk_idx} already received")
-        if length != self._expected_len(desc.chunk_idx):
-            raise WireError("size_mismatch", f"chunk {desc.chunk_idx} has the wrong length")
-        self._have[desc.chunk_idx] = 1
-        self._received += 1
-        self._wait()
-        if self._pool is not None and payload.readonly:
-            self._future = self._pool.submit(self._ingest, desc.chunk_idx, payload)
+        idx = desc.chunk_idx
+        if idx in self._have:
+            raise WireError("duplicate_chunk", f"chunk {idx} already received")
+        if length != self._expected_len(idx):
+            raise WireError("size_mismatch", f"chunk {idx} has the wrong length")
+        self._have.add(idx)
+        if idx != self._placed:
+            # Early: keep it as received (a writable buffer may be reused by the caller).
+            self._early[idx] = payload if payload.readonly else memoryview(bytes(payload))
         else:
-            # A writable chunk buffer may be reused by the caller once add() returns.
-            self._ingest(desc.chunk_idx, payload)
-        if self._received == self.descriptor.total_chunks:
+            self._place(payload)
+            while self._placed in self._early:
+                self._place(self._early.pop(self._placed))
+        if len(self._have) == self.descriptor.total_chunks:
             self._finish()
         return desc
+
+    def _place(self, payload: memoryview) -> None:
+        """Append the next chunk in order and advance the frame's hash over it."""
+        assert self._buf is not None
+        self._buf.append(payload)  # overlaps the previous chunk's hash on the helper
+        self._placed += 1
+        self._wait()
+        if self._threaded and payload.readonly:
+            self._future = _helper_pool().submit(self._hash.update, payload)
+        else:
+            # A writable chunk buffer may be reused by the caller once add() returns.
+            self._hash.update(payload)
 
     def _wait(self) -> None:
         if self._future is not None:
             future, self._future = self._future, None
             future.result()
 
-    def _ingest(self, idx: int, payload: memoryview) -> None:
-        """Copy one payload into place and advance the in-order hash (helper thread)."""
-        offset = idx * self._payload
-        n = len(payload)
-        if self._addr:  # large buffer (possibly a not-yet-shared bytes object)
-            if self._pool is not None:  # mapped lazily: fault this range in bulk
-                _fastcopy.populate(self._addr + offset, n)
-            _fastcopy.memmove(self._addr + offset, _fastcopy.address(payload), n)
-        else:
-            assert isinstance(self._buf, bytearray | mmap.mmap)
-            self._buf[offset : offset + n] = payload
-        self._copied[idx] = 1
-        total = len(self._copied)
-        view = memoryview(self._buf)  # type: ignore[arg-type]
-        while self._hashed < total and self._copied[self._hashed]:
-            start = self._hashed * self._payload
-            self._hash.update(view[start : start + self._expected_len(self._hashed)])
-            self._hashed += 1
-        view.release()
-
     def _finish(self) -> None:
-        """All chunks in: wait for the helper, then check the frame's SHA-256."""
+        """All chunks in: wait for the last hash, then check the frame's SHA-256."""
         assert self.descriptor is not None
         self._wait()
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
         if self._hash.hexdigest() != self.descriptor.frame_sha256:
             self._failed = WireError("hash_mismatch", "reassembled frame fails its SHA-256")
             self._buf = None
@@ -200,7 +194,7 @@ class ChunkAssembler:
             missing = self.missing() if self.descriptor else []
             shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
             raise WireError("missing_chunks", f"frame incomplete; missing chunks: [{shown}]")
-        return memoryview(self._buf)
+        return self._buf.view()
 
     @property
     def buffer(self) -> memoryview:
@@ -210,13 +204,17 @@ class ChunkAssembler:
     def frame(self) -> bytes:
         """The reassembled, verified frame (a copy unless assembled straight into bytes)."""
         view = self._require_complete()
-        if isinstance(self._buf, bytes):
-            return self._buf
+        if isinstance(view.obj, bytes):
+            return view.obj
         return _fastcopy.gather([view], len(view))
 
     def value(self) -> Any:
         """Decode the reassembled frame; tensors view the assembler's buffer (no copy)."""
         return decode_view(self._require_complete(), self.limits)
+
+
+def _in_order(items: list[ChunkFrame]) -> list[ChunkFrame]:
+    return sorted(items, key=lambda c: -1 if c.descriptor is None else c.descriptor.chunk_idx)
 
 
 def join_chunks(
@@ -226,16 +224,20 @@ def join_chunks(
     limits: Limits = DEFAULT_LIMITS,
 ) -> bytes:
     """Reassemble and verify a complete chunk set (any order); a lone bare frame passes through."""
-    items = list(chunks)
+    items = [c if isinstance(c, ChunkFrame) else read_chunk(c, limits=limits) for c in chunks]
     if not items:
         raise WireError("missing_chunks", "no chunks given")
-    if len(items) == 1:
-        only = items[0] if isinstance(items[0], ChunkFrame) else read_chunk(items[0], limits=limits)
-        if only.descriptor is None:
-            return bytes(only.data)
-        items = [only]
+    if len(items) == 1 and items[0].descriptor is None:
+        return bytes(items[0].data)
+    items = _in_order(items)
     asm = ChunkAssembler(kind=kind, limits=limits)
-    asm._into_bytes = True  # the caller wants bytes: assemble straight into them
+    first = items[0].descriptor
+    # When the chunks at hand add up to the frame they declare, assemble straight into
+    # the bytes to return; otherwise grow as usual (and fail on the first bad chunk).
+    asm._presized = first is not None and (
+        first.total_chunks == len(items)
+        and first.frame_size_bytes == sum(len(c.payload) for c in items)
+    )
     for item in items:
         asm.add(item)
     return asm.frame()

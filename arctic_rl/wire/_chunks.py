@@ -167,7 +167,10 @@ class ChunkFrame:
 
 
 def _chunk_frame(
-    desc: ChunkDescriptor, parts: list[bytes | memoryview], max_bytes: int
+    desc: ChunkDescriptor,
+    parts: list[bytes | memoryview],
+    max_bytes: int,
+    recycler: _fastcopy.Recycler | None = None,
 ) -> ChunkFrame:
     """One envelope, byte-identical to ``dumps({"payload": u8}, metadata={kind: desc})``."""
     length = sum(len(p) for p in parts)
@@ -177,7 +180,7 @@ def _chunk_frame(
     )
     if len(prefix) + length > max_bytes:
         raise WireError("too_large", "chunk header does not fit in the chunk headroom")
-    data = _fastcopy.gather([prefix, *parts], len(prefix) + length)
+    data = _fastcopy.gather([prefix, *parts], len(prefix) + length, recycler)
     return ChunkFrame(data, desc, len(prefix))
 
 
@@ -191,11 +194,13 @@ def _frames_of(frame: EncodedFrame, chunking: Chunking) -> Iterator[ChunkFrame]:
     payload = chunking.payload_bytes
     sha = frame.sha256()
     total = math.ceil(frame.size / payload)
+    # A chunk the receiver has let go of is refilled for a later one (no fresh pages).
+    recycler = _fastcopy.Recycler()
     for idx, parts in enumerate(iter_frame_slices(frame, payload)):
         desc = ChunkDescriptor(
             chunking.kind, idx, total, sha, frame.size, group_id, chunking.operation
         )
-        yield _chunk_frame(desc, parts, chunking.max_bytes)
+        yield _chunk_frame(desc, parts, chunking.max_bytes, recycler)
 
 
 def iter_chunks(
@@ -203,8 +208,9 @@ def iter_chunks(
 ) -> Iterator[ChunkFrame]:
     """Encode ``value`` straight to chunk frames without building the whole frame.
 
-    Tensor bytes are read twice (once to hash, once to emit) and never copied whole;
-    at most one chunk is alive at a time. Output equals
+    Tensor bytes are read twice (once to hash, once to emit) and never copied whole.
+    The generator keeps at most two chunks it has handed out, to refill once the
+    receiver lets go of them; it never holds more than that. Output equals
     ``split_chunks(dumps(value, metadata=metadata), chunking)`` given the same group id.
     """
     return _frames_of(encode_frame(value, metadata=metadata), chunking)

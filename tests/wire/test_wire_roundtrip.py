@@ -148,6 +148,38 @@ def test_fast_paths_on_small_data(monkeypatch: pytest.MonkeyPatch) -> None:
     assert wire.join_chunks(reversed(chunks)) == frame
 
 
+def test_streamed_chunks_are_refilled_only_once_the_receiver_lets_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_fastcopy, "FAST_MIN", 1)
+    allocated = 0
+    new_bytes = _fastcopy._new_bytes_api
+
+    def counting(src: None, size: int) -> bytes:
+        nonlocal allocated
+        allocated += 1
+        return new_bytes(src, size)
+
+    monkeypatch.setattr(_fastcopy, "_new_bytes_api", counting)
+    value = {"w": torch.arange(20_000, dtype=torch.float32)}
+    chunking = wire.Chunking("request_chunk", 9000, "g")
+    expected = [bytes(c) for c in wire.split_chunks(wire.dumps(value), chunking)]
+    assert len(expected) > 4
+    allocated = 0
+    copies = []
+    for chunk in wire.iter_chunks(value, chunking):
+        copy = bytes(memoryview(chunk.data))
+        assert hash(chunk.data) == hash(copy)  # no stale cached hash on a refilled buffer
+        copies.append(copy)
+        del chunk  # the receiver lets go
+    assert copies == expected
+    assert allocated <= 2  # the rest were refilled
+    allocated = 0
+    held = list(wire.iter_chunks(value, chunking))  # the receiver keeps every chunk
+    assert [bytes(c) for c in held] == expected
+    assert allocated == len(expected)
+
+
 def test_decoded_tensors_view_writable_buffers() -> None:
     value = {"a": torch.arange(16, dtype=torch.int64), "b": torch.ones(3, dtype=torch.float32)}
     buf = bytearray(wire.dumps(value))

@@ -1,0 +1,108 @@
+"""The assembler holds what has arrived, never what a chunk declares (issue #11).
+
+A chunk declares its whole frame's size and chunk count; a receiver that allocated on
+that promise let 30 first chunks of 31 MiB frames (14 KB sent) hold +976 MiB of RSS, and
+40 declaring 16 GiB hold 642 GiB of address space. Each test sends only first or early
+chunks of large declared frames and bounds what the process grew by against what was
+sent. RSS and address space come from /proc/self/status (mappings are invisible to
+tracemalloc); the Python heap from tracemalloc.
+"""
+
+from __future__ import annotations
+
+import math
+import tracemalloc
+
+import pytest
+import torch
+
+from arctic_rl import wire
+from arctic_rl.wire import ChunkAssembler, _assembler
+
+KIB = 1024
+MIB = 1024 * KIB
+PAYLOAD = 64 * KIB
+HELPER_SPACE = 2 * 80 * MIB
+"""Address space the assemblers' shared helper threads (at most two) may take once per
+process: a stack and a malloc arena each."""
+
+
+def _status(field: str) -> int:
+    """A /proc/self/status memory field, in bytes."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * KIB
+    raise AssertionError(f"{field} not in /proc/self/status")
+
+
+def _chunk(declared: int, payload: int, idx: int = 0, group: str = "g") -> bytes:
+    """Chunk ``idx`` of a frame declaring ``declared`` bytes cut into ``payload``-byte runs."""
+    total = math.ceil(declared / payload)
+    length = payload if idx < total - 1 else declared - payload * (total - 1)
+    descriptor = {
+        "chunk_idx": idx,
+        "total_chunks": total,
+        "frame_sha256": "0" * 64,
+        "frame_size_bytes": declared,
+        "chunk_group_id": group,
+    }
+    body = torch.full((length,), idx % 251, dtype=torch.uint8)
+    return wire.dumps({"payload": body}, metadata={"request_chunk": descriptor})
+
+
+def _feed(chunks: list[bytes | bytearray]) -> list[ChunkAssembler]:
+    """One assembler per chunk (each an abandoned group), kept alive."""
+    held = []
+    for chunk in chunks:
+        asm = ChunkAssembler(kind="request_chunk")
+        asm.add(chunk)
+        assert not asm.complete
+        held.append(asm)
+    return held
+
+
+def test_abandoned_groups_hold_the_bytes_they_sent_not_the_declared_size() -> None:
+    # 8 first chunks of 64 KiB, each declaring a 31 MiB frame: 248 MiB on a promise.
+    chunks = [_chunk(31 * MIB, PAYLOAD, group=f"g{i}") for i in range(8)]
+    sent = sum(len(c) for c in chunks)
+    before = _status("VmRSS")
+    held = _feed(chunks)
+    grown = _status("VmRSS") - before
+    assert grown < sent + 16 * MIB, f"RSS grew {grown / MIB:.0f} MiB for {sent / MIB} MiB sent"
+    assert [a.received for a in held] == [1] * len(chunks)
+
+
+@pytest.mark.parametrize("idx", [0, 2], ids=["first chunk", "early chunk"])
+def test_a_16_gib_promise_maps_no_address_space(idx: int) -> None:
+    # A declared 16 GiB frame (the default cap); the early chunk arrives before 0 and 1.
+    declared = wire.DEFAULT_LIMITS.max_frame_bytes
+    chunks = [_chunk(declared, PAYLOAD, idx, group=f"h{i}") for i in range(8)]
+    sent = sum(len(c) for c in chunks)
+    before = _status("VmSize")
+    held = _feed(chunks)
+    grown = _status("VmSize") - before
+    # The helper threads all assemblers share may start meanwhile, once per process.
+    assert grown < sent + HELPER_SPACE, f"address space grew {grown / MIB:.0f} MiB"
+    assert _assembler._HELPER_THREADS <= 2
+    assert held[0].missing()[:3] == [i for i in range(4) if i != idx][:3]
+
+
+def test_python_heap_follows_the_bytes_received() -> None:
+    # Frames under 4 MiB are assembled on the Python heap: 40 groups declaring 3.9 MiB,
+    # each sent chunk 0 and an early chunk 5 in a writable buffer (which is copied).
+    declared = 3900 * KIB
+    payload = 16 * KIB
+    firsts = [_chunk(declared, payload, 0, group=f"p{i}") for i in range(40)]
+    earlies = [bytearray(_chunk(declared, payload, 5, group=f"p{i}")) for i in range(40)]
+    received = 2 * 40 * payload
+    tracemalloc.start()
+    try:
+        held = _feed(firsts)
+        for asm, early in zip(held, earlies, strict=True):
+            asm.add(early)
+        traced = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert traced < 2 * received + 512 * KIB, f"{traced / MIB:.1f} MiB for {received / MIB} MiB"
+    assert all(a.received == 2 for a in held)
