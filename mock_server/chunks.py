@@ -6,25 +6,39 @@ resent chunk must equal the one accepted; the final chunk needs every other one 
 then runs the frame exactly once, and repeating it answers the same request. Each chunk's
 descriptor ``operation`` must be the one the contract names for its route
 (``cortex_gs_contract.CHUNK_OPERATIONS``).
+
+Cost per chunk is constant: an unfinished group lives in memory (which chunks arrived,
+and the assembler that places and hashes them as they come), so a chunk never reads the
+group back from the store; the store is read once per group and process (a restart).
+Each chunk is hashed once (by the assembler, into the frame's SHA-256) and written once,
+both in one worker-thread hop. The contract's proposed limits apply: unfinished groups
+per job, their lifetime, ``total_chunks``, and a short missing-chunks answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from cortex_gs_contract import CHUNK_GROUP_ID_PATTERN, CHUNK_OPERATIONS, ErrorCode
 
 from arctic_rl import wire
+from mock_server import limits
 from mock_server.errors import ApiError
+from mock_server.settings import Settings
 from mock_server.store import Store
 
 _GROUP_ID = re.compile(CHUNK_GROUP_ID_PATTERN)
+# The store's chunk rows keep no digest: a resent chunk is compared with its stored file.
+_NO_CHUNK_DIGEST = ""
 Answer = tuple[int, dict[str, Any]]
+GroupKey = tuple[str, str]
 
 
 def sha256_hex(data: bytes | memoryview) -> str:
@@ -54,6 +68,10 @@ class Chunk:
     descriptor: wire.ChunkDescriptor
 
     @property
+    def key(self) -> GroupKey:
+        return self.job_id, self.group_id
+
+    @property
     def idx(self) -> int:
         return self.descriptor.chunk_idx
 
@@ -62,8 +80,9 @@ class Chunk:
         return self.descriptor.total_chunks
 
     @property
-    def body(self) -> bytes:
-        return bytes(self.frame.data)
+    def body(self) -> memoryview:
+        """The chunk frame as received (a view: writing it to disk copies nothing)."""
+        return memoryview(self.frame.data)
 
     @property
     def final(self) -> bool:
@@ -74,9 +93,23 @@ class Chunk:
         """What a group is bound to: its route and descriptor operation."""
         return f"{self.kind}:{self.descriptor.operation or ''}"
 
+    @property
+    def binding(self) -> tuple[int, str, int, str]:
+        """What every chunk of one group must agree on."""
+        desc = self.descriptor
+        return (self.total, desc.frame_sha256, desc.frame_size_bytes, self.op_key)
+
     def conflict(self, message: str) -> ApiError:
         return ApiError(
             409, ErrorCode.chunk_group_conflict, message, fields={"chunk_group_id": self.group_id}
+        )
+
+    def restart_required(self, why: str) -> ApiError:
+        return ApiError(
+            409,
+            ErrorCode.chunk_group_restart_required,
+            f"chunk group {self.group_id} {why}; restart it at chunk 0",
+            fields={"chunk_group_id": self.group_id},
         )
 
     def accepted(self, received: int) -> Answer:
@@ -90,90 +123,265 @@ class Chunk:
         }
 
 
-# Runs a completed frame: (job_id, kind, group_id, decoded value) -> request id.
-SubmitGroup = Callable[[str, str, str, dict[str, Any]], str]
+@dataclass
+class OpenGroup:
+    """An unfinished group in memory: what it is bound to, which chunks are in, and the
+    assembler that holds them (allocated as chunks arrive)."""
+
+    binding: tuple[int, str, int, str]
+    created_at: float
+    assembler: wire.ChunkAssembler = field(
+        default_factory=lambda: wire.ChunkAssembler(kind="request_chunk")
+    )
+    have: bytearray = field(default_factory=bytearray)
+    received: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.have:
+            self.have = bytearray(self.binding[0])
+
+    def missing(self, listed: int) -> tuple[int, list[int]]:
+        """How many non-final chunks are missing, and the first ``listed`` of them."""
+        count = len(self.have) - 1 - self.received
+        first: list[int] = []
+        idx = self.have.find(0)
+        while idx != -1 and idx < len(self.have) - 1 and len(first) < listed:
+            first.append(idx)
+            idx = self.have.find(0, idx + 1)
+        return count, first
+
+
+# Stores a completed group's final chunk (with an empty digest) with the group's new
+# request, and queues it with the decoded value: -> request id.
+SubmitGroup = Callable[["Chunk", str, dict[str, Any]], Awaitable[str]]
+
+
+class _KeyedLocks:
+    """One asyncio lock per key, forgotten once nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[GroupKey, tuple[asyncio.Lock, list[int]]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: GroupKey) -> AsyncIterator[None]:
+        entry = self._locks.get(key)
+        if entry is None:
+            entry = self._locks[key] = (asyncio.Lock(), [0])
+        lock, users = entry
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[key]
 
 
 class ChunkGroups:
     """Accepts request chunks under the contract's rules; one lock per group."""
 
-    def __init__(self, store: Store, submit_group: SubmitGroup) -> None:
+    def __init__(self, settings: Settings, store: Store, submit_group: SubmitGroup) -> None:
+        self.settings = settings
         self.store = store
         self._submit_group = submit_group
-        self._assemblers: dict[tuple[str, str], wire.ChunkAssembler] = {}
-        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._open: dict[GroupKey, OpenGroup] = {}
+        self._locks = _KeyedLocks()
+        self._swept_at = 0.0
 
     async def accept(self, job_id: str, kind: str, received: wire.ChunkFrame) -> Answer:
         """Apply the chunk-group rules to one chunk; (status, body) for the route."""
         chunk = _checked_chunk(job_id, kind, received)
-        async with self._locks.setdefault((job_id, chunk.group_id), asyncio.Lock()):
-            return await self._accept_locked(chunk)
-
-    async def _accept_locked(self, chunk: Chunk) -> Answer:
-        chunk_sha = await asyncio.to_thread(sha256_hex, chunk.body)
-        group = self.store.get_group(chunk.job_id, chunk.group_id)
-        if group is None:
-            if chunk.idx != 0:
-                raise ApiError(
-                    409,
-                    ErrorCode.chunk_group_restart_required,
-                    f"chunk group {chunk.group_id} is unknown; restart it at chunk 0",
-                    fields={"chunk_group_id": chunk.group_id},
+        await self._sweep_if_due()
+        async with self._locks.hold(chunk.key):
+            group = self._open.get(chunk.key)
+            if group is None:
+                known = await self._load(chunk)
+                if not isinstance(known, OpenGroup):
+                    return known
+                group = known
+            elif self._expired(group.created_at):
+                await self._drop(chunk.key)
+                raise chunk.restart_required("expired")
+            if chunk.binding != group.binding:
+                raise chunk.conflict(
+                    f"chunk group {chunk.group_id} was started for a different frame"
                 )
-            have: dict[int, str] = {}
-        else:
-            have = group["chunks"]
-            repeat = _known_group_answer(chunk, group, chunk_sha)
-            if repeat is not None:
-                return repeat
-        if chunk.final:
-            _require_all_before_final(chunk, have)
-        assembler = await self._add(chunk)
-        await asyncio.to_thread(
-            self.store.add_chunk,
+            if group.have[chunk.idx]:
+                return await self._repeat(chunk, group)
+            if chunk.final:
+                return await self._finish(chunk, group)
+            await self._store_chunk(chunk, group)
+            return chunk.accepted(group.received)
+
+    # -- one chunk --------------------------------------------------------------------
+    async def _store_chunk(self, chunk: Chunk, group: OpenGroup) -> None:
+        """Place, hash and write a non-final chunk: one worker-thread hop."""
+        try:
+            await asyncio.to_thread(self._place_and_write, chunk, group)
+        except wire.WireError as exc:
+            if not group.received:  # a refused first chunk leaves no group behind
+                self._open.pop(chunk.key, None)
+            raise self._refused(chunk, exc) from exc
+        except BaseException:
+            # The assembler may hold a chunk the store lacks: rebuild from the store.
+            self._open.pop(chunk.key, None)
+            raise
+        group.have[chunk.idx] = 1
+        group.received += 1
+
+    def _place_and_write(self, chunk: Chunk, group: OpenGroup) -> None:
+        group.assembler.add(chunk.frame)
+        self.store.add_chunk(
             chunk.job_id,
             chunk.group_id,
             chunk.descriptor.as_dict(),
             chunk.op_key,
-            chunk_sha,
+            _NO_CHUNK_DIGEST,
             chunk.body,
         )
-        if not assembler.complete:
-            return chunk.accepted(len(have) + 1)
-        return 202, {"request_id": await self._run(chunk, assembler), "job_id": chunk.job_id}
 
-    async def _add(self, chunk: Chunk) -> wire.ChunkAssembler:
-        """Place the chunk in its group's assembler; a bad final chunk drops the group."""
-        key = (chunk.job_id, chunk.group_id)
-        assembler = self._assemblers.get(key)
-        if assembler is None:
-            assembler = wire.ChunkAssembler(kind="request_chunk")
-            for stored in await asyncio.to_thread(self.store.read_chunks, *key):
-                assembler.add(stored)
-            self._assemblers[key] = assembler
+    async def _finish(self, chunk: Chunk, group: OpenGroup) -> Answer:
+        """The final chunk: every other one must be in; then verify, decode, check, run."""
+        if group.received < chunk.total - 1:
+            raise self._missing(chunk, group)
+        job = self.store.get_job(chunk.job_id) or {}
         try:
-            await asyncio.to_thread(assembler.add, chunk.frame)
-        except wire.WireError as exc:
-            if exc.code == "chunk_mismatch":
-                raise chunk.conflict(exc.message) from exc
-            if chunk.final or exc.code == "hash_mismatch":
-                # The final chunk failed verification: the group is dropped, per the contract.
-                self._assemblers.pop(key, None)
-                self.store.drop_group(*key)
-            raise ApiError(400, exc.code, exc.message) from exc
-        return assembler
-
-    async def _run(self, chunk: Chunk, assembler: wire.ChunkAssembler) -> str:
-        """The group is complete: decode its frame once and queue it, bound to the group."""
-        self._assemblers.pop((chunk.job_id, chunk.group_id), None)
-        try:
-            value = await asyncio.to_thread(decode, assembler.buffer)
+            value = await asyncio.to_thread(self._complete, chunk, group, job)
         except ApiError:
-            self.store.drop_group(chunk.job_id, chunk.group_id)
+            await self._drop(chunk.key)
             raise
-        request_id = self._submit_group(chunk.job_id, chunk.kind, chunk.group_id, value)
-        self.store.bind_group(chunk.job_id, chunk.group_id, request_id)
-        return request_id
+        except wire.WireError as exc:
+            await self._drop(chunk.key)
+            raise ApiError(400, exc.code, exc.message) from exc
+        # Done or not, the group leaves memory: the store says which it is now.
+        self._open.pop(chunk.key, None)
+        request_id = await self._submit_group(chunk, _NO_CHUNK_DIGEST, value)
+        return 202, {"request_id": request_id, "job_id": chunk.job_id}
+
+    def _complete(self, chunk: Chunk, group: OpenGroup, job: dict[str, Any]) -> dict[str, Any]:
+        """Worker thread: the last placement checks the frame's SHA-256; decode, check."""
+        group.assembler.add(chunk.frame)
+        value = decode(group.assembler.buffer)
+        limits.check_request(self.settings, job, chunk.kind, value)
+        return value
+
+    async def _repeat(self, chunk: Chunk, group: OpenGroup) -> Answer:
+        """A chunk already accepted: harmless when it is the same bytes."""
+        stored = self.store.chunk_dir(*chunk.key) / f"{chunk.idx}.bin"
+        same = await asyncio.to_thread(_same_bytes, stored, chunk.body)
+        if not same:
+            raise chunk.conflict(
+                f"chunk {chunk.idx} of group {chunk.group_id} differs from the one accepted"
+            )
+        return chunk.accepted(group.received)
+
+    def _refused(self, chunk: Chunk, exc: wire.WireError) -> ApiError:
+        if exc.code == "chunk_mismatch":
+            return chunk.conflict(exc.message)
+        return ApiError(400, exc.code, exc.message)
+
+    def _missing(self, chunk: Chunk, group: OpenGroup) -> ApiError:
+        count, first = group.missing(self.settings.missing_chunks_listed)
+        shown = ", ".join(map(str, first)) + (", ..." if count > len(first) else "")
+        return ApiError(
+            409,
+            ErrorCode.chunk_group_missing_chunks,
+            f"chunk group {chunk.group_id} is missing {count} chunk(s): [{shown}]",
+            fields={"chunk_group_id": chunk.group_id, "missing_chunk_count": count},
+            details=[
+                {"loc": ["body", "chunk_idx", i], "msg": "chunk missing", "type": "missing_chunk"}
+                for i in first
+            ],
+        )
+
+    # -- a group not in memory ----------------------------------------------------------
+    async def _load(self, chunk: Chunk) -> OpenGroup | Answer:
+        """A group not in memory: new, already run, expired, or left by an earlier process."""
+        row = await asyncio.to_thread(self.store.get_group, *chunk.key)
+        if row is None:
+            return await self._open_new(chunk)
+        started = (row["total_chunks"], row["frame_sha256"], row["frame_size"], row["operation"])
+        if started != chunk.binding:
+            raise chunk.conflict(f"chunk group {chunk.group_id} was started for a different frame")
+        if row["request_id"] is not None:
+            # At most once: a repeated final chunk resolves to the original execution.
+            if chunk.final:
+                return 202, {"request_id": row["request_id"], "job_id": chunk.job_id}
+            return chunk.accepted(chunk.total)
+        if self._expired(row["created_at"]):
+            await self._drop(chunk.key)
+            raise chunk.restart_required("expired")
+        group = OpenGroup(chunk.binding, row["created_at"])
+        try:
+            await asyncio.to_thread(self._refill, chunk, group, sorted(row["chunks"]))
+        except (OSError, wire.WireError) as exc:
+            await self._drop(chunk.key)
+            raise chunk.restart_required(f"could not be restored ({exc})") from exc
+        self._open[chunk.key] = group
+        return group
+
+    def _refill(self, chunk: Chunk, group: OpenGroup, indexes: list[int]) -> None:
+        """Worker thread: put a stored group's chunks back into a fresh assembler."""
+        directory = self.store.chunk_dir(*chunk.key)
+        for idx in indexes:
+            group.assembler.add((directory / f"{idx}.bin").read_bytes())
+            group.have[idx] = 1
+            group.received += 1
+
+    async def _open_new(self, chunk: Chunk) -> OpenGroup:
+        """A group's first chunk: it must be chunk 0, and within the limits."""
+        if chunk.idx != 0:
+            raise chunk.restart_required("is unknown")
+        cap = self.settings.max_chunks_per_group
+        if chunk.total > cap:
+            raise ApiError(
+                400, "too_large", f"{chunk.total} chunks declared in one group; at most {cap}"
+            )
+        most = self.settings.max_open_chunk_groups
+        starting = sum(
+            1 for (job, _), g in self._open.items() if job == chunk.job_id and not g.received
+        )
+        if self.store.open_group_count(chunk.job_id) + starting >= most:
+            raise ApiError(
+                409,
+                ErrorCode.too_many_chunk_groups,
+                f"job {chunk.job_id} already has {most} unfinished chunk groups; finish one"
+                f" or wait until it expires ({self.settings.chunk_group_ttl_s:g} s after its"
+                " first chunk)",
+            )
+        group = OpenGroup(chunk.binding, time.time())
+        self._open[chunk.key] = group
+        return group
+
+    # -- expiry -------------------------------------------------------------------------
+    def _expired(self, created_at: float) -> bool:
+        return time.time() - created_at > self.settings.chunk_group_ttl_s
+
+    async def _sweep_if_due(self) -> None:
+        """Reclaim expired groups (rows, files, assemblers), at most every tenth of a TTL."""
+        now = time.time()
+        ttl = self.settings.chunk_group_ttl_s
+        if now - self._swept_at < min(ttl / 10, 60.0):
+            return
+        self._swept_at = now
+        for key in self.store.expired_groups(now - ttl):
+            async with self._locks.hold(key):
+                row = self.store.get_group(*key)
+                if row is not None and row["request_id"] is None:
+                    await self._drop(key)
+
+    async def _drop(self, key: GroupKey) -> None:
+        """Forget an unfinished group: its assembler, rows and chunk files."""
+        self._open.pop(key, None)
+        await asyncio.to_thread(self.store.drop_group, *key)
+
+
+def _same_bytes(path: Any, data: memoryview) -> bool:
+    try:
+        return bool(path.read_bytes() == data)
+    except OSError:
+        return False
 
 
 def read_request_chunk(body: bytes) -> wire.ChunkFrame | None:
@@ -201,45 +409,3 @@ def _checked_chunk(job_id: str, kind: str, received: wire.ChunkFrame) -> Chunk:
     if desc.operation is not None and desc.operation != CHUNK_OPERATIONS[kind]:
         raise chunk.conflict(f"chunk operation {desc.operation!r} does not belong on this route")
     return chunk
-
-
-def _known_group_answer(chunk: Chunk, group: dict[str, Any], chunk_sha: str) -> Answer | None:
-    """A chunk of a group already started: a conflict, a repeat's answer, or ``None``."""
-    desc = chunk.descriptor
-    started = (
-        group["total_chunks"],
-        group["frame_sha256"],
-        group["frame_size"],
-        group["operation"],
-    )
-    sent = (chunk.total, desc.frame_sha256, desc.frame_size_bytes, chunk.op_key)
-    if started != sent:
-        raise chunk.conflict(f"chunk group {chunk.group_id} was started for a different frame")
-    have = group["chunks"]
-    if chunk.idx in have and have[chunk.idx] != chunk_sha:
-        raise chunk.conflict(
-            f"chunk {chunk.idx} of group {chunk.group_id} differs from the one accepted"
-        )
-    if group["request_id"] is not None:
-        # At most once: a repeated final chunk resolves to the original execution.
-        if chunk.final:
-            return 202, {"request_id": group["request_id"], "job_id": chunk.job_id}
-        return chunk.accepted(chunk.total)
-    if chunk.idx in have:
-        return chunk.accepted(len(have))
-    return None
-
-
-def _require_all_before_final(chunk: Chunk, have: dict[int, str]) -> None:
-    missing = [i for i in range(chunk.total - 1) if i not in have]
-    if missing:
-        raise ApiError(
-            409,
-            ErrorCode.chunk_group_missing_chunks,
-            f"chunk group {chunk.group_id} is missing chunks {missing[:16]}",
-            fields={"chunk_group_id": chunk.group_id},
-            details=[
-                {"loc": ["body", "chunk_idx", i], "msg": "chunk missing", "type": "missing_chunk"}
-                for i in missing
-            ],
-        )

@@ -9,6 +9,15 @@ from arctic_rl.wire import MAX_BODY_BYTES
 
 INLINE_RESULT_BYTES = 1024 * 1024
 
+# The contract's proposed limits (openapi/cortex_gs.yaml, "Proposed: limits"): the Settings
+# defaults, which tests lower to reach them cheaply.
+MAX_OPEN_CHUNK_GROUPS = 64
+CHUNK_GROUP_TTL_S = 3600.0
+MAX_CHUNKS_PER_GROUP = 65536
+MISSING_CHUNKS_LISTED = 64
+MAX_PROMPTS = 1024
+MAX_COMPLETIONS_PER_PROMPT = 64
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -24,6 +33,11 @@ class Settings:
     and schema. Jobs created with auth on show ``user_name`` / ``role_name`` as
     ``submitted_by`` / ``owner_role``; ``default_experiment`` names the experiment of
     jobs created without ``experiment_name``.
+    The ``max_*``, ``chunk_group_ttl_s`` and ``missing_chunks_listed`` fields are the
+    contract's proposed limits: unfinished chunk groups per job and their lifetime from
+    the first chunk, ``total_chunks`` per group, how many missing indexes a
+    ``chunk_group_missing_chunks`` answer lists, prompts per generate / generate-stream /
+    log-probs and ``sampling_params.n``.
     """
 
     state_dir: Path
@@ -43,6 +57,12 @@ class Settings:
     user_name: str = "MOCK_USER"
     role_name: str = "MOCK_ROLE"
     default_experiment: str = "ARCTIC_RL_MOCK"
+    max_open_chunk_groups: int = MAX_OPEN_CHUNK_GROUPS
+    chunk_group_ttl_s: float = CHUNK_GROUP_TTL_S
+    max_chunks_per_group: int = MAX_CHUNKS_PER_GROUP
+    missing_chunks_listed: int = MISSING_CHUNKS_LISTED
+    max_prompts: int = MAX_PROMPTS
+    max_completions_per_prompt: int = MAX_COMPLETIONS_PER_PROMPT
 
     @property
     def prefix(self) -> str:

@@ -541,8 +541,8 @@ OPERATIONS: dict[str, Operation] = {
             request_description=None,
             payload_schema=None,
             chunk_operation=None,
-            parameters=(),
-            proposed_parameters=(),
+            parameters=("Idempotency-Key",),
+            proposed_parameters=("Idempotency-Key",),
             responses=(
                 Response(202, "application/json", "AcceptedRequest"),
                 Response(400, "application/json", "Error"),

@@ -244,6 +244,9 @@ class ErrorCode(StrEnum):
     rate_limited = "rate_limited"
     unavailable = "unavailable"
     internal_error = "internal_error"
+    too_many_chunk_groups = "too_many_chunk_groups"
+    sequence_too_long = "sequence_too_long"
+    request_timeout = "request_timeout"
 
 
 class ValidationIssue(BaseModel):
@@ -856,6 +859,11 @@ class RequestChunkDescriptor(ChunkDescriptor):
     A request chunk's descriptor; request chunks always carry `chunk_group_id` (the server's idempotency key) and `operation`.
     """
 
+    total_chunks: Annotated[
+        StrictInt,
+        Field(description="At most 65536 chunks in a request chunk group.", ge=1, le=65536),
+        IntegralFloatAsInt,
+    ]
     chunk_group_id: ChunkGroupId
     operation: Annotated[
         StrictStr,
@@ -1208,7 +1216,9 @@ class SamplingParams(BaseModel):
         IntegralFloatAsInt,
     ] = MISSING
     n: Annotated[
-        StrictInt | MISSING, Field(description="Completions per prompt.", ge=1), IntegralFloatAsInt
+        StrictInt | MISSING,
+        Field(description="Completions per prompt, at most 64.", ge=1, le=64),
+        IntegralFloatAsInt,
     ] = MISSING
     stop: Annotated[list[StrictStr] | None | MISSING, Field(description="Stop strings.")] = MISSING
     seed: Annotated[
@@ -1231,7 +1241,11 @@ class GenerateRequest(BaseModel):
 
     prompts: Annotated[
         list[Prompt],
-        Field(description="Prompts as text and/or token-id lists.", min_length=1),
+        Field(
+            description="Prompts as text and/or token-id lists, at most 1024.",
+            max_length=1024,
+            min_length=1,
+        ),
     ]
     sampling_params: Annotated[
         SamplingParams | list[SamplingParams | None] | MISSING,
@@ -1400,6 +1414,14 @@ class Error(BaseModel):
             description="One entry per problem (validation errors, missing chunk indexes), with the string codes."
         ),
     ] = MISSING
+    missing_chunk_count: Annotated[
+        StrictInt | MISSING,
+        Field(
+            description="On `chunk_group_missing_chunks`: how many chunks the group still lacks. `details` lists\nat most the first 64 of them, so a client resends everything when this is larger.\n",
+            ge=1,
+        ),
+        IntegralFloatAsInt,
+    ] = MISSING
 
 
 class TrainingConfig(BaseModel):
@@ -1477,12 +1499,18 @@ class LogProbsRequest(BaseModel):
         extra="forbid",
     )
     prompts: Annotated[
-        list[Prompt], Field(description="Prompts as text or token ids.", min_length=1)
+        list[Prompt],
+        Field(
+            description="Prompts as text or token ids, at most 1024.",
+            max_length=1024,
+            min_length=1,
+        ),
     ]
     completions: Annotated[
         list[Prompt] | MISSING,
         Field(
-            description="One completion per prompt, scored after it; absent scores the prompts alone."
+            description="One completion per prompt, scored after it; absent scores the prompts alone.",
+            max_length=1024,
         ),
     ] = MISSING
     top_k: Annotated[

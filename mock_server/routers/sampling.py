@@ -9,7 +9,7 @@ from cortex_gs_contract import ErrorCode
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from mock_server import control
+from mock_server import control, limits
 from mock_server.bodies import parse, plain
 from mock_server.dependencies import IdempotencyDep, JobIdPath, Principal, ServiceDep, read_body
 from mock_server.errors import ApiError
@@ -22,7 +22,7 @@ async def generate_stream(
     job_id: JobIdPath, _: Principal, service: ServiceDep, request: Request
 ) -> JSONResponse:
     """Each prompt's answer becomes a ``result``/``error`` event, then one ``done``."""
-    service.running_job(job_id)
+    job = service.running_job(job_id)
     raw = await read_body(request)
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -30,6 +30,7 @@ async def generate_stream(
         raise ApiError(400, ErrorCode.bad_json, "body is not UTF-8 JSON") from exc
     generation = open_body(parse(models.GenerateRequest, data, ("body",)), "generate-stream")
     control.check_aligned(generation)
+    limits.check_request(service.settings, job, "generate_stream", generation)
     request_id = service.submit(job_id, "generate_stream", generation)
     count = len(generation["prompts"])
     return reply(
@@ -40,9 +41,14 @@ async def generate_stream(
 
 
 async def log_probs(
-    job_id: JobIdPath, body: models.LogProbsRequest, _: Principal, service: ServiceDep
+    job_id: JobIdPath,
+    body: models.LogProbsRequest,
+    service: ServiceDep,
+    idempotency: IdempotencyDep,
 ) -> JSONResponse:
-    return accepted(await service.submitter(job_id, "log_probs", plain(body))())
+    data = plain(body)
+    limits.check_request(service.settings, service.running_job(job_id), "log_probs", data)
+    return accepted(await idempotency.run(data, service.submitter(job_id, "log_probs", data)))
 
 
 async def sync_weights(

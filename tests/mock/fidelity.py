@@ -90,7 +90,7 @@ def paged_forward_backward(
     api = MockApi(
         live_mock_factory(inline_result_bytes=1024, result_chunk_bytes=result_chunk_bytes)
     )
-    job_id = default_job(api)
+    job_id = default_job(api, max_seq_len=width)  # the job takes sequences this wide
     frame = wire.dumps(published_frame(bsz=bsz, width=width))
     request_id = api.http.post(f"/{job_id}/forward-backward", content=frame).json()["request_id"]
     api.wait(job_id, request_id)

@@ -174,7 +174,7 @@ def test_operations_inline_and_async(api: MockApi) -> None:
 def test_large_result_is_paged_as_result_chunks(live_mock_factory: Callable[..., LiveMock]) -> None:
     mock = live_mock_factory(inline_result_bytes=16 * 1024, result_chunk_bytes=4096)
     api = MockApi(mock)
-    job_id = api.create_job()
+    job_id = api.create_job(max_seq_len=300)  # the job takes the batch's 300-token width
     batch = train_batch(bsz=16, prompt=100, response=200)
     responses = api.post_chunks(
         job_id, "forward-backward", chunks_of(batch, "big", payload=64 * 1024)

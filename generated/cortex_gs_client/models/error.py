@@ -38,6 +38,9 @@ class Error:
             request_id (str | Unset): The `x-snowflake-request-id` of the failed exchange.
             details (list[ValidationIssue] | Unset): One entry per problem (validation errors, missing chunk indexes), with
                 the string codes.
+            missing_chunk_count (int | Unset): On `chunk_group_missing_chunks`: how many chunks the group still lacks.
+                `details` lists
+                at most the first 64 of them, so a client resends everything when this is larger.
     """
 
     message: str | Unset = UNSET
@@ -47,6 +50,7 @@ class Error:
     error_code: ErrorCode | Unset = UNSET
     request_id: str | Unset = UNSET
     details: list[ValidationIssue] | Unset = UNSET
+    missing_chunk_count: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,6 +84,8 @@ class Error:
                 details_item = details_item_data.to_dict()
                 details.append(details_item)
 
+        missing_chunk_count = self.missing_chunk_count
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({})
@@ -97,6 +103,8 @@ class Error:
             field_dict["request_id"] = request_id
         if details is not UNSET:
             field_dict["details"] = details
+        if missing_chunk_count is not UNSET:
+            field_dict["missing_chunk_count"] = missing_chunk_count
 
         return field_dict
 
@@ -143,6 +151,8 @@ class Error:
 
                 details.append(details_item)
 
+        missing_chunk_count = d.pop("missing_chunk_count", UNSET)
+
         error = cls(
             message=message,
             code=code,
@@ -151,6 +161,7 @@ class Error:
             error_code=error_code,
             request_id=request_id,
             details=details,
+            missing_chunk_count=missing_chunk_count,
         )
 
         error.additional_properties = d

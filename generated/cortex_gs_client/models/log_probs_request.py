@@ -16,7 +16,7 @@ class LogProbsRequest:
     """The body of `log_probs`.
 
     Attributes:
-        prompts (list[list[int] | str]): Prompts as text or token ids.
+        prompts (list[list[int] | str]): Prompts as text or token ids, at most 1024.
         completions (list[list[int] | str] | Unset): One completion per prompt, scored after it; absent scores the
             prompts alone.
         top_k (int | Unset): Also answer the top-k candidate tokens per position; 0 for none. Default: 0.

@@ -22,7 +22,7 @@ class SamplingParams:
             temperature (float | Unset): Sampling temperature; 0 is greedy.
             top_p (float | Unset): Nucleus sampling mass.
             top_k (int | Unset): Sample from the k most likely tokens; -1 for all.
-            n (int | Unset): Completions per prompt.
+            n (int | Unset): Completions per prompt, at most 64.
             stop (list[str] | None | Unset): Stop strings.
             seed (int | None | Unset): Per-request seed.
             logprobs (int | None | Unset): Also return this many log-probabilities per generated token.

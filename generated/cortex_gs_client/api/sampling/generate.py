@@ -125,9 +125,10 @@ def sync_detailed(
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
     """Generate completions
 
-     Sends a DSSST1 frame holding a `GenerateRequest`. A frame that fits in one body travels
-    bare and answers `202 AcceptedRequest` at once; a larger one travels as a chunk envelope
-    (operation `generate`) under the chunk-group rules. The server tells the two apart by the
+     Sends a DSSST1 frame holding a `GenerateRequest`. A frame that fits in one body may travel
+    bare and answers `202 AcceptedRequest` at once (a resent bare frame runs again); a larger
+    one, or any one whose retry must not run twice, travels as a chunk envelope (operation
+    `generate`) under the chunk-group rules. The server tells the two apart by the
     `request_chunk` descriptor in the frame's `op` metadata. The polled result is a DSSST1
     `GenerateResult`.
 
@@ -164,9 +165,10 @@ def sync(
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
     """Generate completions
 
-     Sends a DSSST1 frame holding a `GenerateRequest`. A frame that fits in one body travels
-    bare and answers `202 AcceptedRequest` at once; a larger one travels as a chunk envelope
-    (operation `generate`) under the chunk-group rules. The server tells the two apart by the
+     Sends a DSSST1 frame holding a `GenerateRequest`. A frame that fits in one body may travel
+    bare and answers `202 AcceptedRequest` at once (a resent bare frame runs again); a larger
+    one, or any one whose retry must not run twice, travels as a chunk envelope (operation
+    `generate`) under the chunk-group rules. The server tells the two apart by the
     `request_chunk` descriptor in the frame's `op` metadata. The polled result is a DSSST1
     `GenerateResult`.
 
@@ -198,9 +200,10 @@ async def asyncio_detailed(
 ) -> Response[AcceptedRequest | ChunkAccepted | Error]:
     """Generate completions
 
-     Sends a DSSST1 frame holding a `GenerateRequest`. A frame that fits in one body travels
-    bare and answers `202 AcceptedRequest` at once; a larger one travels as a chunk envelope
-    (operation `generate`) under the chunk-group rules. The server tells the two apart by the
+     Sends a DSSST1 frame holding a `GenerateRequest`. A frame that fits in one body may travel
+    bare and answers `202 AcceptedRequest` at once (a resent bare frame runs again); a larger
+    one, or any one whose retry must not run twice, travels as a chunk envelope (operation
+    `generate`) under the chunk-group rules. The server tells the two apart by the
     `request_chunk` descriptor in the frame's `op` metadata. The polled result is a DSSST1
     `GenerateResult`.
 
@@ -235,9 +238,10 @@ async def asyncio(
 ) -> AcceptedRequest | ChunkAccepted | Error | None:
     """Generate completions
 
-     Sends a DSSST1 frame holding a `GenerateRequest`. A frame that fits in one body travels
-    bare and answers `202 AcceptedRequest` at once; a larger one travels as a chunk envelope
-    (operation `generate`) under the chunk-group rules. The server tells the two apart by the
+     Sends a DSSST1 frame holding a `GenerateRequest`. A frame that fits in one body may travel
+    bare and answers `202 AcceptedRequest` at once (a resent bare frame runs again); a larger
+    one, or any one whose retry must not run twice, travels as a chunk envelope (operation
+    `generate`) under the chunk-group rules. The server tells the two apart by the
     `request_chunk` descriptor in the frame's `op` metadata. The polled result is a DSSST1
     `GenerateResult`.
 

@@ -10,15 +10,18 @@ from ...client import AuthenticatedClient, Client
 from ...models.accepted_request import AcceptedRequest
 from ...models.error import Error
 from ...models.log_probs_request import LogProbsRequest
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     job_id: str,
     *,
     body: LogProbsRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -110,6 +113,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[AcceptedRequest | Error]:
     """Score prompts and completions (proposed)
 
@@ -121,6 +125,7 @@ def sync_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        idempotency_key (str | Unset):
         body (LogProbsRequest): The body of `log_probs`.
 
     Raises:
@@ -134,6 +139,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -148,6 +154,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> AcceptedRequest | Error | None:
     """Score prompts and completions (proposed)
 
@@ -159,6 +166,7 @@ def sync(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        idempotency_key (str | Unset):
         body (LogProbsRequest): The body of `log_probs`.
 
     Raises:
@@ -173,6 +181,7 @@ def sync(
         job_id=job_id,
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -181,6 +190,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[AcceptedRequest | Error]:
     """Score prompts and completions (proposed)
 
@@ -192,6 +202,7 @@ async def asyncio_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        idempotency_key (str | Unset):
         body (LogProbsRequest): The body of `log_probs`.
 
     Raises:
@@ -205,6 +216,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -217,6 +229,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> AcceptedRequest | Error | None:
     """Score prompts and completions (proposed)
 
@@ -228,6 +241,7 @@ async def asyncio(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        idempotency_key (str | Unset):
         body (LogProbsRequest): The body of `log_probs`.
 
     Raises:
@@ -243,5 +257,6 @@ async def asyncio(
             job_id=job_id,
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

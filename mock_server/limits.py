@@ -1,0 +1,129 @@
+"""The contract's proposed request limits, checked before a request is queued.
+
+Each limit bounds what one small request can make the mock compute (openapi/cortex_gs.yaml,
+"Proposed: limits"): prompts per generation or scoring request, ``sampling_params.n``,
+and sequence width against the job's ``max_seq_len``. A chunked frame is checked when
+its final chunk has been decoded; a JSON body after its schema validation (the schema
+carries the contract's numbers, the settings may lower them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cortex_gs_contract import ErrorCode, JobType
+
+from mock_server.backends.common import lookup
+from mock_server.errors import ApiError
+from mock_server.settings import Settings
+
+# Which sub-job's max_seq_len bounds each operation, in order of preference.
+_WIDTH_SOURCES: dict[str, tuple[str, ...]] = {
+    "forward_backward": (JobType.training,),
+    "forward_no_grad": (JobType.training,),
+    "log_probs": (JobType.log_probability, JobType.sampling, JobType.training),
+}
+_GENERATIONS = ("generate", "generate_stream")
+
+
+def check_request(settings: Settings, job: Mapping[str, Any], kind: str, value: Any) -> None:
+    """Refuse a request of operation ``kind`` whose ``value`` breaks a limit (422)."""
+    if not isinstance(value, Mapping):
+        return  # its shape is the backend's to refuse
+    if kind in _GENERATIONS or kind == "log_probs":
+        _check_prompt_count(settings, value)
+    if kind in _GENERATIONS:
+        _check_completions(settings, value)
+    limit = max_seq_len(job, _WIDTH_SOURCES.get(kind, ()))
+    if limit is None:
+        return
+    if kind == "log_probs":
+        _check_scored_lengths(value, limit)
+    elif kind in _WIDTH_SOURCES:
+        _check_input_width(value, limit)
+
+
+def max_seq_len(job: Mapping[str, Any], job_types: Sequence[str]) -> int | None:
+    """The ``max_seq_len`` of the first sub-job of the first listed type that has one."""
+    for job_type in job_types:
+        for sub in job.get("sub_jobs") or ():
+            if not isinstance(sub, Mapping) or sub.get("job_type") != job_type:
+                continue
+            config = sub.get("training_config") or sub.get("inference_config")
+            limit = config.get("max_seq_len") if isinstance(config, Mapping) else None
+            if isinstance(limit, int) and limit > 0:
+                return limit
+    return None
+
+
+def _invalid(loc: list[str | int], message: str, problem: str) -> ApiError:
+    issue = {"loc": ["body", *loc], "msg": message, "type": problem}
+    return ApiError(422, ErrorCode.validation_error, message, details=[issue])
+
+
+def _check_prompt_count(settings: Settings, value: Mapping[str, Any]) -> None:
+    prompts = value.get("prompts")
+    if _is_list(prompts) and len(prompts) > settings.max_prompts:
+        raise _invalid(
+            ["prompts"],
+            f"{len(prompts)} prompts in one request; at most {settings.max_prompts}",
+            "too_long",
+        )
+
+
+def _check_completions(settings: Settings, value: Mapping[str, Any]) -> None:
+    """``sampling_params.n``: one object for every prompt, or one (or null) per prompt."""
+    params = value.get("sampling_params")
+    each = list(enumerate(params)) if _is_list(params) else [(None, params)]
+    cap = settings.max_completions_per_prompt
+    for index, entry in each:
+        n = entry.get("n") if isinstance(entry, Mapping) else None
+        if isinstance(n, int) and n > cap:
+            loc: list[str | int] = ["sampling_params", *([] if index is None else [index]), "n"]
+            raise _invalid(loc, f"n={n} completions per prompt; at most {cap}", "less_than_equal")
+
+
+def _check_input_width(value: Mapping[str, Any], limit: int) -> None:
+    """The last dimension of ``input_ids`` (a tensor, or nested lists) against the job's."""
+    ids = lookup(value, "input_ids")
+    shape = getattr(ids, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        width = int(shape[-1])
+    elif _is_list(ids) and all(_is_list(row) for row in ids):
+        width = max((len(row) for row in ids), default=0)
+    else:
+        return  # no recognisable input_ids: the backend refuses the batch
+    if width > limit:
+        raise _too_long(["kwargs", "input_ids"], f"input_ids are {width} tokens wide", limit)
+
+
+def _check_scored_lengths(value: Mapping[str, Any], limit: int) -> None:
+    """Each prompt plus its completion, in the mock's tokens (UTF-8 bytes for text)."""
+    prompts = value.get("prompts")
+    completions = value.get("completions")
+    if not _is_list(prompts):
+        return
+    if not _is_list(completions):
+        completions = [None] * len(prompts)
+    for index, (prompt, completion) in enumerate(zip(prompts, completions, strict=False)):
+        length = _tokens(prompt) + _tokens(completion)
+        if length > limit:
+            message = f"prompt {index} and its completion are {length} tokens"
+            raise _too_long(["prompts", index], message, limit)
+
+
+def _too_long(loc: list[str | int], message: str, limit: int) -> ApiError:
+    text = f"{message}; the job's max_seq_len is {limit}"
+    issue = {"loc": ["body", *loc], "msg": text, "type": "sequence_too_long"}
+    return ApiError(422, ErrorCode.sequence_too_long, text, details=[issue])
+
+
+def _tokens(prompt: Any) -> int:
+    if isinstance(prompt, str):
+        return len(prompt.encode("utf-8"))
+    return len(prompt) if _is_list(prompt) else 0
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes)

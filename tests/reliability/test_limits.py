@@ -1,0 +1,340 @@
+"""Issue #11, bounded resources: the contract's proposed limits, enforced by the mock.
+
+Each limit is written in openapi/cortex_gs.yaml ("Proposed: limits") and refused with its
+documented 4xx before the work is done: unfinished chunk groups per job and their
+lifetime (expired groups are reclaimed: rows, files and in-memory assembler), chunks per
+group, a short missing-chunks answer, prompts and ``n`` per generation, sequence width
+against the job's ``max_seq_len``, and cursors. Chunk cost does not grow with the group
+(no store read per chunk), and an abandoned group costs what it sent, not what it
+declared: measured on a real ``mock_server`` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import torch
+import yaml
+from cortex_gs_contract import CHUNK_OPERATIONS
+
+from arctic_rl import wire
+from contract_check.dssst1 import lying_chunk
+from mock_server.settings import Settings
+from mock_server.testing import LiveMock, MockApi, request_chunks
+
+CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
+FWD_BWD = CHUNK_OPERATIONS["forward_backward"]
+MAX_SEQ_LEN = 256  # what MockApi.create_job gives the training and sampling sub-jobs
+MiB = 1024 * 1024
+# The contract's limits (the first test holds the contract and the mock's defaults to them).
+OPEN_GROUPS = 64
+CHUNKS_PER_GROUP = 65536
+MISSING_LISTED = 64
+PROMPTS = 1024
+COMPLETIONS_PER_PROMPT = 64
+
+
+@pytest.fixture
+def api(live_mock: LiveMock) -> Iterator[MockApi]:
+    client = MockApi(live_mock)
+    yield client
+    client.close()
+
+
+def first_chunk(group: str, *, payload: int, declared: int) -> bytes:
+    """Chunk 0 of a group whose frame claims ``declared`` bytes in ``payload``-byte chunks."""
+    total = math.ceil(declared / payload)
+    return lying_chunk(
+        bytes(payload),
+        chunk_group_id=group,
+        operation=FWD_BWD,
+        total_chunks=total,
+        frame_size_bytes=declared,
+    )
+
+
+def two_chunks(group: str) -> list[bytes]:
+    """A real two-chunk forward-backward group."""
+    value = {"kwargs": {"input_ids": torch.zeros(1, 4, dtype=torch.int64)}}
+    size = len(wire.dumps(value))
+    return request_chunks(value, payload_bytes=size // 2 + 1, group=group)
+
+
+def batch(width: int) -> dict[str, Any]:
+    ids = torch.randint(0, 256, (2, width), generator=torch.Generator().manual_seed(width))
+    return {"args": [], "kwargs": {"input_ids": ids, "labels": ids.clone()}}
+
+
+def post_frame(api: MockApi, job_id: str, route: str, value: Any) -> httpx.Response:
+    """Send ``value`` as the route's small chunks; the final chunk's answer."""
+    operation = CHUNK_OPERATIONS[route.replace("-", "_")]
+    chunks = request_chunks(
+        value, payload_bytes=4096, group=f"g{time.monotonic_ns()}", operation=operation
+    )
+    answers = api.post_chunks(job_id, route, chunks)
+    assert all(a.status_code == 200 for a in answers[:-1]), [a.text for a in answers]
+    return answers[-1]
+
+
+def refused(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    body: dict[str, Any] = response.json()
+    assert body["error_code"] == code, body
+    return body
+
+
+# --------------------------------------------------------------------------- the contract
+def test_settings_defaults_are_the_contracts_limits() -> None:
+    contract = yaml.safe_load(CONTRACT.read_text())
+    schemas = contract["components"]["schemas"]
+    assert schemas["SamplingParams"]["properties"]["n"]["maximum"] == COMPLETIONS_PER_PROMPT
+    assert schemas["GenerateRequest"]["properties"]["prompts"]["maxItems"] == PROMPTS
+    assert schemas["LogProbsRequest"]["properties"]["prompts"]["maxItems"] == PROMPTS
+    descriptor = schemas["RequestChunkDescriptor"]["allOf"][1]["properties"]["total_chunks"]
+    assert descriptor["maximum"] == CHUNKS_PER_GROUP
+    prose = contract["info"]["description"]
+    assert f"| unfinished chunk groups per job | {OPEN_GROUPS} |" in prose
+    assert f"the first {MISSING_LISTED}, in `details`" in prose
+    settings = Settings(state_dir=Path("unused"))
+    assert (
+        settings.max_open_chunk_groups,
+        settings.max_chunks_per_group,
+        settings.missing_chunks_listed,
+        settings.max_prompts,
+        settings.max_completions_per_prompt,
+    ) == (OPEN_GROUPS, CHUNKS_PER_GROUP, MISSING_LISTED, PROMPTS, COMPLETIONS_PER_PROMPT)
+    for code in ("too_many_chunk_groups", "sequence_too_long"):
+        assert code in schemas["ErrorCode"]["enum"]
+
+
+# --------------------------------------------------------------------------- chunk groups
+def test_unfinished_groups_per_job_are_capped(api: MockApi) -> None:
+    job_id = api.create_job()
+    route = f"/{job_id}/forward-backward"
+    cap = OPEN_GROUPS
+    groups = [two_chunks(f"open-{i}") for i in range(cap + 1)]
+    for chunks in groups[:cap]:
+        assert api.http.post(route, content=chunks[0]).status_code == 200
+    body = refused(api.http.post(route, content=groups[cap][0]), 409, "too_many_chunk_groups")
+    assert str(cap) in body["message"]
+    # Finishing a group frees its place.
+    assert api.http.post(route, content=groups[0][1]).status_code == 202
+    assert api.http.post(route, content=groups[cap][0]).status_code == 200
+
+
+def test_expired_groups_are_reclaimed(live_mock_factory: Callable[..., LiveMock]) -> None:
+    ttl = 0.5
+    mock = live_mock_factory(chunk_group_ttl_s=ttl)
+    api = MockApi(mock)
+    job_id = api.create_job()
+    route = f"/{job_id}/forward-backward"
+    late, swept = two_chunks("late"), two_chunks("swept")
+    groups = mock.app.state.service.chunks
+    for chunks in (late, swept):
+        assert api.http.post(route, content=chunks[0]).status_code == 200
+    chunk_dir = mock.state_dir / "chunks" / job_id
+    assert sorted(p.name for p in chunk_dir.iterdir()) == ["late", "swept"]
+    time.sleep(ttl * 1.5)  # both groups are now past their lifetime
+    # Touching one expired group refuses it; opening another sweeps the rest.
+    body = refused(api.http.post(route, content=late[1]), 409, "chunk_group_restart_required")
+    assert body["chunk_group_id"] == "late"
+    assert api.http.post(route, content=two_chunks("fresh")[0]).status_code == 200
+    assert sorted(p.name for p in chunk_dir.iterdir()) == ["fresh"]
+    assert set(groups._open) == {(job_id, "fresh")}
+    store = mock.app.state.service.store
+    assert store.get_group(job_id, "swept") is None and store.get_group(job_id, "late") is None
+    api.close()
+
+
+def test_total_chunks_is_capped(api: MockApi) -> None:
+    job_id = api.create_job()
+    cap = CHUNKS_PER_GROUP
+    route = f"/{job_id}/forward-backward"
+    chunk = first_chunk("many", payload=1, declared=cap + 1)
+    body = refused(api.http.post(route, content=chunk), 400, "too_large")
+    assert str(cap) in body["message"]
+    assert (
+        api.http.post(route, content=first_chunk("enough", payload=1, declared=cap)).status_code
+        == 200
+    )
+
+
+def test_missing_chunks_answer_is_a_count_and_a_short_prefix(api: MockApi) -> None:
+    job_id = api.create_job()
+    route = f"/{job_id}/forward-backward"
+    value = {"kwargs": {"input_ids": torch.zeros(1, 2000, dtype=torch.uint8)}}
+    chunks = request_chunks(value, payload_bytes=1, group="sparse")
+    assert api.http.post(route, content=chunks[0]).status_code == 200
+    answer = api.http.post(route, content=chunks[-1])
+    body = refused(answer, 409, "chunk_group_missing_chunks")
+    listed = MISSING_LISTED
+    assert body["missing_chunk_count"] == len(chunks) - 2
+    assert [d["loc"][-1] for d in body["details"]] == list(range(1, listed + 1))
+    assert len(answer.content) < 16 * 1024
+
+
+def test_a_chunk_costs_no_store_read_of_its_group(
+    api: MockApi, live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cost per chunk is constant: the group is read from the store at most once."""
+    job_id = api.create_job()
+    store = live_mock.app.state.service.store
+    reads: list[str] = []
+    for name in ("get_group", "read_chunks"):
+        original = getattr(store, name)
+
+        def counted(*args: Any, _name: str = name, _original: Any = original) -> Any:
+            reads.append(_name)
+            return _original(*args)
+
+        monkeypatch.setattr(store, name, counted)
+    chunks = request_chunks(batch(64), payload_bytes=16, group="long")
+    assert len(chunks) > 100
+    answers = api.post_chunks(job_id, "forward-backward", chunks)
+    assert [a.status_code for a in answers] == [200] * (len(chunks) - 1) + [202]
+    assert reads == ["get_group"]  # the first chunk's "is this group known?"
+
+
+# --------------------------------------------------------------------------- requests
+def test_generate_prompts_and_n_are_capped(api: MockApi) -> None:
+    job_id = api.create_job()
+    n_cap, prompt_cap = COMPLETIONS_PER_PROMPT, PROMPTS
+    too_many_n = {"prompts": ["hi"], "sampling_params": {"n": n_cap + 1}}
+    per_prompt_n = {"prompts": ["a", "b"], "sampling_params": [None, {"n": n_cap + 1}]}
+    too_many_prompts = {"prompts": ["hi"] * (prompt_cap + 1)}
+    for value in (too_many_n, per_prompt_n, too_many_prompts):
+        bare = api.http.post(f"/{job_id}/generate", content=wire.dumps(value))
+        refused(bare, 422, "validation_error")
+        stream = api.http.post(f"/{job_id}/generate-stream", content=json.dumps(value))
+        refused(stream, 422, "validation_error")
+    scored = api.http.post(f"/{job_id}/log-probs", json={"prompts": [[1]] * (prompt_cap + 1)})
+    refused(scored, 422, "validation_error")
+    at_the_caps = {"prompts": ["x"] * prompt_cap, "sampling_params": {"n": 1, "max_tokens": 1}}
+    assert api.http.post(f"/{job_id}/generate", content=wire.dumps(at_the_caps)).status_code == 202
+    most_n = {"prompts": ["x"], "sampling_params": {"n": n_cap, "max_tokens": 1}}
+    assert (
+        api.http.post(f"/{job_id}/generate-stream", content=json.dumps(most_n)).status_code == 202
+    )
+
+
+@pytest.mark.parametrize("route", ["forward-backward", "forward-no-grad"])
+def test_sequences_wider_than_max_seq_len_are_refused(api: MockApi, route: str) -> None:
+    job_id = api.create_job()
+    body = refused(post_frame(api, job_id, route, batch(MAX_SEQ_LEN + 1)), 422, "sequence_too_long")
+    assert str(MAX_SEQ_LEN) in body["message"]
+    # The refused final chunk dropped its group: nothing of it is left to resume.
+    assert not any((api.mock.state_dir / "chunks" / job_id).glob("*/*.bin"))
+    assert post_frame(api, job_id, route, batch(MAX_SEQ_LEN)).status_code == 202
+
+
+def test_log_probs_longer_than_max_seq_len_are_refused(api: MockApi) -> None:
+    job_id = api.create_job()
+    route = f"/{job_id}/log-probs"
+    prompt, completion = [7] * (MAX_SEQ_LEN - 10), "x" * 11  # text counts its UTF-8 bytes
+    wide = api.http.post(route, json={"prompts": [[1], prompt], "completions": [[2], completion]})
+    body = refused(wide, 422, "sequence_too_long")
+    assert body["details"][0]["loc"] == ["body", "prompts", 1]
+    fits = {"prompts": [prompt], "completions": [completion[:10]]}
+    assert api.http.post(route, json=fits).status_code == 202
+
+
+def test_cursor_beyond_any_index_is_not_a_500(api: MockApi) -> None:
+    job_id = api.create_job()
+    request_id = api.http.post(f"/{job_id}/step", json={}).json()["request_id"]
+    api.wait(job_id, request_id)
+    url = f"/{job_id}/requests/{request_id}"
+    for cursor in ("ev-9223372036854775808", "ev-" + "9" * 200):
+        page = api.http.get(url, params={"cursor": cursor})
+        assert page.status_code == 200, page.text
+        assert page.json()["status"] == "done"
+
+
+# --------------------------------------------------------------------------- memory
+SERVER = """
+import sys
+from pathlib import Path
+from mock_server.settings import Settings
+from mock_server.testing import LiveMock
+
+mock = LiveMock(Settings(state_dir=Path(sys.argv[1]), token="limits-pat")).start()
+print(mock.port, flush=True)
+sys.stdin.read()
+mock.stop()
+"""
+
+
+class Process:
+    """Memory and threads of a live process, from /proc."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def status(self) -> dict[str, int]:
+        fields = {}
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "VmSize", "Threads"):
+                fields[name] = int(value.split()[0])  # kB, or a count
+        return fields
+
+
+@pytest.fixture
+def mock_process(tmp_path: Path) -> Iterator[tuple[MockApi, Process]]:
+    """A real mock in its own process, and an HTTP client for it."""
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(tmp_path / "state")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None and server.stdin is not None
+    port = int(server.stdout.readline())
+    # The same settings describe the server in the other process: its URL and token.
+    remote = LiveMock(Settings(state_dir=tmp_path / "state", token="limits-pat"), port=port)
+    api = MockApi(remote)
+    try:
+        yield api, Process(server.pid)
+    finally:
+        api.close()
+        server.stdin.close()
+        server.wait(30)
+
+
+def test_abandoned_groups_cost_what_they_sent(mock_process: tuple[MockApi, Process]) -> None:
+    """30 groups declaring 31 MiB and 40 declaring 16 GiB, each left after its first chunk."""
+    api, server = mock_process
+    small_job, huge_job = api.create_job(), api.create_job()
+    warm = first_chunk("warm-up", payload=MiB, declared=40 * MiB)
+    assert api.http.post(f"/{small_job}/forward-backward", content=warm).status_code == 200
+    before = server.status()
+    for i in range(30):
+        chunk = first_chunk(f"small-{i}", payload=1024, declared=31 * MiB)
+        assert api.http.post(f"/{small_job}/forward-backward", content=chunk).status_code == 200
+    after_small = server.status()
+    for i in range(40):
+        chunk = first_chunk(f"huge-{i}", payload=256 * 1024, declared=16 * 1024**3)
+        assert api.http.post(f"/{huge_job}/forward-backward", content=chunk).status_code == 200
+    after_huge = server.status()
+    sent_kb = (30 * 1024 + 40 * 256 * 1024) // 1024
+    measured = {
+        "rss_after_31MiB_groups_kb": after_small["VmRSS"] - before["VmRSS"],
+        "rss_after_all_kb": after_huge["VmRSS"] - before["VmRSS"],
+        "address_space_kb": after_huge["VmSize"] - before["VmSize"],
+        "threads": after_huge["Threads"] - before["Threads"],
+    }
+    bounds = {
+        "rss_after_31MiB_groups_kb": 16 * 1024,
+        "rss_after_all_kb": 16 * 1024 + 2 * sent_kb,
+        "address_space_kb": 1024 * 1024,  # 1 GiB
+        "threads": 3,
+    }
+    assert all(measured[name] < bound for name, bound in bounds.items()), (measured, bounds)
