@@ -60,6 +60,7 @@ CREATE TABLE IF NOT EXISTS chunk_groups (
     frame_sha256 TEXT NOT NULL, frame_size INTEGER NOT NULL, total_chunks INTEGER NOT NULL,
     request_id TEXT, created_at REAL NOT NULL, PRIMARY KEY (job_id, group_id)
 );
+-- chunk_sha256 is "" when the mock checks a resent chunk against its stored file instead.
 CREATE TABLE IF NOT EXISTS chunks (
     job_id TEXT NOT NULL, group_id TEXT NOT NULL, chunk_idx INTEGER NOT NULL,
     chunk_sha256 TEXT NOT NULL, PRIMARY KEY (job_id, group_id, chunk_idx)
@@ -587,14 +588,12 @@ class Store:
     # -- logs ------------------------------------------------------------------------
     def add_log(self, job_id: str, line: str, sub_job_id: str | None = None) -> None:
         """Append one line to the job's log (what ``tail-logs`` pages through)."""
-        with self._lock:
-            seq = self._db.execute(
-                "SELECT COUNT(*) FROM logs WHERE job_id = ?", (job_id,)
-            ).fetchone()[0]
-            self._db.execute(
-                "INSERT INTO logs VALUES (?, ?, ?, ?, ?)",
-                (job_id, seq, time.time(), sub_job_id, line),
-            )
+        # The next seq from the primary key's last entry: a count would scan the job's log.
+        self._exec(
+            "INSERT INTO logs SELECT ?, COALESCE(MAX(seq) + 1, 0), ?, ?, ? FROM logs"
+            " WHERE job_id = ?",
+            (job_id, time.time(), sub_job_id, line, job_id),
+        )
 
     def logs(
         self, job_id: str, start: int, limit: int, sub_job_id: str | None = None
