@@ -9,18 +9,29 @@ mock's own store (its request rows).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from faults.proxy import Fault, FaultProxy
-from hardening.support import executed
+from hardening.support import TRAINING_JOB, executed
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
+from mock_server.backends.canned import CannedBackend
+from mock_server.service import MockService
+from mock_server.settings import Settings
+from mock_server.store import Store
 from mock_server.testing import LiveMock
 
 PAT_ENV = "ARCTIC_RL_RETRY_TEST_PAT"
 PROMPTS = ["2 + 2 =", "The capital of France is"]
+COMPLETIONS = [" 4", " Paris"]
+SAME_KEY = {"Idempotency-Key": "one-logical-call"}
+CONCURRENT_CALLS = 8
 
 
 @asynccontextmanager
@@ -54,7 +65,7 @@ async def _generate(client: AsyncArcticRLClient) -> None:
 
 
 async def _log_probs(client: AsyncArcticRLClient) -> None:
-    result = await client.log_probs(PROMPTS, [" 4", " Paris"], top_k=1)
+    result = await client.log_probs(PROMPTS, COMPLETIONS, top_k=1)
     assert len(result["logprobs"]) == len(PROMPTS)
 
 
@@ -78,3 +89,61 @@ async def test_a_retry_after_a_lost_answer_runs_once(
         await call(client)
         job_id = client.job_id
     assert executed(live_mock.state_dir, job_id, operation) == 1
+
+
+async def _running_job(http: httpx.AsyncClient) -> str:
+    created = await http.post("/", json=TRAINING_JOB)
+    assert created.status_code == 200, created.text
+    job_id = str(created.json()["job_id"])
+    for _ in range(600):
+        if (await http.get(f"/{job_id}")).json()["status"] == "running":
+            return job_id
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"job {job_id} never ran")
+
+
+async def test_concurrent_log_probs_under_one_key_run_once(live_mock: LiveMock) -> None:
+    """Copies of one log-probs call sent at once under one Idempotency-Key all answer the
+    same request, and the mock ran it once."""
+    body = {"prompts": PROMPTS, "completions": COMPLETIONS}
+    async with httpx.AsyncClient(
+        base_url=live_mock.base_url, headers=live_mock.headers(), timeout=30
+    ) as http:
+        job_id = await _running_job(http)
+        calls = (
+            http.post(f"/{job_id}/log-probs", json=body, headers=SAME_KEY)
+            for _ in range(CONCURRENT_CALLS)
+        )
+        answers = await asyncio.gather(*calls)
+    assert [a.status_code for a in answers] == [202] * CONCURRENT_CALLS, answers[0].text
+    assert len({a.json()["request_id"] for a in answers}) == 1
+    assert executed(live_mock.state_dir, job_id, "log_probs") == 1
+
+
+async def test_a_key_in_use_holds_back_only_its_own_calls(tmp_path: Path) -> None:
+    """While a call under one key is still running (awaiting), a second call under that
+    key waits and then answers the first one's record without running; a call under
+    another key runs meanwhile (a lock per key, not one for the whole mock)."""
+    service = MockService(Settings(state_dir=tmp_path), CannedBackend, Store(tmp_path))
+    started, release = asyncio.Event(), asyncio.Event()
+    runs: list[str] = []
+
+    async def held() -> tuple[int, Any]:
+        runs.append("held")
+        started.set()
+        await release.wait()
+        return 200, {"answer": "held"}
+
+    async def other() -> tuple[int, Any]:
+        runs.append("other")
+        release.set()
+        return 200, {"answer": "other"}
+
+    first = asyncio.create_task(service.idempotent("caller", "key-1", {}, held))
+    await started.wait()
+    repeat = asyncio.create_task(service.idempotent("caller", "key-1", {}, held))
+    alongside = await asyncio.wait_for(service.idempotent("caller", "key-2", {}, other), 10)
+    assert alongside == (200, {"answer": "other"})
+    assert await first == await repeat == (200, {"answer": "held"})
+    assert runs == ["held", "other"]
+    service.store.close()
