@@ -339,3 +339,28 @@ def test_an_idempotency_record_whose_request_is_gone_does_not_answer(mock: MockP
         again = http.post(f"/{job_id}/step", json={}, headers=key)
         assert again.json()["request_id"] == request_id
     assert mock.requests(job_id, "step") == [(request_id, "done")]
+
+
+def test_chunk_files_no_row_names_are_removed_at_start_up(mock: MockProcess) -> None:
+    """Files a crash left without rows (a chunk of a group never recorded, a chunk not
+    recorded yet, a half-written temporary) are removed; recorded chunks stay."""
+    chunks = request_chunks(big_batch() | {"processing": PROCESSING}, payload_bytes=CHUNK_BYTES)
+    mock.start()
+    with _http(mock) as http:
+        job_id = _running_job(http)
+        assert http.post(f"/{job_id}/forward-backward", content=chunks[0]).status_code == 200
+    mock.stop()
+    group_id, kept_idx = _group_of(chunks[0])
+    group_dir = mock.state_dir / "chunks" / job_id / group_id
+    strays = [
+        group_dir / "1.bin",
+        group_dir / "2.tmp",
+        group_dir.parent / "never-recorded" / "0.bin",
+    ]
+    for stray in strays:
+        stray.parent.mkdir(parents=True, exist_ok=True)
+        stray.write_bytes(chunks[1])
+
+    mock.start()
+    assert [path for path in strays if path.exists()] == []
+    assert (group_dir / f"{kept_idx}.bin").read_bytes() == chunks[0]
