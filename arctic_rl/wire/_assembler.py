@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
+from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -18,7 +19,7 @@ from ._limits import DEFAULT_LIMITS, Limits
 _THREAD_MIN = 32 * 1024 * 1024
 """Frames at least this large are hashed on a helper thread while the caller goes on."""
 _HELPER_THREADS = 2
-"""Helper threads shared by every assembler (each has at most one hash in flight)."""
+"""Helper threads shared by every assembler (each assembler's hashing runs on one at a time)."""
 _helpers: ThreadPoolExecutor | None = None
 _helpers_lock = threading.Lock()
 
@@ -41,15 +42,16 @@ class ChunkAssembler:
     extends without copying), and a chunk that arrives early is kept as received until
     the gap before it fills. So a group that is opened and abandoned costs what it sent.
     The frame's SHA-256 advances over each chunk as it joins the buffer, so it is
-    finished the moment the last gap fills, and the reassembled frame is decoded in
+    finished soon after the last gap fills, and the reassembled frame is decoded in
     place (tensors view the buffer).
 
-    For large frames each read-only (``bytes``) chunk is hashed on a shared helper
-    thread, GIL-free and straight from the received bytes, while the caller copies it
-    into place and fetches the next; at most one hash is in flight. The last ``add``
-    waits for it and checks the hash, so callers see the same semantics either way. A
-    failing ``add`` leaves the assembler as it was, except a hash mismatch, which
-    poisons it.
+    For large frames the hashing runs on a shared helper thread, GIL-free, over the
+    assembled buffer: ``add`` copies the chunk into place, queues its range and returns,
+    so the caller may reuse or drop its chunk at once and the hash keeps pace on the
+    other core. The queue is drained before the buffer has to move (it doubles when
+    full) and by the last ``add``, which checks the hash, so callers see the same
+    semantics either way. A failing ``add`` leaves the assembler as it was, except a
+    hash mismatch, which poisons it.
     """
 
     def __init__(self, *, kind: str | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
@@ -68,7 +70,10 @@ class ChunkAssembler:
         self._threaded = False
         self._done = False
         self._failed: WireError | None = None
-        self._future: Future[None] | None = None
+        # Ranges of the buffer to hash, in order, and the helper task working on them.
+        self._to_hash: deque[tuple[int, int]] = deque()
+        self._hashing: Future[None] | None = None
+        self._lock = threading.Lock()
 
     @property
     def complete(self) -> bool:
@@ -161,26 +166,50 @@ class ChunkAssembler:
         return desc
 
     def _place(self, payload: memoryview) -> None:
-        """Append the next chunk in order and advance the frame's hash over it."""
-        assert self._buf is not None
-        self._buf.append(payload)  # overlaps the previous chunk's hash on the helper
-        self._placed += 1
-        self._wait()
-        if self._threaded and payload.readonly:
-            self._future = _helper_pool().submit(self._hash.update, payload)
-        else:
-            # A writable chunk buffer may be reused by the caller once add() returns.
+        """Append the next chunk in order and advance (or queue) the frame's hash over it."""
+        buf = self._buf
+        assert buf is not None
+        n = len(payload)
+        if not self._threaded:
+            buf.append(payload)
             self._hash.update(payload)
+        else:
+            if buf.moves_for(n):
+                self._drain()  # the helper must not be reading what is about to move
+            buf.append(payload)
+            self._queue_hash(buf.size - n, n)
+        self._placed += 1
 
-    def _wait(self) -> None:
-        if self._future is not None:
-            future, self._future = self._future, None
-            future.result()
+    def _queue_hash(self, start: int, n: int) -> None:
+        with self._lock:
+            self._to_hash.append((start, n))
+            if self._hashing is not None:
+                return  # the running task takes it
+            self._hashing = _helper_pool().submit(self._hash_queued)
+
+    def _hash_queued(self) -> None:
+        """Helper task: hash queued ranges in order until the queue is empty."""
+        assert self._buf is not None
+        while True:
+            with self._lock:
+                if not self._to_hash:
+                    self._hashing = None
+                    return
+                start, n = self._to_hash.popleft()
+            with self._buf.view() as whole, whole[start : start + n] as part:
+                self._hash.update(part)
+
+    def _drain(self) -> None:
+        """Wait until every queued range is hashed."""
+        with self._lock:
+            task = self._hashing
+        if task is not None:
+            task.result()
 
     def _finish(self) -> None:
         """All chunks in: wait for the last hash, then check the frame's SHA-256."""
         assert self.descriptor is not None
-        self._wait()
+        self._drain()
         if self._hash.hexdigest() != self.descriptor.frame_sha256:
             self._failed = WireError("hash_mismatch", "reassembled frame fails its SHA-256")
             self._buf = None

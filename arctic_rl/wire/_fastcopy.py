@@ -166,10 +166,11 @@ def empty_bytes(total: int) -> tuple[bytes, int] | None:
 class AppendBuffer:
     """Bytes appended in order into memory that grows with them, up to ``capacity``.
 
-    Large buffers are an anonymous mapping that each append extends (``mremap``: no
-    copy, and only the appended range is populated), so the memory held is what was
-    appended, never the capacity. ``presized`` (every byte is known to be coming)
-    allocates a bytes object of ``capacity`` at once instead, to be handed out uncopied.
+    Large buffers are an anonymous mapping extended by ``mremap`` (no copy) to twice
+    its size when full, and populated only over the ranges appended, so the memory
+    held is what was appended (the address space at most twice that), never the
+    capacity. ``presized`` (every byte is known to be coming) allocates a bytes object
+    of ``capacity`` at once instead, to be handed out uncopied.
     """
 
     def __init__(self, capacity: int, *, presized: bool = False) -> None:
@@ -185,6 +186,14 @@ class AppendBuffer:
         elif capacity < FAST_MIN:
             self._small = bytearray()
 
+    def moves_for(self, n: int) -> bool:
+        """Whether appending ``n`` bytes may move what is here (no views may be alive)."""
+        if self._bytes is not None:
+            return False
+        if self._small is not None:
+            return True  # a bytearray may be reallocated on any append
+        return self._map is None or self.size + n > len(self._map)
+
     def append(self, src: memoryview) -> None:
         """Copy ``src`` after what is already here."""
         n = len(src)
@@ -197,23 +206,28 @@ class AppendBuffer:
             if self._bytes is not None:
                 dst = self._bytes_addr + self.size
             else:
-                dst = self._grow(end) + self.size
+                dst = self._room(end) + self.size
                 populate(dst, n)
             memmove(dst, address(src), n)
         self.size = end
 
-    def _grow(self, end: int) -> int:
-        """Extend the mapping to ``end`` bytes; returns its (possibly new) address."""
-        if self._map is None:
-            self._map = mmap.mmap(-1, end, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-        else:
-            try:
-                self._map.resize(end)
-            except (OSError, SystemError):  # pragma: no cover - no mremap on this platform
-                grown = mmap.mmap(-1, end, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-                grown[: self.size] = self._map[: self.size]
-                self._map.close()
-                self._map = grown
+    def _room(self, end: int) -> int:
+        """Make the mapping hold ``end`` bytes; returns its (possibly new) address."""
+        have = 0 if self._map is None else len(self._map)
+        if end > have:
+            grown = min(self.capacity, max(end, 2 * have))
+            flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+            if self._map is None:
+                self._map = mmap.mmap(-1, grown, flags=flags)
+            else:
+                try:
+                    self._map.resize(grown)
+                except SystemError:  # pragma: no cover - a platform without mremap
+                    moved = mmap.mmap(-1, grown, flags=flags)
+                    moved[: self.size] = self._map[: self.size]
+                    self._map.close()
+                    self._map = moved
+        assert self._map is not None
         return address(self._map)
 
     def view(self) -> memoryview:
@@ -222,7 +236,10 @@ class AppendBuffer:
             return memoryview(self._bytes)[: self.size]
         if self._small is not None:
             return memoryview(self._small)
-        return memoryview(self._map if self._map is not None else bytearray())
+        if self._map is None:
+            return memoryview(bytearray())
+        with memoryview(self._map) as whole:
+            return whole[: self.size]
 
 
 def writable_copy(src: memoryview) -> mmap.mmap | bytearray:

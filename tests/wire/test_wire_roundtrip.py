@@ -148,6 +148,28 @@ def test_fast_paths_on_small_data(monkeypatch: pytest.MonkeyPatch) -> None:
     assert wire.join_chunks(reversed(chunks)) == frame
 
 
+def test_hashing_on_the_helper_still_catches_a_changed_byte(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_fastcopy, "FAST_MIN", 1)
+    monkeypatch.setattr(_assembler, "_THREAD_MIN", 1)
+    value = {"w": torch.arange(20_000, dtype=torch.float32)}
+    chunks = [
+        bytes(c) for c in wire.split_chunks(wire.dumps(value), wire.Chunking("result_chunk", 9000))
+    ]
+    tampered = bytearray(chunks[len(chunks) // 2])
+    tampered[-1] ^= 1  # the payload runs to the end of the body
+    chunks[len(chunks) // 2] = bytes(tampered)
+    asm = wire.ChunkAssembler()
+    for chunk in chunks[:-1]:
+        asm.add(chunk)
+    with pytest.raises(wire.WireError) as failed:
+        asm.add(chunks[-1])
+    assert failed.value.code == "hash_mismatch"
+    with pytest.raises(wire.WireError, match="already failed"):
+        asm.add(chunks[0])
+
+
 def test_streamed_chunks_are_refilled_only_once_the_receiver_lets_go(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
