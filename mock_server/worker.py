@@ -230,8 +230,9 @@ class Worker:
             status = job["status"] if job else "gone"
             raise BackendError(ErrorCode.job_not_running, f"job {job_id} is {status}")
         output = self._execute(job_id, kind, request_id, payload)
-        self._commit(job_id, request_id)
         result, events = self._pack_binary(output) if kind in BINARY_RESULTS else (output, [])
+        # Saved last thing before ``done``: restore trusts only the state of done requests.
+        self._commit(job_id, request_id)
         self.store.set_request_status(request_id, RequestState.done, result=result, events=events)
         self.store.add_log(job_id, f"request {request_id} ({kind}) done")
 
