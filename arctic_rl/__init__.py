@@ -25,6 +25,7 @@ _EXPORTS: dict[str, str] = {
     "CortexService": "arctic_rl._service",
     "ArcticRLError": "arctic_rl._errors",
     "APIConnectionError": "arctic_rl._errors",
+    "AnswerTooLargeError": "arctic_rl._errors",
     "AuthenticationError": "arctic_rl._errors",
     "BackendNotAvailableError": "arctic_rl._errors",
     "BadRequestError": "arctic_rl._errors",
@@ -36,10 +37,13 @@ _EXPORTS: dict[str, str] = {
     "NotFoundError": "arctic_rl._errors",
     "PayloadTooLargeError": "arctic_rl._errors",
     "RateLimitError": "arctic_rl._errors",
+    "RedirectError": "arctic_rl._errors",
     "RequestFailedError": "arctic_rl._errors",
     "RequestTimeoutError": "arctic_rl._errors",
+    "ResultFrameError": "arctic_rl._errors",
     "ServerError": "arctic_rl._errors",
     "ServiceUnavailableError": "arctic_rl._errors",
+    "UnexpectedAnswerError": "arctic_rl._errors",
     "ValidationError": "arctic_rl._errors",
 }
 
@@ -50,6 +54,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._client import AsyncArcticRLClient as AsyncArcticRLClient
     from arctic_rl._config import ArcticRLClientConfig as ArcticRLClientConfig
     from arctic_rl._config import CortexConfig as CortexConfig
+    from arctic_rl._errors import AnswerTooLargeError as AnswerTooLargeError
     from arctic_rl._errors import APIConnectionError as APIConnectionError
     from arctic_rl._errors import ArcticRLError as ArcticRLError
     from arctic_rl._errors import AuthenticationError as AuthenticationError
@@ -63,10 +68,13 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import NotFoundError as NotFoundError
     from arctic_rl._errors import PayloadTooLargeError as PayloadTooLargeError
     from arctic_rl._errors import RateLimitError as RateLimitError
+    from arctic_rl._errors import RedirectError as RedirectError
     from arctic_rl._errors import RequestFailedError as RequestFailedError
     from arctic_rl._errors import RequestTimeoutError as RequestTimeoutError
+    from arctic_rl._errors import ResultFrameError as ResultFrameError
     from arctic_rl._errors import ServerError as ServerError
     from arctic_rl._errors import ServiceUnavailableError as ServiceUnavailableError
+    from arctic_rl._errors import UnexpectedAnswerError as UnexpectedAnswerError
     from arctic_rl._errors import ValidationError as ValidationError
     from arctic_rl._service import CortexService as CortexService
     from arctic_rl._service import ServiceAPI as ServiceAPI

@@ -9,23 +9,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Self, TypeVar
-
-from cortex_gs_client.models import (
-    CreateJobRequest,
-    Job,
-    LoadRequest,
-    LogProbsRequest,
-    OperationRequest,
-    SaveRequest,
-    StepRequest,
-    SyncWeightsRequest,
-)
-from cortex_gs_contract import ErrorCode
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from arctic_rl._config import ArcticRLClientConfig, CortexConfig, resolve_config
 from arctic_rl._errors import ArcticRLError, ConfigError, NotFoundError
-from arctic_rl._polling import normalize_state
 from arctic_rl._progress import ProgressFactory
 from arctic_rl._requests import (
     build_create_job_request,
@@ -34,6 +21,9 @@ from arctic_rl._requests import (
     plain_tokens,
 )
 from arctic_rl._service import CortexService, ServiceAPI
+
+if TYPE_CHECKING:
+    from cortex_gs_client.models import Job
 
 __all__ = ["AsyncArcticRLClient", "build_create_job_request"]
 
@@ -117,6 +107,8 @@ class AsyncArcticRLClient:
         cfg = self.config
         job_id = cfg.cortex.job_id or _job_of(cfg.training_job_id or cfg.sampling_job_id)
         if job_id is None:
+            from cortex_gs_client.models import CreateJobRequest
+
             body = _model(CreateJobRequest, build_create_job_request(cfg))
             job_id = await self.service.create_job(body)
             self.owns_job = True
@@ -138,6 +130,8 @@ class AsyncArcticRLClient:
 
     async def state(self) -> str:
         """The job's normalised state (running, cancelled, terminated, ...)."""
+        from arctic_rl._polling import normalize_state
+
         return normalize_state((await self.service.get_job(self._require_job_id())).status)
 
     async def cancel(self) -> dict[str, Any]:
@@ -187,6 +181,8 @@ class AsyncArcticRLClient:
         return dict(await self.service.run_chunked(job_id, "forward_no_grad", value))
 
     async def step(self, learning_rate: float | None = None) -> dict[str, Any]:
+        from cortex_gs_client.models import StepRequest
+
         body = _model(StepRequest, _present(learning_rate=learning_rate))
         return dict(await self.service.step(self._require_job_id(), body))
 
@@ -215,6 +211,8 @@ class AsyncArcticRLClient:
         completions: Sequence[str | Sequence[int]] | None = None,
         top_k: int = 1,
     ) -> dict[str, Any]:
+        from cortex_gs_client.models import LogProbsRequest
+
         fields: dict[str, Any] = {"prompts": [plain_tokens(p) for p in prompts], "top_k": top_k}
         if completions is not None:
             fields["completions"] = [plain_tokens(c) for c in completions]
@@ -229,6 +227,9 @@ class AsyncArcticRLClient:
         target_sub_job_ids: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """Push the trained weights to the sampling sub-jobs."""
+        from cortex_gs_client.models import OperationRequest, SyncWeightsRequest
+        from cortex_gs_contract import ErrorCode
+
         fields = _present(
             weight_format=weight_format,
             source_sub_job_id=source_sub_job_id,
@@ -249,6 +250,8 @@ class AsyncArcticRLClient:
     async def save_checkpoint(
         self, checkpoint_id: str | None = None, checkpoint_type: str | None = None
     ) -> dict[str, Any]:
+        from cortex_gs_client.models import SaveRequest
+
         fields = _present(checkpoint_id=checkpoint_id, checkpoint_type=checkpoint_type)
         body = _model(SaveRequest, fields)
         return dict(await self.service.save_checkpoint(self._require_job_id(), body))
@@ -265,6 +268,8 @@ class AsyncArcticRLClient:
             source_job_id=source_job_id,
             target_sub_job_id=target_sub_job_id,
         )
+        from cortex_gs_client.models import LoadRequest
+
         body = _model(LoadRequest, fields)
         return dict(await self.service.load_checkpoint(self._require_job_id(), body))
 
@@ -288,6 +293,8 @@ def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> 
         long_poll_s=cortex.long_poll_s,
         max_retries=cortex.max_retries,
         retry_timeout=cortex.retry_timeout,
+        max_answer_bytes=cortex.max_answer_bytes,
+        allow_insecure_http=cortex.allow_insecure_http,
         progress=ProgressFactory(cortex.progress, cortex.progress_min_bytes),
     )
 

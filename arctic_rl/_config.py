@@ -11,28 +11,44 @@ Selection is separate: `ARCTIC_RL_BACKEND=cortex` turns a config whose backend i
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
 from arctic_rl._errors import ConfigError
 
-__all__ = ["ArcticRLClientConfig", "CortexConfig", "resolve_config"]
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = [
+    "ArcticRLClientConfig",
+    "ClientSettings",
+    "CortexConfig",
+    "check_scheme",
+    "resolve_config",
+]
 
 log = logging.getLogger("arctic_rl")
 
 Backend = Literal["local", "dss-platform", "cortex", "remote"]
 CORTEX_BACKENDS = frozenset({"cortex", "remote"})
 DEFAULT_CHUNK_BYTES = 60 * 1024 * 1024
+# Poll pages carry result chunks (base64) too; 256 MiB holds the largest page by far.
+DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
 DEFAULT_PAT_ENV = "ARCTIC_CORTEX_PAT"
 SELECT_ENV = "ARCTIC_RL_BACKEND"
 CORTEX_FILE_ENV = "ARCTIC_RL_CORTEX_FILE"  # the small cortex yaml a recipe may name
 # A full service URL carries this path; a bare base_url is scheme + host (+ port).
 _SERVICE_PATH = "/api/v2/"
+
+LOOPBACK_NAMES = frozenset({"localhost"})
 
 # Keys that look like secrets: dropped from yaml with a warning instead of being used.
 _SECRET_KEYS = frozenset({"token", "pat", "password", "secret", "api_key"})
@@ -86,6 +102,14 @@ class CortexConfig(BaseModel):
     retry_timeout: float = 600.0
     chunk_bytes: int = Field(DEFAULT_CHUNK_BYTES, gt=64 * 1024)
     verify_tls: bool = True
+    allow_insecure_http: bool = Field(
+        False, description="Allow plain http:// to a host other than loopback (token in clear)."
+    )
+    max_answer_bytes: int = Field(
+        DEFAULT_MAX_ANSWER_BYTES,
+        gt=0,
+        description="Largest answer accepted, once decompressed (a gzip bomb is refused).",
+    )
     progress: bool = True
     progress_min_bytes: int = 16 * 1024 * 1024
     cancel_on_shutdown: bool = Field(True, description="Cancel the job we created on shutdown.")
@@ -350,3 +374,39 @@ def _show(cfg: ArcticRLClientConfig, key: str) -> str:
     for part in key.split("."):
         obj = getattr(obj, "schema_" if part == "schema" else part)
     return repr(obj)
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """What the HTTP seam is opened with (kept until the first call opens it)."""
+
+    base_url: str
+    token: SecretStr
+    connect_timeout: float = 10.0
+    read_timeout: float = 120.0
+    verify_tls: bool = True
+    max_retries: int = 10
+    retry_timeout: float = 600.0
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
+    inner: httpx.AsyncBaseTransport | None = None
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_scheme(base_url: str, *, allow_insecure_http: bool = False) -> None:
+    """Plain http:// only to loopback (or when explicitly allowed): the token rides along."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(host):
+        raise ConfigError(
+            f"refusing plain http:// to {host}: the token would cross the network "
+            f"unencrypted. Use https://, or set cortex.allow_insecure_http: true if the "
+            f"network in between is trusted (http:// to localhost/127.0.0.1/::1 is allowed)"
+        )

@@ -14,6 +14,7 @@ from typing import Any
 
 __all__ = [
     "APIConnectionError",
+    "AnswerTooLargeError",
     "ArcticRLError",
     "AuthenticationError",
     "BackendNotAvailableError",
@@ -26,10 +27,13 @@ __all__ = [
     "NotFoundError",
     "PayloadTooLargeError",
     "RateLimitError",
+    "RedirectError",
     "RequestFailedError",
     "RequestTimeoutError",
+    "ResultFrameError",
     "ServerError",
     "ServiceUnavailableError",
+    "UnexpectedAnswerError",
     "ValidationError",
     "error_from_response",
 ]
@@ -107,7 +111,13 @@ class ConflictError(APIStatusError):
 
 
 class ChunkGroupError(ConflictError):
-    """409 with a chunk_group_* code: the server's view of an upload disagrees with ours."""
+    """409 with a chunk_group_* code: the server's view of an upload disagrees with ours.
+
+    `missing_chunk_count` (when the service says) is how many chunks it lacks in all;
+    `details` may list only the first of them.
+    """
+
+    missing_chunk_count: int | None = None
 
 
 class JobNotRunningError(ConflictError):
@@ -136,6 +146,30 @@ class ServerError(APIStatusError):
 
 class ServiceUnavailableError(ServerError):
     """503: the service is temporarily unavailable."""
+
+
+class UnexpectedAnswerError(ArcticRLError):
+    """A success the contract does not allow: a redirect, a body that is not JSON, ..."""
+
+
+class RedirectError(UnexpectedAnswerError):
+    """3xx: the service never redirects, so the answer is not the one asked for.
+
+    Followed, a redirect could carry the token to another host; read as a success, its
+    body would pass for the job or request. `location` says where it pointed.
+    """
+
+    location: str | None = None
+
+
+class AnswerTooLargeError(UnexpectedAnswerError):
+    """The answer, once decompressed, is larger than `cortex.max_answer_bytes` allows."""
+
+
+class ResultFrameError(UnexpectedAnswerError):
+    """A request's result is not a valid DSSST1 frame; `wire_code` is the codec's code."""
+
+    wire_code: str | None = None
 
 
 class APIConnectionError(ArcticRLError):
@@ -289,6 +323,9 @@ def error_from_response(
     else:
         cls = APIStatusError
     err = cls(message, status=status, code=code, request_id=request_id, details=details)
+    if isinstance(err, ChunkGroupError) and chunk_group is not None:
+        count = chunk_group.get("missing_chunk_count")
+        err.missing_chunk_count = count if isinstance(count, int) else None
     if isinstance(err, RateLimitError | ServerError):
         err.retry_after = parse_retry_after(headers.get(RETRY_AFTER_HEADER.lower()))
     return err

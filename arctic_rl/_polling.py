@@ -18,10 +18,11 @@ from cortex_gs_client.models import InlineBinaryResult, JsonResult, RequestEvent
 from cortex_gs_client.types import Unset
 from cortex_gs_contract import ErrorCode, JobState, RequestState
 
-from arctic_rl._errors import ArcticRLError, RequestFailedError
+from arctic_rl._errors import RequestFailedError, ResultFrameError
 
 __all__ = [
     "IN_FLIGHT_REQUEST_STATES",
+    "RUNNING_JOB_STATE",
     "TERMINAL_JOB_STATES",
     "Backoff",
     "Next",
@@ -34,6 +35,7 @@ POLL_FACTOR = 1.25
 POLL_MAX_S = 6.0
 RESULT_CHUNK_EVENT = "result_chunk"
 
+RUNNING_JOB_STATE = JobState.running.value
 # A job in one of these will not run again ("completed" is an older server's word for it).
 TERMINAL_JOB_STATES = frozenset(
     {JobState.cancelled.value, JobState.terminated.value, JobState.failed.value, "completed"}
@@ -121,7 +123,7 @@ class RequestTracker:
             return Finished(self._chunks.value())
         if more_pages:
             return Next.POLL_NOW
-        raise ArcticRLError(
+        raise ResultFrameError(
             f"request {self.request_id} completed without all its result chunks",
             code=ErrorCode.missing_chunks.value,
         )
@@ -149,13 +151,13 @@ class ResultChunks:
         if idx in self._seen:
             return  # a re-read page; already have it
         if isinstance(event.payload_b64, Unset):
-            raise ArcticRLError(
+            raise ResultFrameError(
                 f"result chunk {idx} carries no payload", code=ErrorCode.missing_chunks.value
             )
         payload = base64.b64decode(event.payload_b64)
         expected = event.payload_sha256
         if expected and hashlib.sha256(payload).hexdigest() != expected:
-            raise ArcticRLError(
+            raise ResultFrameError(
                 f"result chunk {idx} failed its sha256 check", code=ErrorCode.hash_mismatch.value
             )
         if self._assembler is None:

@@ -25,14 +25,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import httpx
-from cortex_gs_client import AuthenticatedClient
+from cortex_gs_client import Client
 from cortex_gs_client.api.sampling import generate
 from cortex_gs_client.api.training import forward_backward, forward_no_grad
 from cortex_gs_client.models import AcceptedRequest
 from cortex_gs_client.types import File, Response
-from cortex_gs_contract import CHUNK_OPERATIONS, ErrorCode
+from cortex_gs_contract import CHUNK_OPERATIONS, REQUEST_ID_HEADER, ErrorCode
 
-from arctic_rl._errors import ArcticRLError, ChunkGroupError
+from arctic_rl._errors import ArcticRLError, ChunkGroupError, UnexpectedAnswerError
 from arctic_rl._progress import Progress, ProgressFactory
 
 __all__ = ["ALWAYS_ENVELOPED", "Uploader"]
@@ -40,8 +40,9 @@ __all__ = ["ALWAYS_ENVELOPED", "Uploader"]
 log = logging.getLogger("arctic_rl")
 
 UPLOAD_SLICE = 1 << 20
-# Today's client sends these as a chunk envelope even when one chunk holds the frame.
-ALWAYS_ENVELOPED = frozenset({"forward_backward", "forward_no_grad"})
+# Sent as a chunk envelope even when one chunk holds the frame: the group id makes a
+# retry after a lost answer safe (a bare frame would run again).
+ALWAYS_ENVELOPED = frozenset({"forward_backward", "forward_no_grad", "generate"})
 
 _ChunkPost = Callable[..., Awaitable[Response[Any]]]
 # The generated operation that takes one chunk, per chunked operation id.
@@ -84,7 +85,7 @@ class _SlicedBody:
 class Uploader:
     """Sends a value to a chunked operation and returns the service's acceptance."""
 
-    def __init__(self, client: AuthenticatedClient, chunk_bytes: int, progress: ProgressFactory):
+    def __init__(self, client: Client, chunk_bytes: int, progress: ProgressFactory):
         self._client = client
         self.chunk_bytes = chunk_bytes
         self._progress = progress
@@ -103,7 +104,7 @@ class Uploader:
                     replayed, only = True, None
                     log.info("arctic_rl: server lost chunk group %s; replaying it", group_id)
                 elif exc.code == ErrorCode.chunk_group_missing_chunks and not refilled:
-                    refilled, only = True, _missing_indexes(exc.details)
+                    refilled, only = True, _missing_indexes(exc)
                     log.info("arctic_rl: resending chunks %s of group %s", only, group_id)
                 else:
                     raise
@@ -153,19 +154,31 @@ def _acceptance(operation_id: str, response: Response[Any] | httpx.Response) -> 
     parsed = getattr(response, "parsed", None)
     if isinstance(parsed, AcceptedRequest) and parsed.request_id:
         return parsed
-    body = json.loads(response.content) if response.content.strip() else {}
-    if not isinstance(body, Mapping) or not body.get("request_id"):
-        raise ArcticRLError(
-            f"{operation_id} was accepted without a request_id: {body!r}", code="no_request_id"
-        )
-    return AcceptedRequest.from_dict(body)
+    try:
+        body = json.loads(response.content) if response.content.strip() else {}
+        if isinstance(body, Mapping) and body.get("request_id"):
+            return AcceptedRequest.from_dict(body)
+    except (KeyError, TypeError, ValueError) as exc:
+        body = f"{type(exc).__name__}: {exc}"
+    raise UnexpectedAnswerError(
+        f"{operation_id} was accepted without a request_id: {body!r}",
+        status=response.status_code,
+        code="no_request_id",
+        request_id=response.headers.get(REQUEST_ID_HEADER),
+    )
 
 
-def _missing_indexes(details: Any) -> set[int] | None:
-    """Chunk indexes named by a chunk_group_missing_chunks error (None: resend everything)."""
+def _missing_indexes(exc: ChunkGroupError) -> set[int] | None:
+    """Chunk indexes a chunk_group_missing_chunks error names (None: resend everything).
+
+    The service lists at most a prefix of them; when its count says there are more, the
+    list is not the whole story and every chunk is sent again.
+    """
     found = {
         d["loc"][-1]
-        for d in details or []
+        for d in exc.details or []
         if isinstance(d, Mapping) and d.get("loc") and isinstance(d["loc"][-1], int)
     }
+    if exc.missing_chunk_count is not None and exc.missing_chunk_count > len(found):
+        return None
     return found or None

@@ -1,0 +1,227 @@
+"""The client's HTTP/1.1 transport (`arctic_rl._connection`) against scripted servers.
+
+Each test runs a raw asyncio server on 127.0.0.1 that answers with exactly the bytes the
+case needs (keep-alive, chunked, close-delimited, a hang-up, a stall, garbage), and
+checks what the transport makes of them, and how many connections it opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import httpx
+import pytest
+
+from arctic_rl._connection import Http11Transport
+
+Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[bool]]
+"""Answers one request on a connection; returns False to hang up afterwards."""
+
+
+def answer(body: bytes, *extra: bytes, status: bytes = b"200 OK") -> bytes:
+    head = [b"HTTP/1.1 " + status, b"content-length: %d" % len(body), *extra]
+    return b"\r\n".join(head) + b"\r\n\r\n" + body
+
+
+async def read_request(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
+    """One request's head and body (Content-Length or chunked)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.lower().split(b"\r\n")
+    length = next(
+        (int(line.split(b":")[1]) for line in lines if line.startswith(b"content-length")), 0
+    )
+    if b"transfer-encoding: chunked" in lines:
+        body = b""
+        while size := int((await reader.readuntil(b"\r\n")).strip(), 16):
+            body += await reader.readexactly(size)
+            await reader.readexactly(2)
+        await reader.readexactly(2)
+        return head, body
+    return head, await reader.readexactly(length)
+
+
+class Server:
+    """Serves ``script`` on every connection; counts connections and requests."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.connections = 0
+        self.requests: list[tuple[bytes, bytes]] = []
+        self.server: asyncio.Server | None = None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while not reader.at_eof():
+                try:
+                    self.requests.append(await read_request(reader))
+                except asyncio.IncompleteReadError:
+                    break
+                if not await self.script(reader, writer, len(self.requests)):
+                    break
+                await writer.drain()
+        finally:
+            writer.close()
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/api"
+
+
+async def serving(script: Script) -> AsyncIterator[Server]:
+    server = Server(script)
+    server.server = await asyncio.start_server(server._serve, "127.0.0.1", 0)
+    try:
+        yield server
+    finally:
+        server.server.close()
+
+
+async def fetch(
+    transport: Http11Transport, url: str, method: str = "GET", **kwargs: object
+) -> httpx.Response:
+    request = httpx.Request(method, url, **kwargs)  # type: ignore[arg-type]
+    response = await transport.handle_async_request(request)
+    await response.aread()
+    await response.aclose()
+    return response
+
+
+def run(script: Script, test: Callable[[Server, Http11Transport], Awaitable[None]]) -> Server:
+    async def main() -> Server:
+        async for server in serving(script):
+            transport = Http11Transport()
+            try:
+                await test(server, transport)
+            finally:
+                await transport.aclose()
+            return server
+        raise AssertionError("no server")
+
+    return asyncio.run(main())
+
+
+def test_keep_alive_reuses_one_connection() -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(answer(b'{"n": %d}' % n))
+        return True
+
+    async def test(server: Server, transport: Http11Transport) -> None:
+        for n in (1, 2, 3):
+            response = await fetch(transport, server.url + "/x?a=1")
+            assert response.json() == {"n": n}
+
+    server = run(script, test)
+    assert server.connections == 1
+    assert [head.split(b"\r\n")[0] for head, _ in server.requests] == [
+        b"GET /api/x?a=1 HTTP/1.1"
+    ] * 3
+
+
+def test_a_chunked_answer_is_joined() -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")
+        writer.write(b"5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nx-trailer: 1\r\n\r\n")
+        return True
+
+    async def test(server: Server, transport: Http11Transport) -> None:
+        assert (await fetch(transport, server.url)).content == b"hello, world"
+        assert (await fetch(transport, server.url)).content == b"hello, world"
+
+    assert run(script, test).connections == 1
+
+
+def test_a_body_without_length_is_sent_chunked_and_arrives_whole() -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(answer(b"{}", status=b"202 Accepted"))
+        return True
+
+    async def pieces() -> AsyncIterator[bytes]:
+        for piece in (b"abc", b"", b"defgh"):
+            yield piece
+
+    async def test(server: Server, transport: Http11Transport) -> None:
+        response = await fetch(transport, server.url, "POST", content=pieces())
+        assert response.status_code == 202
+
+    server = run(script, test)
+    assert server.requests[0][1] == b"abcdefgh"
+
+
+def test_an_idle_connection_the_server_closed_is_replaced() -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(answer(b"ok"))
+        return False  # hangs up after each answer, without saying so
+
+    async def test(server: Server, transport: Http11Transport) -> None:
+        for _ in range(3):
+            assert (await fetch(transport, server.url)).content == b"ok"
+            await asyncio.sleep(0.05)  # the hang-up reaches the client's idle connection
+
+    assert run(script, test).connections == 3
+
+
+def test_connection_close_and_close_delimited_answers_are_not_reused() -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        if n % 2:
+            writer.write(answer(b"first", b"connection: close"))
+        else:
+            writer.write(b"HTTP/1.1 200 OK\r\n\r\nuntil the end")
+        return False
+
+    async def test(server: Server, transport: Http11Transport) -> None:
+        assert (await fetch(transport, server.url)).content == b"first"
+        assert (await fetch(transport, server.url)).content == b"until the end"
+
+    assert run(script, test).connections == 2
+
+
+def test_a_stalled_answer_is_a_read_timeout() -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        await asyncio.sleep(5)
+        return False
+
+    async def test(server: Server, transport: Http11Transport) -> None:
+        timeout = httpx.Timeout(5.0, read=0.2).as_dict()
+        with pytest.raises(httpx.ReadTimeout):
+            await fetch(transport, server.url, extensions={"timeout": timeout})
+
+    run(script, test)
+
+
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        (b"SMTP ready\r\n\r\n", httpx.RemoteProtocolError),
+        (b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort", httpx.ReadError),
+        (b"", httpx.RemoteProtocolError),
+    ],
+    ids=["not http", "cut body", "hang-up before answering"],
+)
+def test_broken_answers_are_httpx_transport_errors(
+    reply: bytes, error: type[httpx.TransportError]
+) -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(reply)
+        return False
+
+    async def test(server: Server, transport: Http11Transport) -> None:
+        with pytest.raises(error):
+            await fetch(transport, server.url)
+
+    run(script, test)
+
+
+def test_nobody_listening_is_a_connect_error() -> None:
+    async def main() -> None:
+        server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        server.close()
+        await server.wait_closed()
+        transport = Http11Transport()
+        with pytest.raises(httpx.ConnectError):
+            await fetch(transport, f"http://127.0.0.1:{port}/")
+
+    asyncio.run(main())
