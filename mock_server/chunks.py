@@ -10,9 +10,9 @@ descriptor ``operation`` must be the one the contract names for its route
 Cost per chunk is constant: an unfinished group lives in memory (which chunks arrived,
 and the assembler that places and hashes them as they come), so a chunk never reads the
 group back from the store; the store is read once per group and process (a restart).
-Each chunk is hashed once (by the assembler, into the frame's SHA-256) and written once,
-both in one worker-thread hop. The contract's proposed limits apply: unfinished groups
-per job, their lifetime, ``total_chunks``, and a short missing-chunks answer.
+Each chunk is hashed once (by the assembler, into the frame's SHA-256) and written once;
+its write overlaps the upload of the next chunk. The contract's proposed limits apply:
+unfinished groups per job, their lifetime, ``total_chunks``, a short missing-chunks answer.
 """
 
 from __future__ import annotations
@@ -135,10 +135,17 @@ class OpenGroup:
     )
     have: bytearray = field(default_factory=bytearray)
     received: int = 0
+    writing: asyncio.Future[None] | None = None
 
     def __post_init__(self) -> None:
         if not self.have:
             self.have = bytearray(self.binding[0])
+
+    async def written(self) -> None:
+        """Wait for the chunk write still in flight, if any (its failure surfaces here)."""
+        writing, self.writing = self.writing, None
+        if writing is not None:
+            await writing
 
     def missing(self, listed: int) -> tuple[int, list[int]]:
         """How many non-final chunks are missing, and the first ``listed`` of them."""
@@ -216,9 +223,15 @@ class ChunkGroups:
 
     # -- one chunk --------------------------------------------------------------------
     async def _store_chunk(self, chunk: Chunk, group: OpenGroup) -> None:
-        """Place, hash and write a non-final chunk: one worker-thread hop."""
+        """Place and hash a non-final chunk, then write it while the next one arrives.
+
+        The write of chunk i overlaps the upload of chunk i+1, and the group waits for it
+        before its next chunk (one write in flight per group, so memory stays bounded)
+        and before the final chunk commits the group.
+        """
         try:
-            await asyncio.to_thread(self._place_and_write, chunk, group)
+            await group.written()
+            await asyncio.to_thread(group.assembler.add, chunk.frame)
         except wire.WireError as exc:
             if not group.received:  # a refused first chunk leaves no group behind
                 self._open.pop(chunk.key, None)
@@ -229,16 +242,16 @@ class ChunkGroups:
             raise
         group.have[chunk.idx] = 1
         group.received += 1
-
-    def _place_and_write(self, chunk: Chunk, group: OpenGroup) -> None:
-        group.assembler.add(chunk.frame)
-        self.store.add_chunk(
-            chunk.job_id,
-            chunk.group_id,
-            chunk.descriptor.as_dict(),
-            chunk.op_key,
-            _NO_CHUNK_DIGEST,
-            chunk.body,
+        group.writing = asyncio.ensure_future(
+            asyncio.to_thread(
+                self.store.add_chunk,
+                chunk.job_id,
+                chunk.group_id,
+                chunk.descriptor.as_dict(),
+                chunk.op_key,
+                _NO_CHUNK_DIGEST,
+                chunk.body,
+            )
         )
 
     async def _finish(self, chunk: Chunk, group: OpenGroup) -> Answer:
@@ -246,6 +259,11 @@ class ChunkGroups:
         if group.received < chunk.total - 1:
             raise self._missing(chunk, group)
         job = self.store.get_job(chunk.job_id) or {}
+        try:
+            await group.written()
+        except BaseException:
+            self._open.pop(chunk.key, None)  # rebuild from what the store holds
+            raise
         try:
             value = await asyncio.to_thread(self._complete, chunk, group, job)
         except ApiError:
@@ -268,6 +286,7 @@ class ChunkGroups:
 
     async def _repeat(self, chunk: Chunk, group: OpenGroup) -> Answer:
         """A chunk already accepted: harmless when it is the same bytes."""
+        await group.written()
         stored = self.store.chunk_dir(*chunk.key) / f"{chunk.idx}.bin"
         same = await asyncio.to_thread(_same_bytes, stored, chunk.body)
         if not same:
@@ -373,7 +392,10 @@ class ChunkGroups:
 
     async def _drop(self, key: GroupKey) -> None:
         """Forget an unfinished group: its assembler, rows and chunk files."""
-        self._open.pop(key, None)
+        group = self._open.pop(key, None)
+        if group is not None:
+            with contextlib.suppress(Exception):  # whatever it wrote goes anyway
+                await group.written()
         await asyncio.to_thread(self.store.drop_group, *key)
 
 

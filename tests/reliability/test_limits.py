@@ -11,6 +11,7 @@ declared: measured on a real ``mock_server`` in a subprocess.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import subprocess
@@ -202,6 +203,49 @@ def test_a_chunk_costs_no_store_read_of_its_group(
     answers = api.post_chunks(job_id, "forward-backward", chunks)
     assert [a.status_code for a in answers] == [200] * (len(chunks) - 1) + [202]
     assert reads == ["get_group"]  # the first chunk's "is this group known?"
+
+
+def test_each_chunk_is_hashed_once_and_written_once(
+    api: MockApi, live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mock's only hash over a chunk is the frame's SHA-256; each chunk is stored once."""
+    job_id = api.create_job()
+    # Bulk beside a small batch, so the result (hashed when it is encoded) stays small.
+    bulk = torch.zeros(8 * MiB // 4, dtype=torch.float32)
+    value = {"kwargs": {"input_ids": torch.zeros(1, 8, dtype=torch.int64)}, "padding": bulk}
+    chunks = request_chunks(value, payload_bytes=256 * 1024, group="once")
+    frame_bytes = len(wire.dumps(value))
+    hashed, written = [0], [0]
+    real_sha256 = hashlib.sha256
+
+    def counting_sha256(data: bytes = b"") -> Any:
+        hashed[0] += memoryview(data).nbytes
+        digest = real_sha256(data)
+        update = digest.update
+
+        class Counted:
+            def update(self, more: Any) -> None:
+                hashed[0] += memoryview(more).nbytes
+                update(more)
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(digest, name)
+
+        return Counted()
+
+    store = live_mock.app.state.service.store
+    write_file = store.write_chunk_file
+
+    def counting_write(job: str, group: str, idx: int, chunk: Any) -> None:
+        written[0] += memoryview(chunk).nbytes
+        write_file(job, group, idx, chunk)
+
+    monkeypatch.setattr(hashlib, "sha256", counting_sha256)
+    monkeypatch.setattr(store, "write_chunk_file", counting_write)
+    answers = api.post_chunks(job_id, "forward-backward", chunks)
+    assert answers[-1].status_code == 202, answers[-1].text
+    assert frame_bytes <= hashed[0] < frame_bytes * 1.05
+    assert written[0] == sum(len(chunk) for chunk in chunks)
 
 
 # --------------------------------------------------------------------------- requests
