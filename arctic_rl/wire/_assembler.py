@@ -33,6 +33,72 @@ def _helper_pool() -> ThreadPoolExecutor:
         return _helpers
 
 
+_HASH_PIECE = 8 * 1024 * 1024
+"""Queued ranges are hashed in pieces this large, so either thread can take the next."""
+
+
+class _QueuedHash:
+    """A SHA-256 over ranges of a growing buffer, in order, off the caller's thread.
+
+    Ranges are queued in pieces. A task on the shared helper pool hashes them, and the
+    caller takes pieces too whenever it would otherwise wait (or has fallen a chunk
+    behind), so on a busy machine the hash advances on whichever thread gets the CPU.
+    One lock, held while a piece is taken and hashed, keeps the pieces in order.
+    """
+
+    def __init__(self, buf: _fastcopy.AppendBuffer, hash_: Any) -> None:
+        self.hash = hash_
+        self._buf = buf
+        self._pieces: deque[tuple[int, int]] = deque()
+        self._queued = 0
+        self._state = threading.Lock()  # guards the queue and the task
+        self._order = threading.Lock()  # held while one piece is taken and hashed
+        self._task: Future[None] | None = None
+
+    def add(self, start: int, n: int, *, keep_up: int) -> None:
+        """Queue ``[start, start + n)``; hash here while more than ``keep_up`` bytes wait."""
+        with self._state:
+            for offset in range(start, start + n, _HASH_PIECE):
+                self._pieces.append((offset, min(_HASH_PIECE, start + n - offset)))
+            self._queued += n
+            if self._task is None:
+                self._task = _helper_pool().submit(self._run)
+        while self._queued > keep_up and self._hash_one():
+            pass
+
+    def _hash_one(self) -> bool:
+        """Hash the next piece, if any (False when none is queued)."""
+        with self._order:
+            with self._state:
+                if not self._pieces:
+                    return False
+                start, n = self._pieces.popleft()
+                self._queued -= n
+            with self._buf.view() as whole, whole[start : start + n] as piece:
+                self.hash.update(piece)
+        return True
+
+    def _run(self) -> None:
+        """Helper task: hash until the queue is empty."""
+        while True:
+            with self._state:
+                if not self._pieces:
+                    self._task = None
+                    return
+            self._hash_one()
+
+    def drain(self) -> None:
+        """Return once every queued range is hashed (helping with what is left)."""
+        while self._hash_one():
+            pass
+        with self._order:  # a piece the helper took is finished
+            pass
+        with self._state:
+            task = self._task
+        if task is not None and task.done():
+            task.result()  # surface an error the helper met
+
+
 class ChunkAssembler:
     """Incremental decoder: feed chunks as they arrive, in any order.
 
@@ -48,9 +114,10 @@ class ChunkAssembler:
     For large frames the hashing runs on a shared helper thread, GIL-free, over the
     assembled buffer: ``add`` copies the chunk into place, queues its range and returns,
     so the caller may reuse or drop its chunk at once and the hash keeps pace on the
-    other core. The queue is drained before the buffer has to move (it doubles when
-    full) and by the last ``add``, which checks the hash, so callers see the same
-    semantics either way. A failing ``add`` leaves the assembler as it was, except a
+    other core (the caller hashes too when the helper falls a chunk behind, see
+    :class:`_QueuedHash`). The queue is drained before the buffer has to move (it
+    doubles when full) and by the last ``add``, which checks the hash, so callers see
+    the same semantics either way. A failing ``add`` leaves the assembler as it was, except a
     hash mismatch, which poisons it.
     """
 
@@ -67,13 +134,9 @@ class ChunkAssembler:
         self._early: dict[int, memoryview] = {}
         self._placed = 0
         self._hash = hashlib.sha256()
-        self._threaded = False
         self._done = False
         self._failed: WireError | None = None
-        # Ranges of the buffer to hash, in order, and the helper task working on them.
-        self._to_hash: deque[tuple[int, int]] = deque()
-        self._hashing: Future[None] | None = None
-        self._lock = threading.Lock()
+        self._queued_hash: _QueuedHash | None = None
 
     @property
     def complete(self) -> bool:
@@ -126,8 +189,9 @@ class ChunkAssembler:
             )
         self.descriptor = desc
         self._payload = payload
-        self._threaded = size >= _THREAD_MIN
         self._buf = _fastcopy.AppendBuffer(size, presized=self._presized)
+        if size >= _THREAD_MIN:
+            self._queued_hash = _QueuedHash(self._buf, self._hash)
 
     def add(self, chunk: Buffer | ChunkFrame) -> ChunkDescriptor:
         """Verify one chunk frame and place its payload; returns its descriptor.
@@ -170,46 +234,21 @@ class ChunkAssembler:
         buf = self._buf
         assert buf is not None
         n = len(payload)
-        if not self._threaded:
+        if self._queued_hash is None:
             buf.append(payload)
             self._hash.update(payload)
         else:
             if buf.moves_for(n):
-                self._drain()  # the helper must not be reading what is about to move
+                self._queued_hash.drain()  # nothing may be reading what is about to move
             buf.append(payload)
-            self._queue_hash(buf.size - n, n)
+            self._queued_hash.add(buf.size - n, n, keep_up=self._payload)
         self._placed += 1
-
-    def _queue_hash(self, start: int, n: int) -> None:
-        with self._lock:
-            self._to_hash.append((start, n))
-            if self._hashing is not None:
-                return  # the running task takes it
-            self._hashing = _helper_pool().submit(self._hash_queued)
-
-    def _hash_queued(self) -> None:
-        """Helper task: hash queued ranges in order until the queue is empty."""
-        assert self._buf is not None
-        while True:
-            with self._lock:
-                if not self._to_hash:
-                    self._hashing = None
-                    return
-                start, n = self._to_hash.popleft()
-            with self._buf.view() as whole, whole[start : start + n] as part:
-                self._hash.update(part)
-
-    def _drain(self) -> None:
-        """Wait until every queued range is hashed."""
-        with self._lock:
-            task = self._hashing
-        if task is not None:
-            task.result()
 
     def _finish(self) -> None:
         """All chunks in: wait for the last hash, then check the frame's SHA-256."""
         assert self.descriptor is not None
-        self._drain()
+        if self._queued_hash is not None:
+            self._queued_hash.drain()
         if self._hash.hexdigest() != self.descriptor.frame_sha256:
             self._failed = WireError("hash_mismatch", "reassembled frame fails its SHA-256")
             self._buf = None

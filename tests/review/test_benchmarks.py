@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from arctic_rl import ArcticRLClient
-from benchmarks import MODULES, _goals, _mock, hotpath
+from benchmarks import MODULES, _goals, _mock, codec, hotpath
 from benchmarks import __main__ as bench
 from examples.grpo_demo import PAT_ENV
 
@@ -40,6 +40,15 @@ def test_the_summary_names_every_missed_row():
         {"module": "hotpath", "case": "c", "goal": "(not judged)"},
     ]
     assert bench.verdicts(rows) == "goals: 1 of 2 judged rows met; MISSED: hotpath: b"
+
+
+def test_codec_rows_take_the_slower_middle_round_trip_and_the_highest_peak():
+    runs = [
+        {"seconds": s, "peak_extra_mib": p} for s, p in [(3.0, 60), (1.0, 70), (2.0, 65), (4.0, 61)]
+    ]
+    median = codec._median_run(runs, 1024.0)
+    assert (median["seconds"], median["peak_extra_mib"], median["data_mib"]) == (3.0, 70, 1024.0)
+    assert median["runs_s"] == [3.0, 1.0, 2.0, 4.0]
 
 
 def test_percentile_is_nearest_rank():

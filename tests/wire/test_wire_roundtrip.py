@@ -129,6 +129,7 @@ def test_fast_paths_on_small_data(monkeypatch: pytest.MonkeyPatch) -> None:
     """Exercise the pre-faulted/memmove/threaded paths without gigabytes of data."""
     monkeypatch.setattr(_fastcopy, "FAST_MIN", 1)
     monkeypatch.setattr(_assembler, "_THREAD_MIN", 1)
+    monkeypatch.setattr(_assembler, "_HASH_PIECE", 100)  # several pieces per chunk
     gen = torch.Generator().manual_seed(1)
     value = {f"w{i}": torch.randn(1000 + i, generator=gen).to(torch.bfloat16) for i in range(8)}
     frame = wire.dumps(value, metadata={"m": True})
@@ -153,6 +154,7 @@ def test_hashing_on_the_helper_still_catches_a_changed_byte(
 ) -> None:
     monkeypatch.setattr(_fastcopy, "FAST_MIN", 1)
     monkeypatch.setattr(_assembler, "_THREAD_MIN", 1)
+    monkeypatch.setattr(_assembler, "_HASH_PIECE", 100)
     value = {"w": torch.arange(20_000, dtype=torch.float32)}
     chunks = [
         bytes(c) for c in wire.split_chunks(wire.dumps(value), wire.Chunking("result_chunk", 9000))
