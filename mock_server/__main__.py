@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from mock_server.backends import BACKEND_NAMES
+from mock_server.server import ServerSettings
 from mock_server.settings import Settings
 
 TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"
@@ -95,14 +96,22 @@ def main(argv: list[str] | None = None) -> int:
 
     from mock_server.app import create_app
 
-    app = create_app(settings)
+    server = ServerSettings()
+    server.ensure_descriptors()
+    app = create_app(settings, server=server)
     if args.no_auth:
         log.warning("=" * 72)
         log.warning("AUTHENTICATION DISABLED (--no-auth): any client may use this mock")
         log.warning("=" * 72)
     base = f"http://{args.host}:{args.port}{settings.prefix}"
     log.info("mock Cortex GS (%s backend, state in %s) at %s", args.backend, args.state_dir, base)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level.lower())
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level.lower(),
+        **server.uvicorn_options(),
+    )
     return 0
 
 

@@ -1,7 +1,8 @@
 """The mock Cortex GS as a FastAPI app, routed from the contract's generated table.
 
 ``create_app`` wires the pieces: the service (business rules, store, worker), the
-middleware (any database and schema, request ids, the body cap), the error shapes, and
+middleware (any database and schema; then, before routing, request ids, authentication
+and the body's size and pace), the error shapes, and
 one router built from ``cortex_gs_contract.OPERATIONS`` over the handlers in
 :mod:`mock_server.routers`. Handlers parse and validate (JSON through the generated
 models, binary bodies as raw capped streams) and render answers through the same models,
@@ -24,17 +25,23 @@ from fastapi import FastAPI
 from mock_server import departures
 from mock_server.backends import Backend, make_backend
 from mock_server.errors import install_error_handlers
-from mock_server.middleware import AnyDatabaseAndSchema, RequestIdAndLimitMiddleware
+from mock_server.middleware import AnyDatabaseAndSchema, RequestGuard
 from mock_server.openapi import install_openapi
 from mock_server.routers import AREAS, files, jobs
 from mock_server.routing import build_router
+from mock_server.server import ServerSettings
 from mock_server.service import MockService
 from mock_server.settings import Settings
 from mock_server.store import Store
 
 
-def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
-    """Build the mock for ``settings`` (backend built from ``settings.backend`` if absent)."""
+def create_app(
+    settings: Settings, backend: Backend | None = None, server: ServerSettings | None = None
+) -> FastAPI:
+    """Build the mock for ``settings`` (backend built from ``settings.backend`` if absent).
+
+    ``server`` holds the limits the request guard applies to bodies (default: the CLI's).
+    """
     factory = (lambda: backend) if backend is not None else _backend_factory(settings)
     service = MockService(settings, factory, Store(settings.state_dir))
 
@@ -58,12 +65,15 @@ def create_app(settings: Settings, backend: Backend | None = None) -> FastAPI:
     app.state.service = service
     app.state.settings = settings
     install_error_handlers(app)
-    app.add_middleware(RequestIdAndLimitMiddleware, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestGuard, settings=settings, server=server or ServerSettings())
     app.add_middleware(AnyDatabaseAndSchema, settings=settings)
 
     router = build_router(AREAS, settings.prefix)
-    app.include_router(router)
-    app.include_router(files.router)
+    # The routes go onto the app's own router rather than through include_router: FastAPI
+    # wraps an included router so that each request matches every route twice and sums a
+    # version over all routes first, a fifth of the mock's per-request time. The routes
+    # already carry their full paths (the prefix is the router's).
+    app.router.routes.extend([*router.routes, *files.router.routes])
     app.state.api_routes = list(router.routes)  # for the 405 handler's Allow header
     # The contract's root is the prefix itself; accept it without the trailing slash too.
     app.add_api_route(settings.prefix, jobs.create_job, methods=["POST"], include_in_schema=False)

@@ -2,7 +2,7 @@
 
 FastAPI derives operations, parameters and status codes from the real routes (that is
 what the parity test checks); this module only fixes what FastAPI cannot know: paths
-relative to the contract's server prefix, both PAT headers as one security requirement,
+relative to the contract's server prefix, both PAT headers as the document's security,
 the response headers every answer carries, proposed-extension marks, and component
 schemas for everything referenced (including the DSSST1 payload schemas named only in
 ``x-dssst1-schema``), taken from the generated models.
@@ -14,7 +14,12 @@ import inspect
 from typing import Any
 
 import cortex_gs_models as models
-from cortex_gs_contract import OPERATIONS, REQUEST_ID_HEADER, RETRY_AFTER_HEADER
+from cortex_gs_contract import (
+    OPERATIONS,
+    REQUEST_ID_HEADER,
+    RETRY_AFTER_HEADER,
+    TOKEN_TYPE_HEADER,
+)
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
@@ -24,6 +29,8 @@ from mock_server.settings import Settings
 
 REF_PREFIX = "#/components/schemas/"
 RETRY_AFTER = ("429", "503")
+BEARER_SCHEME = "patBearer"
+TOKEN_TYPE_SCHEME = "patTokenType"
 
 
 def _model_schemas() -> dict[str, Any]:
@@ -55,13 +62,17 @@ def _refs(node: Any) -> set[str]:
     return found
 
 
-def _merge_security(operation: dict[str, Any]) -> None:
-    """FastAPI lists each security dependency as an alternative; the contract needs both."""
-    merged: dict[str, list[str]] = {}
-    for requirement in operation.pop("security", []):
-        merged.update(requirement)
-    if merged:
-        operation["security"] = [merged]
+def _require_token(doc: dict[str, Any]) -> None:
+    """Every route asks for both PAT headers, as the contract says once for the document.
+
+    The request guard (mock_server.middleware) checks them before routing, for every
+    route, so no operation declares them as a dependency; the document says it here.
+    """
+    doc["security"] = [{BEARER_SCHEME: [], TOKEN_TYPE_SCHEME: []}]
+    doc.setdefault("components", {})["securitySchemes"] = {
+        BEARER_SCHEME: {"type": "http", "scheme": "bearer"},
+        TOKEN_TYPE_SCHEME: {"type": "apiKey", "in": "header", "name": TOKEN_TYPE_HEADER},
+    }
 
 
 def _stamp_responses(operation: dict[str, Any]) -> None:
@@ -108,12 +119,12 @@ def build_openapi(app: FastAPI, settings: Settings) -> dict[str, Any]:
             continue  # the docs pages themselves
         rel = path[len(prefix) :] or "/"
         for operation in item.values():
-            _merge_security(operation)
             _stamp_responses(operation)
             _mark_proposals(operation)
         paths[rel] = item
     doc["paths"] = paths
     doc["servers"] = [{"url": prefix, "description": "This mock."}]
+    _require_token(doc)
     schemas = {**doc.get("components", {}).get("schemas", {}), **_model_schemas()}
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)

@@ -30,6 +30,7 @@ from cortex_gs_contract import (
 
 from arctic_rl import wire
 from mock_server.app import create_app
+from mock_server.server import ServerSettings
 from mock_server.settings import Settings
 
 STARTUP_TIMEOUT_S = 20.0
@@ -72,11 +73,13 @@ class LiveMock:
     ``base_url`` is the full contract prefix (``http://127.0.0.1:PORT/api/v2/...``);
     ``headers()`` gives auth headers for ``token``; ``restart()`` stops the server and
     starts a fresh app on the same port and state directory (a "mock restart");
-    ``app`` is the running FastAPI app (``app.state.service`` for white-box checks).
+    ``app`` is the running FastAPI app (``app.state.service`` for white-box checks);
+    ``server`` the HTTP server's limits (timeouts, connection cap), as the CLI applies them.
     """
 
     settings: Settings
     port: int = 0
+    server: ServerSettings = field(default_factory=ServerSettings)
     app: Any = field(default=None, repr=False)
     _server: uvicorn.Server | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -109,8 +112,15 @@ class LiveMock:
         """Serve in a background thread; returns once the socket accepts requests."""
         sock = _bind(self.port)
         self.port = sock.getsockname()[1]
-        self.app = create_app(self.settings)
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on", access_log=False)
+        self.app = create_app(self.settings, server=self.server)
+        self.server.ensure_descriptors()
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            lifespan="on",
+            access_log=False,
+            **self.server.uvicorn_options(),
+        )
         server = uvicorn.Server(config)
         thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name="live-mock", daemon=True
@@ -140,10 +150,13 @@ class LiveMock:
 
 
 @contextmanager
-def running_mock(state_dir: Path, **settings: Any) -> Iterator[LiveMock]:
+def running_mock(
+    state_dir: Path, server: ServerSettings | None = None, **settings: Any
+) -> Iterator[LiveMock]:
     """A started :class:`LiveMock` for the ``with`` block (defaults: canned, token 'test-pat')."""
     settings.setdefault("token", "test-pat")
-    mock = LiveMock(Settings(state_dir=state_dir, **settings)).start()
+    mock = LiveMock(Settings(state_dir=state_dir, **settings), server=server or ServerSettings())
+    mock.start()
     try:
         yield mock
     finally:

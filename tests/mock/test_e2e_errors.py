@@ -313,15 +313,13 @@ def test_job_starts_from_a_source_checkpoint_or_fails(api: MockApi) -> None:
     assert api.http.post(f"/{broken}:cancel").json()["error_code"] == "invalid_state"
 
 
-def test_early_rejection_still_reads_a_large_body(api: MockApi, live_mock: LiveMock) -> None:
+def test_early_rejection_still_reads_a_large_body(api: MockApi) -> None:
     job_id = api.create_job()
     api.http.post(f"/{job_id}:cancel")
     body = b"\0" * (8 * 1024 * 1024)  # larger than socket buffers: the client must finish writing
     refused = api.http.post(f"/{job_id}/forward-backward", content=body)
     assert refused.status_code == 409 and refused.json()["error_code"] == "job_not_running"
-    with httpx.Client(base_url=live_mock.base_url) as anonymous:
-        denied = anonymous.post(f"/{job_id}/forward-backward", content=body)
-    assert denied.status_code == 401
+    # Without a token the body is not read (tests/reliability/test_server_guards.py).
 
 
 def test_405_lists_the_allowed_methods(live_mock: LiveMock) -> None:
