@@ -227,7 +227,9 @@ class ChunkGroups:
 
         The write of chunk i overlaps the upload of chunk i+1, and the group waits for it
         before its next chunk (one write in flight per group, so memory stays bounded)
-        and before the final chunk commits the group.
+        and before the final chunk commits the group. A crash inside that window loses an
+        answered chunk: after the restart the final chunk's ``chunk_group_missing_chunks``
+        names it and the client resends it, and the group still runs once.
         """
         try:
             await group.written()
