@@ -195,25 +195,23 @@ async def _send(conn: _Connection, request: httpx.Request, timeout: float | None
             try:
                 conn.writer.write(head + request.content)
             except httpx.RequestNotRead:
-                conn.writer.write(head)
-                await _send_stream(conn.writer, request, chunked=chunked)
+                await _send_stream(conn.writer, request.stream, head, chunked=chunked)
             await conn.writer.drain()
 
 
 async def _send_stream(
-    writer: asyncio.StreamWriter, request: httpx.Request, *, chunked: bool
+    writer: asyncio.StreamWriter, stream: Any, head: bytes, *, chunked: bool
 ) -> None:
-    stream: Any = request.stream
+    """A streamed body; the head goes out with its first piece (one send, one wake-up)."""
+    pending = head
     async for piece in stream:
         if not piece:
             continue
-        if chunked:
-            writer.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
-        else:
-            writer.write(piece)
+        framed = b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece
+        writer.write(pending + framed if pending else framed)
+        pending = b""
         await writer.drain()
-    if chunked:
-        writer.write(b"0\r\n\r\n")
+    writer.write(pending + b"0\r\n\r\n" if chunked else pending)
 
 
 async def _read_head(
