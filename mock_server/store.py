@@ -122,6 +122,9 @@ class Store:
         self._db.executescript(_SCHEMA)
         self._add_missing_columns()
         self._purged_at = 0.0
+        # Job rows as last written by this store (every job write goes through it): the
+        # routes read a job on nearly every call, and a read here takes no lock.
+        self._jobs: dict[str, dict[str, Any]] = {}
 
     def _add_missing_columns(self) -> None:
         """State dirs written by an older mock lack the newer columns; add them."""
@@ -196,11 +199,16 @@ class Store:
                 self._insert_idempotent(db, idempotency)
 
     def get_job(self, job_id: str) -> dict[str, Any] | None:
-        """A job row with ``sub_jobs`` decoded, or None."""
-        row = self._one("SELECT * FROM jobs WHERE job_id = ?", (job_id,))
-        if row is not None:
-            row["sub_jobs"] = json.loads(row["sub_jobs"])
-        return row
+        """A job row with ``sub_jobs`` decoded (shared: read-only), or None."""
+        cached = self._jobs.get(job_id)
+        if cached is None:
+            with self._lock:  # a writer updates the cache under the lock too
+                row = self._one("SELECT * FROM jobs WHERE job_id = ?", (job_id,))
+                if row is None:
+                    return None
+                row["sub_jobs"] = json.loads(row["sub_jobs"])
+                cached = self._jobs.setdefault(job_id, row)
+        return dict(cached)
 
     def list_jobs(self, status: str | None = None) -> list[dict[str, Any]]:
         """Jobs newest first, optionally filtered by state."""
@@ -218,12 +226,19 @@ class Store:
     ) -> bool:
         """Move a job to ``status``; with ``only_from``, only from those states."""
         allowed = list(only_from)
+        now = time.time()
         sql = "UPDATE jobs SET status = ?, reason = ?, updated_at = ? WHERE job_id = ?"
-        args: list[Any] = [status, reason, time.time(), job_id]
+        args: list[Any] = [status, reason, now, job_id]
         if allowed:
             sql += f" AND status IN ({','.join('?' * len(allowed))})"
             args += allowed
-        return self._exec(sql, args).rowcount > 0
+        with self._lock:
+            changed = self._db.execute(sql, args).rowcount > 0
+            cached = self._jobs.get(job_id)
+            if changed and cached is not None:  # a new dict: readers never see half of it
+                update = {"status": status, "reason": reason, "updated_at": now}
+                self._jobs[job_id] = {**cached, **update}
+        return changed
 
     # -- requests --------------------------------------------------------------------
     def create_request(
