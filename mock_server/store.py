@@ -60,6 +60,8 @@ CREATE TABLE IF NOT EXISTS chunk_groups (
     frame_sha256 TEXT NOT NULL, frame_size INTEGER NOT NULL, total_chunks INTEGER NOT NULL,
     request_id TEXT, created_at REAL NOT NULL, PRIMARY KEY (job_id, group_id)
 );
+-- The unfinished groups of a job, counted on every new group (the finished ones pile up).
+CREATE INDEX IF NOT EXISTS chunk_groups_open ON chunk_groups (job_id) WHERE request_id IS NULL;
 -- chunk_sha256 is "" when the mock checks a resent chunk against its stored file instead.
 CREATE TABLE IF NOT EXISTS chunks (
     job_id TEXT NOT NULL, group_id TEXT NOT NULL, chunk_idx INTEGER NOT NULL,
