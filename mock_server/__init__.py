@@ -21,10 +21,12 @@ Layout (one concern per module):
 - ``bodies``: open request bodies (what is ignored is logged at debug).
 - ``exports``: signed, short-lived download links of checkpoint exports.
 - ``errors``: today's error shapes for every failure.
-- ``store``: SQLite + files under ``--state-dir`` (survives restarts).
+- ``store``: SQLite + files under ``--state-dir`` (survives restarts and crashes: what must
+  change together is one transaction; start-up reconciles what a killed process left).
 - ``backends``: ``canned`` (instant, shape-correct) and ``reference`` (a tiny torch LM
   that really trains); handlers never see torch.
 - ``openapi``: the app's own OpenAPI, shaped for comparison with the contract.
 - ``departures``: test-only deliberate departures from the contract (the kit's tests).
+- ``crashpoints``: test-only: exit the process at a named commit boundary (crash tests).
 - ``testing``: ``LiveMock``/``MockApi`` for tests (see ``tests/conftest.py``).
 """
