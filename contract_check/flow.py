@@ -89,7 +89,8 @@ async def _flow(kit: Kit, probes: Probes, *, model: str, notes: list[str]) -> li
         training_gpus=1,
         sampling_gpus=1,
         job_ready_timeout=JOB_READY_TIMEOUT_S,
-        training_config={"max_seq_len": 64, "train_batch_size": 2},
+        # As wide as the flow's batch (64 prompt + 64 response tokens): wider is refused.
+        training_config={"max_seq_len": 128, "train_batch_size": 2},
         cortex={
             "base_url": kit.target.base_url,
             "experiment_name": f"contract-check-{uuid.uuid4().hex[:8]}",
