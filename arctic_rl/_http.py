@@ -107,6 +107,15 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         request.headers["Authorization"] = self._authorization.get_secret_value()
         request.headers["Accept-Encoding"] = ACCEPT_ENCODING
         try:
+            try:
+                return await self._attempt(request, retried=False)
+            except Exception as exc:
+                if _retry_hook(exc) is False or self._max_retries <= 1:
+                    raise
+                first_failure: Exception | None = exc
+            # Only a failed first attempt pays for stamina (tens of microseconds a request):
+            # its failure is replayed as stamina's first attempt, so the waits, the attempt
+            # count and the time budget are what they would have been had stamina run it.
             async for attempt in stamina.retry_context(
                 on=_retry_hook,
                 attempts=self._max_retries,
@@ -115,13 +124,19 @@ class ServiceTransport(httpx.AsyncBaseTransport):
                 wait_max=RETRY_WAIT_MAX_S,
             ):
                 with attempt:
-                    response = await self._inner.handle_async_request(request)
-                    return await self._checked(request, response, retried=attempt.num > 1)
+                    if first_failure is not None:
+                        replayed, first_failure = first_failure, None
+                        raise replayed
+                    return await self._attempt(request, retried=True)
         except httpx.TransportError as exc:
             raise APIConnectionError(
                 f"cannot reach {self._base_url}: {type(exc).__name__}: {exc}"
             ) from exc
         raise AssertionError("stamina ran no attempt")  # pragma: no cover
+
+    async def _attempt(self, request: httpx.Request, *, retried: bool) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        return await self._checked(request, response, retried=retried)
 
     async def _checked(
         self, request: httpx.Request, response: httpx.Response, *, retried: bool

@@ -8,7 +8,11 @@ checks what the transport makes of them, and how many connections it opened.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ssl
+import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -225,3 +229,53 @@ def test_nobody_listening_is_a_connect_error() -> None:
             await fetch(transport, f"http://127.0.0.1:{port}/")
 
     asyncio.run(main())
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (made with the openssl command)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "self-signed"])
+def test_https_verifies_the_server_unless_told_not_to(
+    certificate: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, trusted: bool
+) -> None:
+    cert, key = certificate
+    if trusted:  # the trust store httpx reads (trust_env): this certificate only
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+
+    async def main() -> list[str]:
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(cert, key)
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+                await read_request(reader)
+                writer.write(answer(b"secure"))
+                await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=tls)
+        url = f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+        outcomes = []
+        for verify in (True, False):
+            transport = Http11Transport(verify_tls=verify)
+            try:
+                outcomes.append((await fetch(transport, url)).text)
+            except httpx.ConnectError as exc:
+                outcomes.append(f"refused: {'CERTIFICATE_VERIFY_FAILED' in str(exc)}")
+            finally:
+                await transport.aclose()
+        server.close()
+        return outcomes
+
+    verified = "secure" if trusted else "refused: True"
+    assert asyncio.run(main()) == [verified, "secure"]
