@@ -98,15 +98,15 @@ def test_reference_training_goes_on_after_a_restart(live_mock_factory: MockFacto
     assert [s["global_steps"] for s in steps] == [1, 2, 3]
     assert api.run(job_id, "sync-weights", {})["version"] == 1
     pending = api.run_frame(job_id, "forward-backward", update_batch(3))  # not stepped yet
-    # One file of weights (the synced sampling copy names it too) and one of gradients:
-    # what earlier steps wrote is gone.
-    saved = (mock.state_dir / "backend" / job_id).iterdir()
-    assert sorted(path.name.split("-")[0] for path in saved) == ["grads", "manifest.json", "train"]
     before = fingerprint(api, job_id)
 
     api = restarted(mock, api)
     assert api.http.get(f"/{job_id}").json()["status"] == JobState.running
     assert_same(fingerprint(api, job_id), before)
+    # On disk, one file of weights (the synced sampling copy names it too) and one of
+    # gradients: what earlier steps wrote is gone.
+    saved = (mock.state_dir / "backend" / job_id).iterdir()
+    assert sorted(path.name.split("-")[0] for path in saved) == ["grads", "manifest.json", "train"]
     step = api.run(job_id, "step", {})
     assert step["global_steps"] == 4
     # The step applied the gradient accumulated before the restart, no more, no less.
