@@ -11,8 +11,9 @@ the six around it: one of ours takes 1.2-3.5 s here and the published one 22-31 
 sampling ours just before and just after the published run puts both under the same
 load (a burst of other work on the shared machine would otherwise decide a row). The
 peak is the highest of the six.
-``python -m benchmarks.codec --profile`` adds the phases that explain our time (one
-SHA-256 pass, the encoder alone, a warm second pass, the one-shot path).
+``python -m benchmarks.codec --profile`` shows the phases our time is made of (one
+SHA-256 pass, a copy into fresh memory, the encoder alone, the round trip, the one-shot
+path), with the CPU time of each.
 
 Each phase runs in a fresh child process so its RSS high-water mark (VmHWM) is its
 own; "peak extra" is that mark minus the RSS once the source tensors exist, minus the
@@ -175,16 +176,19 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
         return {**out, **_published(value, max_bytes)}
     if phase == "oneshot":
         return {**out, **_ours_one_shot(value, max_bytes)}
-    if phase == "roundtrip-warm":
-        _roundtrip(value, max_bytes)  # first pass faults fresh pages in from the host
-        _reset_peak()
-        return {**out, **_roundtrip(value, max_bytes)}
     base, cpu0 = status("VmRSS"), _cpu_s()
     t0 = time.perf_counter()
     if phase == "sha256":
         h = hashlib.sha256()
         for t in value.values():
             h.update(memoryview(t.view(-1).view(torch.uint8).numpy()))
+    elif phase == "fresh-copy":
+        from arctic_rl.wire import _fastcopy
+
+        views = [memoryview(t.view(-1).view(torch.uint8).numpy()) for t in value.values()]
+        fresh = _fastcopy.AppendBuffer(sum(len(v) for v in views))
+        for view in views:
+            fresh.append(view)
     elif phase == "encode":
         for chunk in wire.iter_chunks(value, wire.Chunking("request_chunk", max_bytes, "bench")):
             out.setdefault("first_chunk_s", time.perf_counter() - t0)
@@ -195,14 +199,16 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
     return out
 
 
-PHASES = ("roundtrip", "published", "sha256", "encode", "roundtrip-warm", "oneshot")
+PHASES = ("roundtrip", "published", "sha256", "fresh-copy", "encode", "oneshot")
 PROFILE = (
-    ("sha256", "sha256 floor (1 pass)"),
-    ("encode", "encode+chunk (iter_chunks)"),
-    ("roundtrip-warm", "round trip, streamed, 2nd in process"),
+    ("sha256", "one SHA-256 pass (a round trip needs two)"),
+    ("fresh-copy", "copy into fresh memory (the receiver's buffer)"),
+    ("encode", "encode to chunks (iter_chunks: hash, then copy)"),
+    ("roundtrip", "round trip, streamed (median of 3)"),
     ("oneshot", "round trip, one-shot (dumps/split, join/loads)"),
 )
-"""What ``--profile`` adds: the phases our round trip's time is made of."""
+"""What ``--profile`` shows: the phases our round trip's time is made of."""
+PROFILE_COLUMNS = ("case", "data_MiB", "seconds", "cpu_s", "peak_chunks", "load1")
 REPEATS = 3
 ROUNDS = 3
 """Our streamed round trips per child process (see the module doc)."""
@@ -267,7 +273,9 @@ def run(
             ref_seconds=ref["seconds"],
             ref="published codec (one-shot: it has no streaming path)",
             ref_peak_chunks=ref["peak_extra_mib"] * MIB / MAX_BODY_BYTES,
+            ref_cpu_s=ref["cpu_s"],
             ratio=ref["seconds"] / around["seconds"],
+            cpu_ratio=ref["cpu_s"] / around["cpu_s"],
         )
         goal = f"ratio >= {GOAL_RATIO:g}, peak <= {GOAL_PEAK_CHUNKS:g} chunks"
         checks = ((row["ratio"], ">=", GOAL_RATIO), (row["peak_chunks"], "<=", GOAL_PEAK_CHUNKS))
@@ -279,9 +287,13 @@ def profile(tensors: int = TENSORS, tensor_mib: int = TENSOR_MIB) -> list[dict[s
     """Rows that explain the round trip's time: the SHA-256 floor, encode alone, ..."""
     from arctic_rl.wire import MAX_BODY_BYTES
 
-    return [
-        _row(label, _spawn(phase, tensors, tensor_mib, MAX_BODY_BYTES)) for phase, label in PROFILE
-    ]
+    rows = []
+    for phase, label in PROFILE:
+        got = _spawn(phase, tensors, tensor_mib, MAX_BODY_BYTES)
+        if "runs" in got:
+            got = _median_run(got["runs"], got["data_mib"])
+        rows.append(_row(label, got))
+    return rows
 
 
 def main() -> None:
@@ -297,8 +309,10 @@ def main() -> None:
         return
     from benchmarks.__main__ import render
 
-    rows = (profile if args.profile else run)(args.tensors, args.tensor_mib)
-    print(render(rows))
+    if args.profile:
+        print(render(profile(args.tensors, args.tensor_mib), PROFILE_COLUMNS))
+    else:
+        print(render(run(args.tensors, args.tensor_mib)))
 
 
 if __name__ == "__main__":
