@@ -89,6 +89,7 @@ class Http11Transport(httpx.AsyncBaseTransport):
         self._verify_tls = verify_tls
         self._ssl: ssl.SSLContext | None = None
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
+        self._closed = False
 
     def __repr__(self) -> str:
         return f"Http11Transport(idle={sum(map(len, self._idle.values()))})"
@@ -103,6 +104,7 @@ class Http11Transport(httpx.AsyncBaseTransport):
         return await self._exchange(key, conn, request, timeouts)
 
     async def aclose(self) -> None:
+        self._closed = True
         for conns in self._idle.values():
             for conn in conns:
                 conn.close()
@@ -121,7 +123,7 @@ class Http11Transport(httpx.AsyncBaseTransport):
 
     def _release(self, key: tuple[str, str, int], conn: _Connection) -> None:
         conns = self._idle.setdefault(key, [])
-        if len(conns) < MAX_IDLE_CONNECTIONS and conn.usable:
+        if not self._closed and len(conns) < MAX_IDLE_CONNECTIONS and conn.usable:
             conns.append(conn)
         else:
             conn.close()

@@ -279,3 +279,32 @@ def test_https_verifies_the_server_unless_told_not_to(
 
     verified = "secure" if trusted else "refused: True"
     assert asyncio.run(main()) == [verified, "secure"]
+
+
+def test_a_proxy_named_by_the_environment_takes_the_requests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Behind a proxy the client uses httpx's transport, which speaks to proxies."""
+    from pydantic import SecretStr
+
+    from arctic_rl._config import ClientSettings
+    from arctic_rl._http import open_client
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(answer(b"{}", b"content-type: application/json"))
+        return True
+
+    async def test(proxy: Server, transport: Http11Transport) -> None:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url.removesuffix("/api"))
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        service = "http://127.0.0.1:9/api"  # nothing listens there: only the proxy answers
+        client = open_client(ClientSettings(service, SecretStr("t")))
+        httpx_client = client.get_async_httpx_client()
+        try:
+            assert (await httpx_client.request("GET", "/jobs")).json() == {}
+        finally:
+            await httpx_client.aclose()
+
+    proxy = run(script, test)
+    assert proxy.requests[0][0].startswith(b"GET http://127.0.0.1:9/api/jobs HTTP/1.1")
