@@ -23,7 +23,7 @@ class Limits:
     max_depth: int = 100
     max_rank: int = 64
     max_frame_bytes: int = 16 * 1024**3
-    """Largest frame a ChunkAssembler will preallocate for."""
+    """Largest frame a ChunkAssembler will accept (it allocates as chunks arrive, not for this)."""
     max_chunks: int = 1_000_000
     """Most chunks one frame may be split into (bounds the assembler's bookkeeping)."""
 
