@@ -74,6 +74,9 @@ class ServerSettings:
             "timeout_keep_alive": self.keep_alive_s,
             "backlog": self.backlog,
             "timeout_graceful_shutdown": self.graceful_shutdown_s,
+            # No proxy in front: the peer a refusal logs is the socket's, never a header's
+            # (and a middleware layer fewer on every request).
+            "proxy_headers": False,
         }
 
     def ensure_descriptors(self) -> None:
