@@ -74,8 +74,8 @@ class _Body:
 
     The pace rule counts only time spent waiting inside ``receive`` (while the app wants
     the body), so a handler that reads late never makes the client look slow: a wait may
-    last at most ``idle_timeout_s``, and all waits together at most ``grace_s`` plus one
-    second per ``min_rate`` bytes received.
+    last at most ``body_idle_timeout_s``, and all waits together at most ``body_grace_s``
+    plus one second per ``body_min_rate`` bytes received (the ``ServerSettings``).
     """
 
     def __init__(
