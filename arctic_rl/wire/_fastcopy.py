@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import mmap
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -163,14 +164,59 @@ def empty_bytes(total: int) -> tuple[bytes, int] | None:
     return out, base
 
 
+SPARE_MAX_BYTES = 1536 * 1024 * 1024
+"""Mappings up to this size are kept for reuse once released (see :class:`_Spares`)."""
+_TRACKED = 2
+
+
+class _Spares:
+    """The last mappings :class:`AppendBuffer` made, reused once their users let go.
+
+    A process that assembles large frames in a loop (a training client's results, the
+    mock's uploads) would otherwise fault a fresh mapping in for every frame: about
+    0.3 s of CPU per GiB here. A tracked mapping that nobody but this list references
+    (the tensors that viewed it are gone) is handed to the next buffer with its pages
+    still in. At most ``_TRACKED`` mappings are tracked, the oldest let go first, so at
+    most that many released ones are ever kept.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._maps: list[mmap.mmap] = []
+
+    def take(self) -> mmap.mmap | None:
+        """A tracked mapping nobody else references, or None."""
+        with self._lock:
+            # one that grew too large after it was tracked is let go, never reused
+            self._maps = [m for m in self._maps if len(m) <= SPARE_MAX_BYTES]
+            for i in range(len(self._maps)):
+                if _references(self._maps, i) == _ALONE:
+                    return self._maps.pop(i)
+        return None
+
+    def track(self, mapping: mmap.mmap) -> None:
+        """Keep ``mapping`` for reuse once its users let go (too large ones are not kept)."""
+        if not _CAN_REFILL or len(mapping) > SPARE_MAX_BYTES:
+            return
+        with self._lock:
+            self._maps.append(mapping)
+            if len(self._maps) > _TRACKED:
+                del self._maps[0]
+
+
+_spares = _Spares()
+
+
 class AppendBuffer:
     """Bytes appended in order into memory that grows with them, up to ``capacity``.
 
     Large buffers are an anonymous mapping extended by ``mremap`` (no copy) to twice
     its size when full, and populated only over the ranges appended, so the memory
     held is what was appended (the address space at most twice that), never the
-    capacity. ``presized`` (every byte is known to be coming) allocates a bytes object
-    of ``capacity`` at once instead, to be handed out uncopied.
+    capacity; a released mapping of an earlier buffer is taken instead when there is
+    one (:class:`_Spares`), pages and all. ``presized`` (every byte is known to be
+    coming) allocates a bytes object of ``capacity`` at once instead, to be handed out
+    uncopied.
     """
 
     def __init__(self, capacity: int, *, presized: bool = False) -> None:
@@ -180,6 +226,7 @@ class AppendBuffer:
         self._bytes_addr = 0
         self._small: bytearray | None = None
         self._map: mmap.mmap | None = None
+        self._faulted = 0  # bytes of the mapping known to be populated
         fast = empty_bytes(capacity) if presized else None
         if fast is not None:
             self._bytes, self._bytes_addr = fast
@@ -206,19 +253,31 @@ class AppendBuffer:
             if self._bytes is not None:
                 dst = self._bytes_addr + self.size
             else:
-                dst = self._room(end) + self.size
-                populate(dst, n)
+                base = self._room(end)
+                dst = base + self.size
+                if end > self._faulted:
+                    start = max(self.size, self._faulted)
+                    populate(base + start, end - start)
+                    self._faulted = end
             memmove(dst, address(src), n)
         self.size = end
 
     def _room(self, end: int) -> int:
         """Make the mapping hold ``end`` bytes; returns its (possibly new) address."""
+        if self._map is None:
+            self._map = _spares.take()
+            if self._map is not None:
+                if len(self._map) > self.capacity:
+                    self._map.resize(self.capacity)  # keep no more than this frame needs
+                self._faulted = len(self._map)
+                _spares.track(self._map)
         have = 0 if self._map is None else len(self._map)
         if end > have:
             grown = min(self.capacity, max(end, 2 * have))
             flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
             if self._map is None:
                 self._map = mmap.mmap(-1, grown, flags=flags)
+                _spares.track(self._map)
             else:
                 try:
                     self._map.resize(grown)
@@ -227,6 +286,7 @@ class AppendBuffer:
                     moved[: self.size] = self._map[: self.size]
                     self._map.close()
                     self._map = moved
+                    self._faulted = self.size
         assert self._map is not None
         return address(self._map)
 

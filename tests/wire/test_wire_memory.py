@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from arctic_rl import wire
-from arctic_rl.wire import ChunkAssembler, _assembler
+from arctic_rl.wire import ChunkAssembler, _assembler, _fastcopy
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -106,3 +106,32 @@ def test_python_heap_follows_the_bytes_received() -> None:
         tracemalloc.stop()
     assert traced < 2 * received + 512 * KIB, f"{traced / MIB:.1f} MiB for {received / MIB} MiB"
     assert all(a.received == 2 for a in held)
+
+
+def _assemble(value: dict[str, torch.Tensor]) -> ChunkAssembler:
+    chunking = wire.Chunking("result_chunk", wire.CHUNK_HEADROOM + MIB)
+    asm = ChunkAssembler(kind="result_chunk")
+    for chunk in wire.iter_chunks(value, chunking):
+        asm.add(chunk.data)
+    assert asm.complete
+    return asm
+
+
+def test_a_released_frame_lends_its_pages_to_the_next_and_a_viewed_one_never_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_fastcopy, "_spares", _fastcopy._Spares())
+    first = {"w": torch.arange(2 * MIB, dtype=torch.float32)}  # an 8 MiB frame
+    second = {"w": torch.arange(2 * MIB, dtype=torch.float32).flip(0)}
+    asm = _assemble(first)
+    kept = asm.value()
+    used = _fastcopy.address(asm.buffer)
+    del asm
+    while_viewed = _assemble(second)
+    assert _fastcopy.address(while_viewed.buffer) != used  # the first frame is still viewed
+    assert torch.equal(kept["w"], first["w"])
+    assert torch.equal(while_viewed.value()["w"], second["w"])
+    del kept, while_viewed
+    after = _assemble(second)
+    assert _fastcopy.address(after.buffer) == used  # released: its mapping is taken again
+    assert torch.equal(after.value()["w"], second["w"])
