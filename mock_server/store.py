@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sqlite3
 import threading
@@ -374,13 +375,17 @@ class Store:
         return row
 
     def write_chunk_file(self, job_id: str, group_id: str, chunk_idx: int, chunk: bytes) -> None:
-        """Put a chunk's bytes on disk (whole or not at all) before any row names them."""
-        directory = self.chunk_dir(job_id, group_id)
-        directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{chunk_idx}.bin"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(chunk)
-        tmp.replace(path)
+        """Put a chunk's bytes on disk before any row names them.
+
+        Written in place (no temporary and rename): its row is committed only after the
+        write returns, and a file a crash cut short has no row, so start-up removes it.
+        """
+        path = self.chunk_dir(job_id, group_id) / f"{chunk_idx}.bin"
+        try:
+            path.write_bytes(chunk)
+        except FileNotFoundError:  # the group's first chunk: make its folder
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(chunk)
 
     def add_chunk(
         self,
@@ -502,8 +507,21 @@ class Store:
         self.drop_chunk_files(job_id, group_id)
 
     def drop_chunk_files(self, job_id: str, group_id: str) -> None:
-        """Free a group's chunk bytes once its request no longer needs them."""
-        shutil.rmtree(self.chunk_dir(job_id, group_id), ignore_errors=True)
+        """Free a group's chunk bytes once its request no longer needs them.
+
+        Its folder holds only chunk files: unlinking them is cheaper than ``rmtree``
+        (which runs once per group request).
+        """
+        directory = self.chunk_dir(job_id, group_id)
+        try:
+            names = os.listdir(directory)
+        except FileNotFoundError:
+            return
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(directory / name)
+        with contextlib.suppress(OSError):
+            directory.rmdir()
 
     # -- idempotency -----------------------------------------------------------------
     def get_idempotent(self, scope: str, key: str) -> dict[str, Any] | None:
