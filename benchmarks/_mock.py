@@ -32,6 +32,18 @@ DATABASE = "BENCH_DB"
 SCHEMA = "BENCH"
 PREFIX = f"/api/v2/databases/{DATABASE}/schemas/{SCHEMA}/cortex-training"
 STARTUP_TIMEOUT_S = 60.0
+ADDED_SINCE_BASELINE = ("httptools",)
+"""Packages this tree's environment gained after the baseline commit (pyproject's mock
+extra). The baseline's mock would pick them up from the shared virtual environment
+(uvicorn takes httptools when it can import it), so they are hidden from it: it runs as
+it did at its commit."""
+_LAUNCH = (
+    "import runpy, sys; "
+    "sys.modules.update(dict.fromkeys(sys.argv[1].split(','))); "
+    "sys.argv = ['mock_server', *sys.argv[2:]]; "
+    "runpy.run_module('mock_server', run_name='__main__', alter_sys=True)"
+)
+"""``python -c`` runs the mock with the modules named in its first argument unimportable."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,8 @@ def _wait_ready(proc: subprocess.Popen[bytes], url: str, token: str, log: Path) 
 def running(*, tree: Path = REPO, no_auth: bool = False) -> Iterator[Mock]:
     """Start the canned mock of ``tree`` on a free port; the token is in ``PAT_ENV`` meanwhile.
 
+    Another tree's mock runs without the packages added since (``ADDED_SINCE_BASELINE``).
+
     ``no_auth`` is for the published client, whose ``base_url`` path sends no token; our
     client still sends one (the mock then ignores it).
     """
@@ -90,8 +104,10 @@ def running(*, tree: Path = REPO, no_auth: bool = False) -> Iterator[Mock]:
     env.pop("PYTHONPATH", None)  # the tree's own packages come first (it is the cwd)
     with tempfile.TemporaryDirectory(prefix="arctic-rl-bench-mock-") as tmp:
         log = Path(tmp) / "mock.log"
+        hidden = ",".join(ADDED_SINCE_BASELINE) if tree != REPO else ""
+        launch = ["-c", _LAUNCH, hidden] if hidden else ["-m", "mock_server"]
         cmd = [
-            sys.executable, "-m", "mock_server", "--host", "127.0.0.1", "--port", str(port),
+            sys.executable, *launch, "--host", "127.0.0.1", "--port", str(port),
             "--backend", "canned", "--state-dir", str(Path(tmp) / "state"),
             "--database", DATABASE, "--schema", SCHEMA, "--log-level", "warning",
             *(["--no-auth"] if no_auth else []),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from arctic_rl import ArcticRLClient
@@ -80,6 +82,29 @@ def test_the_baseline_checkout_comes_from_the_environment(tmp_path, monkeypatch)
     (tmp_path / "mock_server").mkdir()
     (tmp_path / "mock_server" / "__main__.py").write_text("")
     assert _mock.baseline_tree() == tmp_path
+
+
+def test_a_baseline_mock_runs_without_the_packages_added_since(tmp_path):
+    """The launcher makes the modules it is given unimportable and passes the mock its args."""
+    (tmp_path / "mock_server").mkdir()
+    (tmp_path / "mock_server" / "__main__.py").write_text(
+        "import importlib, json, sys\n"
+        "def importable(name):\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError:\n"
+        "        return False\n"
+        "    return True\n"
+        "print(json.dumps([sys.argv[1:], importable('email'), importable('json')]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _mock._LAUNCH, "email,csv", "--port", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [["--port", "1"], False, True]
 
 
 def test_every_module_has_run():
