@@ -106,7 +106,7 @@ def test_reference_training_goes_on_after_a_restart(live_mock_factory: MockFacto
     # On disk, one file of weights (the synced sampling copy names it too) and one of
     # gradients: what earlier steps wrote is gone.
     saved = (mock.state_dir / "backend" / job_id).iterdir()
-    assert sorted(path.name.split("-")[0] for path in saved) == ["grads", "manifest.json", "train"]
+    assert sorted(path.name.split("-")[0] for path in saved) == ["grads", "state", "state", "train"]
     step = api.run(job_id, "step", {})
     assert step["global_steps"] == 4
     # The step applied the gradient accumulated before the restart, no more, no less.
@@ -138,10 +138,12 @@ def test_canned_counters_go_on_after_a_restart(live_mock: LiveMock) -> None:
     api.close()
 
 
+@pytest.mark.parametrize("torn", [False, True], ids=["saved", "torn"])
 def test_a_step_cut_before_it_was_recorded_is_rolled_back(
-    live_mock_factory: MockFactory,
+    live_mock_factory: MockFactory, torn: bool
 ) -> None:
-    """Killed after the backend saved a step but before the store held it as done.
+    """Killed after the backend saved a step (or while it wrote it: ``torn``) but before
+    the store held the step as done.
 
     The stop-then-rewind stands in for that kill (the request row goes back to
     ``running``, as the store had it): after the restart the request is failed, so the
@@ -162,6 +164,10 @@ def test_a_step_cut_before_it_was_recorded_is_rolled_back(
     store = Store(mock.state_dir)
     assert store.set_request_status(cut, RequestState.running, only_from=[RequestState.done])
     store.close()
+    if torn:
+        generations = (mock.state_dir / "backend" / job_id).glob("state-*.json")
+        newest = next(path for path in generations if cut.encode() in path.read_bytes())
+        newest.write_bytes(newest.read_bytes()[:-40])
     mock.start()
     api = MockApi(mock)
 
@@ -171,6 +177,10 @@ def test_a_step_cut_before_it_was_recorded_is_rolled_back(
     assert retry["global_steps"] == 2
     assert retry["metrics"]["grad_norm"] == stepped["metrics"]["grad_norm"]
     assert_same(fingerprint(api, job_id), after_step)
+    # The retry's state replaced the rolled-back one: a further restart keeps it.
+    api = restarted(mock, api)
+    assert_same(fingerprint(api, job_id), after_step)
+    assert train_step(api, job_id, 2)["global_steps"] == 3
     api.close()
 
 
@@ -183,8 +193,9 @@ def _corrupt_weights(state: Path) -> None:
         blob.write_bytes(blob.read_bytes()[:100])
 
 
-def _corrupt_manifest(state: Path) -> None:
-    (state / "manifest.json").write_text('{"format": 1, "generations": [')
+def _corrupt_generations(state: Path) -> None:
+    for generation in state.glob("state-*.json"):
+        generation.write_text('{"format": 1, "revision": ')
 
 
 @pytest.mark.parametrize(
@@ -192,7 +203,7 @@ def _corrupt_manifest(state: Path) -> None:
     [
         (_delete_state, "there is no saved state for it"),
         (_corrupt_weights, "a state file is unreadable"),
-        (_corrupt_manifest, "its manifest is unreadable"),
+        (_corrupt_generations, "its state files are unreadable"),
     ],
 )
 def test_state_that_cannot_come_back_fails_the_job(
