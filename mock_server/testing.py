@@ -60,7 +60,9 @@ def request_chunks(
 
 
 def _bind(port: int = 0) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP by name: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
+    # and without it every response (headers, then body) waited ~40 ms for a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     return sock
