@@ -298,25 +298,31 @@ class Store:
         error: dict[str, Any] | None = None,
         events: list[dict[str, Any]] | None = None,
         only_from: Iterable[str] = IN_FLIGHT,
+        log: tuple[str, str] | None = None,
     ) -> bool:
-        """Set a request's state (and result, error, events) atomically."""
+        """Set a request's state (and result, error, events) atomically; ``log`` is a
+        (job_id, line) appended to that job's log in the same commit when it changed."""
         allowed = list(only_from)
+        update = (
+            "UPDATE requests SET status = ?, updated_at = ?, result = ?, error = ? "
+            f"WHERE request_id = ? AND status IN ({','.join('?' * len(allowed))})",
+            (
+                status,
+                time.time(),
+                None if result is None else json.dumps(result),
+                None if error is None else json.dumps(error),
+                request_id,
+                *allowed,
+            ),
+        )
+        if not events and log is None:  # one statement is atomic by itself
+            return self._exec(*update).rowcount > 0
         with self._transaction() as db:
-            cur = db.execute(
-                "UPDATE requests SET status = ?, updated_at = ?, result = ?, error = ? "
-                f"WHERE request_id = ? AND status IN ({','.join('?' * len(allowed))})",
-                (
-                    status,
-                    time.time(),
-                    None if result is None else json.dumps(result),
-                    None if error is None else json.dumps(error),
-                    request_id,
-                    *allowed,
-                ),
-            )
-            changed = cur.rowcount > 0
+            changed = db.execute(*update).rowcount > 0
             if changed and events:
                 self._insert_events(db, request_id, events)
+            if changed and log is not None:
+                self._insert_log(db, *log)
         return changed
 
     def append_events(self, request_id: str, events: list[dict[str, Any]]) -> None:
@@ -623,8 +629,15 @@ class Store:
     # -- logs ------------------------------------------------------------------------
     def add_log(self, job_id: str, line: str, sub_job_id: str | None = None) -> None:
         """Append one line to the job's log (what ``tail-logs`` pages through)."""
+        with self._lock:
+            self._insert_log(self._db, job_id, line, sub_job_id)
+
+    @staticmethod
+    def _insert_log(
+        db: sqlite3.Connection, job_id: str, line: str, sub_job_id: str | None = None
+    ) -> None:
         # The next seq from the primary key's last entry: a count would scan the job's log.
-        self._exec(
+        db.execute(
             "INSERT INTO logs SELECT ?, COALESCE(MAX(seq) + 1, 0), ?, ?, ? FROM logs"
             " WHERE job_id = ?",
             (job_id, time.time(), sub_job_id, line, job_id),

@@ -233,8 +233,10 @@ class Worker:
         result, events = self._pack_binary(output) if kind in BINARY_RESULTS else (output, [])
         # Saved last thing before ``done``: restore trusts only the state of done requests.
         self._commit(job_id, request_id)
-        self.store.set_request_status(request_id, RequestState.done, result=result, events=events)
-        self.store.add_log(job_id, f"request {request_id} ({kind}) done")
+        line = f"request {request_id} ({kind}) done"
+        self.store.set_request_status(
+            request_id, RequestState.done, result=result, events=events, log=(job_id, line)
+        )
 
     def _commit(self, job_id: str, request_id: str) -> None:
         """Save the request's backend changes; state that cannot be saved fails the job.

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import random
 import socket
 import sqlite3
 import subprocess
@@ -78,9 +79,18 @@ def big_batch() -> dict[str, Any]:
 
 
 def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A free port below the ephemeral range: while the killed mock is down, no other
+    process's connection (or port-0 server) can be handed its port before it restarts."""
+    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range")
+    lowest = int(ephemeral.read_text().split()[0]) if ephemeral.exists() else 32768
+    for port in random.sample(range(10_000, lowest), 200):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port below the ephemeral range")
 
 
 @dataclass
@@ -209,7 +219,7 @@ async def test_a_crash_at_each_commit_boundary_runs_the_call_once(
         task = asyncio.create_task(call(client))
         status = await asyncio.to_thread(mock.wait_crashed)
         assert status == crashpoints.EXIT_STATUS, mock.log()
-        assert not task.done()  # the client is still retrying
+        assert not task.done(), f"the client stopped retrying: {task.exception()!r}"
         await asyncio.to_thread(mock.start)
         result = await asyncio.wait_for(task, 120)
         job_id = client.job_id
