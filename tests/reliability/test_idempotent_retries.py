@@ -69,10 +69,11 @@ async def _log_probs(client: AsyncArcticRLClient) -> None:
     assert len(result["logprobs"]) == len(PROMPTS)
 
 
-# operation (the store's request kind) -> (its request line's end, the call)
+# operation (the store's request kind) -> (the fault's marker: its route, with or without a
+# query string; the call is the first request on it), the call
 CALLS: dict[str, tuple[bytes, Callable[[AsyncArcticRLClient], Awaitable[None]]]] = {
-    "generate": (b"/generate HTTP/1.1", _generate),
-    "log_probs": (b"/log-probs HTTP/1.1", _log_probs),
+    "generate": (b"/generate", _generate),
+    "log_probs": (b"/log-probs", _log_probs),
 }
 # Where the answer is cut: none of it arrives, or it stops inside the status line's head.
 CUT_AT = {"answer lost": 0, "answer cut mid-head": 25}
