@@ -859,11 +859,6 @@ class RequestChunkDescriptor(ChunkDescriptor):
     A request chunk's descriptor; request chunks always carry `chunk_group_id` (the server's idempotency key) and `operation`.
     """
 
-    total_chunks: Annotated[
-        StrictInt,
-        Field(description="At most 65536 chunks in a request chunk group.", ge=1, le=65536),
-        IntegralFloatAsInt,
-    ]
     chunk_group_id: ChunkGroupId
     operation: Annotated[
         StrictStr,
@@ -1217,7 +1212,10 @@ class SamplingParams(BaseModel):
     ] = MISSING
     n: Annotated[
         StrictInt | MISSING,
-        Field(description="Completions per prompt, at most 64.", ge=1, le=64),
+        Field(
+            description="Completions per prompt<!-- proposed:start --> (at most 64, see the proposed limits)<!-- proposed:end -->.",
+            ge=1,
+        ),
         IntegralFloatAsInt,
     ] = MISSING
     stop: Annotated[list[StrictStr] | None | MISSING, Field(description="Stop strings.")] = MISSING
@@ -1242,8 +1240,7 @@ class GenerateRequest(BaseModel):
     prompts: Annotated[
         list[Prompt],
         Field(
-            description="Prompts as text and/or token-id lists, at most 1024.",
-            max_length=1024,
+            description="Prompts as text and/or token-id lists<!-- proposed:start --> (at most 1024, see the proposed limits)<!-- proposed:end -->.",
             min_length=1,
         ),
     ]

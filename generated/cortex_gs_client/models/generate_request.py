@@ -21,7 +21,8 @@ class GenerateRequest:
     """The value inside a generate frame (and the JSON body of generate-stream).
 
     Attributes:
-        prompts (list[list[int] | str]): Prompts as text and/or token-id lists, at most 1024.
+        prompts (list[list[int] | str]): Prompts as text and/or token-id lists<!-- proposed:start --> (at most 1024, see
+            the proposed limits)<!-- proposed:end -->.
         sampling_params (list[None | SamplingParams] | SamplingParams | Unset): One object for every prompt, or a list
             aligned with `prompts` whose entries may be null (engine defaults).
         routing_key (list[None | str] | str | Unset): One key for every prompt, or a list aligned with `prompts` whose

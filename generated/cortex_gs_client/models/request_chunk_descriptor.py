@@ -17,7 +17,7 @@ class RequestChunkDescriptor:
 
         Attributes:
             chunk_idx (int): This chunk's index, from 0.
-            total_chunks (int): At most 65536 chunks in a request chunk group.
+            total_chunks (int): Chunks in the group.
             frame_sha256 (str): A SHA-256 digest as 64 lowercase hex digits.
             frame_size_bytes (int): Size of the original frame in bytes.
             chunk_group_id (str): The idempotency key of one chunked operation, chosen by the client (a UUID4 today).

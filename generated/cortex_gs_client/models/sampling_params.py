@@ -22,7 +22,8 @@ class SamplingParams:
             temperature (float | Unset): Sampling temperature; 0 is greedy.
             top_p (float | Unset): Nucleus sampling mass.
             top_k (int | Unset): Sample from the k most likely tokens; -1 for all.
-            n (int | Unset): Completions per prompt, at most 64.
+            n (int | Unset): Completions per prompt<!-- proposed:start --> (at most 64, see the proposed limits)<!--
+                proposed:end -->.
             stop (list[str] | None | Unset): Stop strings.
             seed (int | None | Unset): Per-request seed.
             logprobs (int | None | Unset): Also return this many log-probabilities per generated token.
