@@ -97,7 +97,9 @@ class CortexConfig(BaseModel):
     connect_timeout: float = 10.0
     read_timeout: float = 120.0
     poll_timeout: float = 1800.0
-    long_poll_s: float = Field(10.0, description="wait_s sent when polling (0 = plain polling)")
+    long_poll_s: float = Field(
+        10.0, description="wait_s sent when polling and with each submit (0 = plain polling)"
+    )
     max_retries: int = 10
     retry_timeout: float = 600.0
     chunk_bytes: int = Field(DEFAULT_CHUNK_BYTES, gt=64 * 1024)

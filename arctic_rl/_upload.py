@@ -13,7 +13,8 @@ sized body (`_SlicedBody`) is sent with its Content-Length, in its own slices, r
 than as bytes (copied whole on the way to the socket, doubling a 60 MiB chunk) or as a
 chunked upload; and an answer that is not its model (a non-final chunk's may be empty or
 ``{}``) leaves ``parsed`` None instead of raising, so only the final chunk's answer is
-read, as the AcceptedRequest to poll.
+read: the AcceptedRequest to poll or, when the final chunk carried the proposed ``wait_s``
+and the request ended within it, its RequestStatus.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ import httpx
 from cortex_gs_client import Client
 from cortex_gs_client.api.sampling import generate
 from cortex_gs_client.api.training import forward_backward, forward_no_grad
-from cortex_gs_client.models import AcceptedRequest
-from cortex_gs_client.types import File, Response
+from cortex_gs_client.models import AcceptedRequest, RequestStatus
+from cortex_gs_client.types import UNSET, File, Response, Unset
 from cortex_gs_contract import CHUNK_OPERATIONS, REQUEST_ID_HEADER, ErrorCode
 
 from arctic_rl._errors import ArcticRLError, ChunkGroupError, UnexpectedAnswerError
@@ -90,14 +91,19 @@ class Uploader:
         self.chunk_bytes = chunk_bytes
         self._progress = progress
 
-    async def upload(self, job_id: str, operation_id: str, value: Any) -> AcceptedRequest:
-        """Stream `value` under one chunk-group id; replay or refill it once when asked."""
+    async def upload(
+        self, job_id: str, operation_id: str, value: Any, *, wait_s: float | Unset = UNSET
+    ) -> AcceptedRequest | RequestStatus:
+        """Stream `value` under one chunk-group id; replay or refill it once when asked.
+
+        ``wait_s`` goes with the final chunk: the server may then answer the finished
+        request's status instead of its acceptance."""
         group_id = uuid.uuid4().hex
         only: set[int] | None = None
         replayed = refilled = False
         while True:
             try:
-                answer = await self._send_group(job_id, operation_id, value, group_id, only)
+                answer = await self._send_group(job_id, operation_id, value, group_id, only, wait_s)
                 return _acceptance(operation_id, answer)
             except ChunkGroupError as exc:
                 if exc.code == ErrorCode.chunk_group_restart_required and not replayed:
@@ -110,7 +116,13 @@ class Uploader:
                     raise
 
     async def _send_group(
-        self, job_id: str, operation_id: str, value: Any, group_id: str, only: set[int] | None
+        self,
+        job_id: str,
+        operation_id: str,
+        value: Any,
+        group_id: str,
+        only: set[int] | None,
+        wait_s: float | Unset,
     ) -> Response[Any]:
         """Encode lazily and POST each chunk (all, or `only` those plus the final one)."""
         from arctic_rl import wire
@@ -133,8 +145,14 @@ class Uploader:
                     bar = self._progress.upload(f"{operation_id} upload", chunk.frame_size)
                 # No Idempotency-Key: the chunk descriptor (group id + frame hash) is the key.
                 body = _SlicedBody(chunk.data, bar)
+                final = chunk.index == chunk.total - 1
                 try:
-                    answer = await post(job_id, client=self._client, body=File(payload=body))
+                    answer = await post(
+                        job_id,
+                        client=self._client,
+                        body=File(payload=body),
+                        wait_s=wait_s if final else UNSET,
+                    )
                 finally:
                     body.release()
         finally:
@@ -145,14 +163,18 @@ class Uploader:
         return answer
 
 
-def _acceptance(operation_id: str, response: Response[Any] | httpx.Response) -> AcceptedRequest:
-    """The final chunk's answer: the request to poll (a missing one breaks the contract).
+def _acceptance(
+    operation_id: str, response: Response[Any] | httpx.Response
+) -> AcceptedRequest | RequestStatus:
+    """The final chunk's answer: the request to poll, or its status when it ended within
+    the final chunk's ``wait_s`` (a missing request id breaks the contract).
 
-    The generated operation has parsed a 202 into an AcceptedRequest; any other success
-    (an httpx.Response has no ``parsed``) is read as it came, as it always has been.
+    The generated operation has parsed a 202 into an AcceptedRequest and a finished one's
+    200 into a RequestStatus; any other success (an httpx.Response has no ``parsed``) is
+    read as it came, as it always has been.
     """
     parsed = getattr(response, "parsed", None)
-    if isinstance(parsed, AcceptedRequest) and parsed.request_id:
+    if isinstance(parsed, AcceptedRequest | RequestStatus) and parsed.request_id:
         return parsed
     try:
         body = json.loads(response.content) if response.content.strip() else {}

@@ -315,6 +315,21 @@ class MockService:
             page["error_code"] = error["code"]
         return page
 
+    async def finished_page(
+        self, job_id: str, request_id: str, wait_s: float, max_events: int
+    ) -> dict[str, Any] | None:
+        """A submit's proposed ``wait_s``: the request's first poll page when it ends within
+        ``wait_s`` seconds, else None (the submit then answers its usual 202)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        row = self._request_or_404(job_id, request_id)
+        while row["status"] in IN_FLIGHT:
+            left = deadline - loop.time()
+            if left <= 0:
+                return None
+            row = await self._wait_for_news(job_id, request_id, 0, left)
+        return await self.poll(job_id, request_id, None, max_events, 0.0)
+
     async def _wait_for_news(
         self, job_id: str, request_id: str, start: int, wait_s: float
     ) -> dict[str, Any]:

@@ -15,6 +15,10 @@ built from the old contract could fail against a server built from the new one:
   no longer required, a type or enum value added, an allOf rule dropped);
 - security: a new scheme required.
 
+A response schema marked ``x-opt-in: <parameter>`` is answered only to requests that send
+that parameter; when the parameter is new and optional, an old client never sends it, so
+the schema's ``x-today`` form (what that client can receive) is what is compared.
+
 Schemas linked from binary bodies with ``x-dssst1-schema`` (what travels inside DSSST1
 frames), ``x-dssst1-envelope``, ``x-dssst1-metadata`` or ``x-json-schema`` (JSON sent as
 bytes) are compared like JSON bodies. Exit status: 0 when nothing breaks, 1 when
@@ -58,13 +62,14 @@ class _Differ(SchemaDiffer):
                     f"operationId renamed to {new_op.get('operationId')!r} "
                     "(generated client functions change name)",
                 )
-            self.parameters(
-                where,
-                [*old_path_params, *(old_op.get("parameters") or [])],
-                [*new_path_params, *(new_op.get("parameters") or [])],
-            )
+            old_params = [*old_path_params, *(old_op.get("parameters") or [])]
+            new_params = [*new_path_params, *(new_op.get("parameters") or [])]
+            self.parameters(where, old_params, new_params)
             self.request_body(where, old_op.get("requestBody"), new_op.get("requestBody"))
-            self.responses(where, old_op.get("responses") or {}, new_op.get("responses") or {})
+            opt_ins = self._new_optional_parameters(old_params, new_params)
+            self.responses(
+                where, old_op.get("responses") or {}, new_op.get("responses") or {}, opt_ins
+            )
             self.security(where, old_op, new_op)
         return sorted(set(self.findings))
 
@@ -89,6 +94,15 @@ class _Differ(SchemaDiffer):
             if key not in old_params and param.get("required"):
                 self.add(f"{where} {key[0]} parameter {key[1]!r}", "new required parameter")
 
+    def _new_optional_parameters(self, old: list[Any], new: list[Any]) -> frozenset[str]:
+        """Names of the optional parameters ``new`` adds: a client of ``old`` never sends them."""
+        old_params = self._params(self.old, old)
+        return frozenset(
+            name
+            for (place, name), param in self._params(self.new, new).items()
+            if (place, name) not in old_params and not param.get("required")
+        )
+
     def request_body(self, where: str, old: Any, new: Any) -> None:
         old_body, new_body = self.old.resolve(old) or {}, self.new.resolve(new) or {}
         label = f"{where} request body"
@@ -103,7 +117,13 @@ class _Differ(SchemaDiffer):
             self.add(label, "request body became required")
         self.content(label, old_body.get("content") or {}, new_body.get("content") or {}, "request")
 
-    def responses(self, where: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    def responses(
+        self,
+        where: str,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        opt_ins: frozenset[str] = frozenset(),
+    ) -> None:
         for status, old_resp in old.items():
             label = f"{where} response {status}"
             if status not in new:
@@ -115,9 +135,8 @@ class _Differ(SchemaDiffer):
             for name in old_headers:
                 if name.lower() not in new_headers:
                     self.add(label, f"response header {name!r} removed")
-            self.content(
-                label, old_resp.get("content") or {}, new_resp.get("content") or {}, "response"
-            )
+            new_content = _as_answered_without(new_resp.get("content") or {}, opt_ins)
+            self.content(label, old_resp.get("content") or {}, new_content, "response")
 
     def content(
         self, label: str, old: Mapping[str, Any], new: Mapping[str, Any], direction: Direction
@@ -148,6 +167,26 @@ class _Differ(SchemaDiffer):
                 self.add(where, f"security now requires {sorted(req)}")
         if new_sec and not old_sec:
             self.add(where, "authentication now required")
+
+
+def _as_answered_without(content: Mapping[str, Any], opt_ins: frozenset[str]) -> dict[str, Any]:
+    """Response content as a client that sends none of ``opt_ins`` receives it.
+
+    A response schema marked ``x-opt-in: <parameter>`` is answered only to a request that
+    sends that parameter; when the parameter is new and optional, an old client never does,
+    so the schema's ``x-today`` form is what it can receive (a submit's proposed ``wait_s``).
+    """
+    out: dict[str, Any] = {}
+    for media, spec in content.items():
+        schema = spec.get("schema") if isinstance(spec, Mapping) else None
+        if (
+            isinstance(schema, Mapping)
+            and schema.get("x-opt-in") in opt_ins
+            and "x-today" in schema
+        ):
+            spec = {**spec, "schema": schema["x-today"]}
+        out[media] = spec
+    return out
 
 
 def breaking_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Finding]:

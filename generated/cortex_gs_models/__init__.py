@@ -1781,6 +1781,36 @@ class Job(BaseModel):
     ] = MISSING
 
 
+ChunkAnswer = TypeAliasType(
+    "ChunkAnswer",
+    Annotated[
+        ChunkAccepted | RequestStatus,
+        Field(
+            description="A chunk route's `200`: a non-final chunk stored (`ChunkAccepted`), or the finished\nrequest of a final chunk sent with `wait_s` (`RequestStatus`; it alone has `request_id`).\n",
+            examples=[
+                {
+                    "job_id": "job-7f3a9c2e",
+                    "chunk_group_id": "0c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                    "chunk_idx": 0,
+                    "received_chunks": 1,
+                    "total_chunks": 3,
+                },
+                {
+                    "request_id": "req-5d8e1f00",
+                    "status": "done",
+                    "created_at": "2026-11-29T17:05:00Z",
+                    "updated_at": "2026-11-29T17:05:02Z",
+                    "result": {"global_steps": 12, "last_lr": 2e-05},
+                    "error": "",
+                    "events": [],
+                    "next_cursor": "",
+                },
+            ],
+        ),
+    ],
+)
+
+
 class CreateJobRequest(BaseModel):
     """
     The body of `create_job`; open (unknown fields are ignored, an internal `debug` block is gated by the server).

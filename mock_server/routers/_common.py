@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Annotated, Any
 
 import cortex_gs_models as models
-from fastapi import Request
+from fastapi import Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from mock_server.bodies import log_ignored, plain
+from mock_server.control import iso
 from mock_server.dependencies import JobIdPath, Principal, ServiceDep, read_body
+from mock_server.service import MockService
 
 log = logging.getLogger("mock_server")
 
@@ -27,9 +29,31 @@ def reply(model: type[BaseModel], data: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(data, status_code=status)
 
 
-def accepted(status_body: tuple[int, Any]) -> JSONResponse:
-    """A chunk-route or data-plane answer: 200 (chunk stored) or 202 AcceptedRequest."""
+# The proposed ``wait_s`` of a submit: how long to hold its answer for the request to end.
+SubmitWaitS = Annotated[
+    float | None, Query(ge=0, le=20, description="Seconds to hold the answer (proposed).")
+]
+# A finished submit's page holds as many events as a poll without ``max_events``.
+FIRST_PAGE_EVENTS = 16
+
+
+def request_status(page: dict[str, Any]) -> JSONResponse:
+    """A poll page as its 200 RequestStatus (store timestamps as ISO 8601)."""
+    page["created_at"] = iso(page["created_at"])
+    page["updated_at"] = iso(page["updated_at"])
+    return reply(models.RequestStatus, page)
+
+
+async def accepted(
+    status_body: tuple[int, Any], service: MockService, job_id: str, wait_s: float | None
+) -> JSONResponse:
+    """A chunk-route or data-plane answer: 200 (chunk stored) or 202 AcceptedRequest, or,
+    with ``wait_s``, 200 RequestStatus when the accepted request ends within it."""
     status, body = status_body
+    if status == 202 and wait_s:
+        page = await service.finished_page(job_id, body["request_id"], wait_s, FIRST_PAGE_EVENTS)
+        if page is not None:
+            return request_status(page)
     return reply(models.ChunkAccepted if status == 200 else models.AcceptedRequest, body, status)
 
 
@@ -43,11 +67,17 @@ def binary_handler(operation_id: str) -> Callable[..., Awaitable[JSONResponse]]:
     """The handler of a DSSST1 route: a chunk envelope or bare frame, for a running job."""
 
     async def handler(
-        job_id: JobIdPath, _: Principal, service: ServiceDep, request: Request
+        job_id: JobIdPath,
+        _: Principal,
+        service: ServiceDep,
+        request: Request,
+        wait_s: SubmitWaitS = None,
     ) -> JSONResponse:
         service.running_job(job_id)
         body = await read_body(request)
-        return accepted(await service.accept_body(job_id, operation_id, body))
+        return await accepted(
+            await service.accept_body(job_id, operation_id, body), service, job_id, wait_s
+        )
 
     handler.__name__ = handler.__qualname__ = operation_id
     return handler

@@ -14,7 +14,7 @@ from mock_server.dependencies import (
     Principal,
     ServiceDep,
 )
-from mock_server.routers._common import accepted, open_body, reply
+from mock_server.routers._common import SubmitWaitS, accepted, open_body, reply
 
 
 async def list_checkpoints(job_id: JobIdPath, _: Principal, service: ServiceDep) -> JSONResponse:
@@ -42,18 +42,28 @@ async def export_checkpoint(
 
 
 async def save_checkpoint(
-    job_id: JobIdPath, body: models.SaveRequest, service: ServiceDep, idempotency: IdempotencyDep
+    job_id: JobIdPath,
+    body: models.SaveRequest,
+    service: ServiceDep,
+    idempotency: IdempotencyDep,
+    wait_s: SubmitWaitS = None,
 ) -> JSONResponse:
     """The result's ``checkpoint_id`` is the server's; a caller's one is not used."""
     data = open_body(body, "save")
-    return accepted(await idempotency.run(data, service.submitter(job_id, "save_checkpoint", data)))
+    submitted = await idempotency.run(data, service.submitter(job_id, "save_checkpoint", data))
+    return await accepted(submitted, service, job_id, wait_s)
 
 
 async def load_checkpoint(
-    job_id: JobIdPath, body: models.LoadRequest, service: ServiceDep, idempotency: IdempotencyDep
+    job_id: JobIdPath,
+    body: models.LoadRequest,
+    service: ServiceDep,
+    idempotency: IdempotencyDep,
+    wait_s: SubmitWaitS = None,
 ) -> JSONResponse:
     """400 for a target outside the job, 501 for a non-training target, 404 when the
     checkpoint is missing."""
     data = open_body(body, "load")
     control.check_load(service, job_id, data)
-    return accepted(await idempotency.run(data, service.submitter(job_id, "load_checkpoint", data)))
+    submitted = await idempotency.run(data, service.submitter(job_id, "load_checkpoint", data))
+    return await accepted(submitted, service, job_id, wait_s)

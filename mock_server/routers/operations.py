@@ -21,6 +21,6 @@ async def run_operation(
     data = open_body(body, "operation")
     status, out = await idempotency.run(data, operations.plan(service, job_id, data))
     if status != 200:
-        return accepted((status, out))
+        return await accepted((status, out), service, job_id, None)
     page = data["operation_type"] == OperationType.tail_logs
     return reply(models.TailLogsPage if page else models.OperationAnswer, out)

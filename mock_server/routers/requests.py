@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import cortex_gs_models as models
 from cortex_gs_contract import CURSOR_PATTERN, REQUEST_ID_PATTERN
 from fastapi import Path, Query
 from fastapi.responses import JSONResponse
 
-from mock_server.control import iso
 from mock_server.dependencies import JobIdPath, Principal, ServiceDep
-from mock_server.routers._common import reply
+from mock_server.routers._common import request_status
 
 
 async def get_request(
@@ -29,6 +27,4 @@ async def get_request(
 ) -> JSONResponse:
     service.job_or_404(job_id)
     page = await service.poll(job_id, request_id, cursor, max_events, wait_s or 0.0)
-    page["created_at"] = iso(page["created_at"])
-    page["updated_at"] = iso(page["updated_at"])
-    return reply(models.RequestStatus, page)
+    return request_status(page)

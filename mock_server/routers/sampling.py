@@ -13,7 +13,13 @@ from mock_server import control, limits
 from mock_server.bodies import parse, plain
 from mock_server.dependencies import IdempotencyDep, JobIdPath, Principal, ServiceDep, read_body
 from mock_server.errors import ApiError
-from mock_server.routers._common import accepted, binary_handler, open_body, reply
+from mock_server.routers._common import (
+    SubmitWaitS,
+    accepted,
+    binary_handler,
+    open_body,
+    reply,
+)
 
 generate = binary_handler("generate")
 
@@ -45,10 +51,12 @@ async def log_probs(
     body: models.LogProbsRequest,
     service: ServiceDep,
     idempotency: IdempotencyDep,
+    wait_s: SubmitWaitS = None,
 ) -> JSONResponse:
     data = plain(body)
     limits.check_request(service.settings, service.running_job(job_id), "log_probs", data)
-    return accepted(await idempotency.run(data, service.submitter(job_id, "log_probs", data)))
+    submitted = await idempotency.run(data, service.submitter(job_id, "log_probs", data))
+    return await accepted(submitted, service, job_id, wait_s)
 
 
 async def sync_weights(
@@ -56,6 +64,8 @@ async def sync_weights(
     body: models.SyncWeightsRequest,
     service: ServiceDep,
     idempotency: IdempotencyDep,
+    wait_s: SubmitWaitS = None,
 ) -> JSONResponse:
     data = plain(body)
-    return accepted(await idempotency.run(data, service.submitter(job_id, "sync_weights", data)))
+    submitted = await idempotency.run(data, service.submitter(job_id, "sync_weights", data))
+    return await accepted(submitted, service, job_id, wait_s)

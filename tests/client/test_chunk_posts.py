@@ -3,7 +3,8 @@
 What the generated operations send (custom templates in openapi/templates/): each chunk
 with a Content-Length and no chunked encoding, in UPLOAD_SLICE pieces rather than one
 bytes copy. What they read: a non-final chunk's 200 may be empty or ``{}`` (today's
-service promises no body), and only the final chunk's 202 is the request to poll.
+service promises no body), and only the final chunk's answer names the request: its 202
+to poll, or (proposed ``wait_s``) its finished 200 RequestStatus.
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ class ChunkWatch(httpx.AsyncBaseTransport):
         response = await self.inner.handle_async_request(request)
         if self.blank is None or response.status_code != 200:
             return response
-        await response.aread()
+        body = await response.aread()
         await response.aclose()
+        if b'"request_id"' in body:  # the final chunk's finished request (proposed wait_s)
+            return httpx.Response(200, content=body, headers=response.headers)
         return httpx.Response(200, content=self.blank, headers={"content-type": "application/json"})
 
 

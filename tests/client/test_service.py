@@ -29,6 +29,7 @@ from arctic_rl import (
     wire,
 )
 from arctic_rl._service import CortexService
+from client.standins.batches import train_tensors
 from mock_server.testing import LiveMock
 
 from .conftest import PAT_ENV
@@ -196,15 +197,77 @@ async def test_long_polls_get_a_read_timeout_that_outlasts_the_hold(session: Ses
         assert poll.extensions["timeout"]["read"] == pytest.approx(1.0 + held)
 
 
-@pytest.mark.parametrize("long_poll_s", [0.0, 2.0], ids=["short polls", "long polls"])
+def _calls(recorder: Recorder) -> list[tuple[str, str]]:
+    """(method, last path segment) of each request sent."""
+    return [(r.method, r.url.path.rsplit("/", 1)[-1]) for r in recorder.sent]
+
+
+async def test_a_training_iteration_takes_two_requests_with_submit_wait_s(
+    session: Session,
+) -> None:
+    """Each submit carries the proposed wait_s; a finished request comes back with it."""
+    async with session(chunk_bytes=wire.MAX_BODY_BYTES) as (client, recorder):
+        recorder.sent.clear()
+        trained = await client.fwd_bwd(train_tensors(), processing=PROCESSING)
+        stepped = await client.step()
+        sent = list(recorder.sent)  # before shutdown's cancel
+    assert trained["avg_loss"] is not None
+    assert stepped["global_steps"] == 1
+    assert [(r.method, r.url.path.rsplit("/", 1)[-1]) for r in sent] == [
+        ("POST", "forward-backward"),
+        ("POST", "step"),
+    ]
+    assert [float(r.url.params["wait_s"]) for r in sent] == [2.0, 2.0]
+
+
+async def test_a_request_that_outlasts_the_submit_wait_is_polled(
+    session: Session, live_mock: LiveMock
+) -> None:
+    live_mock.restart(request_latency_s=1.0)
+    async with session(long_poll_s=0.2) as (client, recorder):
+        recorder.sent.clear()
+        stepped = await client.step()
+        calls = _calls(recorder)  # before shutdown's cancel
+    assert stepped["global_steps"] == 1
+    assert calls[0] == ("POST", "step")
+    polls = calls[1:]
+    assert polls and all(method == "GET" for method, _ in polls)
+
+
+async def test_without_long_polls_submits_send_no_wait_s(session: Session) -> None:
+    async with session(long_poll_s=0.0) as (client, recorder):
+        recorder.sent.clear()
+        await client.step()
+        calls = _calls(recorder)  # before shutdown's cancel
+    assert calls[0] == ("POST", "step")
+    assert {method for method, _ in calls[1:]} == {"GET"}  # the 202's polls
+    assert all("wait_s" not in r.url.params for r in recorder.sent)
+
+
+@pytest.mark.parametrize("long_poll_s", [0.0, 0.3], ids=["short polls", "long polls"])
 async def test_a_cut_poll_is_retried_and_generate_runs_once(
     session: Session, live_mock: LiveMock, retry_waits: list[float], long_poll_s: float
 ) -> None:
+    # The request outlasts the submit's wait_s, so even with long polls it is polled.
+    live_mock.restart(request_latency_s=2 * long_poll_s)
     cut = Fault(b"/requests/", "cut_response")
     async with session(cut, long_poll_s=long_poll_s) as (client, _):
         result = await client.generate(["a", [1, 2]], {"max_tokens": 4})
         assert len(result["results"]) == 2 and len(retry_waits) == 1
         assert executed(live_mock.state_dir, str(client.job_id), "generate") == 1
+
+
+async def test_a_cut_held_submit_answer_is_retried_and_generate_runs_once(
+    session: Session, live_mock: LiveMock, retry_waits: list[float]
+) -> None:
+    """The final chunk's 200 (finished within wait_s) is lost: the resend names the same
+    request (its chunk group), which ran once."""
+    async with session(Fault(b"/generate", "cut_response")) as (client, recorder):
+        recorder.sent.clear()
+        result = await client.generate(["a", [1, 2]], {"max_tokens": 4})
+        assert len(result["results"]) == 2 and len(retry_waits) == 1
+        assert executed(live_mock.state_dir, str(client.job_id), "generate") == 1
+        assert _calls(recorder) == [("POST", "generate"), ("POST", "generate")]
 
 
 async def test_errors_are_typed_and_never_hold_the_token(

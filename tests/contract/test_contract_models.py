@@ -95,9 +95,11 @@ def test_attrs_models_round_trip_schema_examples(name: str, index: int, example:
 @pytest.mark.parametrize(("name", "example"), _media_examples())
 def test_operation_examples_validate_and_round_trip(name: str, example: Any) -> None:
     assert pydantic_round_trip(name, example) == example
-    assert _normalise(getattr(attrs_models, name).from_dict(example).to_dict()) == _normalise(
-        example
-    )
+    attrs_model = getattr(attrs_models, name, None)
+    if attrs_model is None:  # a union, inlined by openapi-python-client: its matching variant
+        matched = TypeAdapter(getattr(cortex_gs_models, name)).validate_python(example)
+        attrs_model = getattr(attrs_models, type(matched).__name__)
+    assert _normalise(attrs_model.from_dict(example).to_dict()) == _normalise(example)
 
 
 def test_every_object_schema_has_both_models() -> None:

@@ -57,12 +57,15 @@ def test_every_label_matches_the_codec(data: bytes) -> None:
     assert codec_verdict(data) is label
 
 
-def _exchange(body: bytes, path: str, status: int, code: str | None = None) -> tuple[Any, Any]:
+def _exchange(
+    body: bytes, path: str, status: int, code: str | None = None, query: Any = None
+) -> tuple[Any, Any]:
     payload = b"{}" if code is None else f'{{"code": "{code}", "message": "m"}}'.encode()
     media = SimpleNamespace(media_type=BINARY_MEDIA_TYPE, definition={"x-dssst1-schema": "#/x"})
     if path.endswith("/generate-stream"):  # octet-stream, but JSON bytes (x-json-schema)
         media.definition = {"x-json-schema": "#/x"}
-    case = SimpleNamespace(body=body, operation=SimpleNamespace(path=path, body=[media]))
+    operation = SimpleNamespace(path=path, body=[media])
+    case = SimpleNamespace(body=body, operation=operation, query=query)
     response = SimpleNamespace(
         status_code=status, content=payload, request=SimpleNamespace(method="POST")
     )
@@ -97,7 +100,21 @@ def _draw(kind: Body) -> bytes:
 )
 def test_the_check_bites(kind: Body, path: str, status: int, code: str | None, ok: bool) -> None:
     """Right answers pass, wrong ones fail, answers before the body is read are neutral."""
-    case, response = _exchange(_draw(kind), path, status, code)
+    _judge(_exchange(_draw(kind), path, status, code), ok)
+
+
+@pytest.mark.parametrize(
+    ("query", "ok"), [(None, False), ({"wait_s": 0.0}, False), ({"wait_s": 0.5}, True)]
+)
+def test_a_frame_answers_200_only_when_its_submit_held_the_answer(
+    query: dict[str, float] | None, ok: bool
+) -> None:
+    """The proposed wait_s: a bare frame whose request ended in time answers 200."""
+    _judge(_exchange(_draw(Body.FRAME), "/{job_id}/generate", 200, None, query), ok)
+
+
+def _judge(exchange: tuple[Any, Any], ok: bool) -> None:
+    case, response = exchange
     if ok:
         assert dssst1_body_handling(None, response, case) in (True, None)
     else:

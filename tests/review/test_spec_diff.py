@@ -282,6 +282,34 @@ def test_a_proposal_that_breaks_todays_clients_is_reported(edit: Edit, expected:
     assert any(expected in f for f in findings), findings
 
 
+def _fwd_bwd_answer(doc: dict[str, Any]) -> dict[str, Any]:
+    """The schema node of forward-backward's 200 (the ChunkAccepted response's)."""
+    return doc["components"]["responses"]["ChunkAccepted"]["content"]["application/json"]
+
+
+def test_an_opt_in_response_variant_is_compared_in_its_today_form():
+    """The submit's proposed wait_s may answer a finished RequestStatus on a chunk route's
+    200; only a client sending wait_s gets it, so today's clients are unaffected."""
+    schema = _fwd_bwd_answer(CONTRACT)["schema"]
+    assert schema["x-opt-in"] == "wait_s"
+    assert spec_diff.breaking_changes(views.today_view(CONTRACT), CONTRACT) == []
+
+
+@pytest.mark.parametrize(
+    "unmark",
+    [
+        lambda doc: _fwd_bwd_answer(doc)["schema"].pop("x-opt-in"),
+        lambda doc: _fwd_bwd_answer(doc)["schema"].update({"x-opt-in": "max_events"}),
+    ],
+    ids=["no opt-in mark", "opt-in names no new optional parameter"],
+)
+def test_a_response_variant_without_a_real_opt_in_is_breaking(unmark: Edit):
+    doc = copy.deepcopy(CONTRACT)
+    unmark(doc)
+    findings = [str(f) for f in spec_diff.breaking_changes(views.today_view(doc), doc)]
+    assert any("response variant RequestStatus added" in f for f in findings), findings
+
+
 def test_cli_today_mode(tmp_path, capsys):
     spec = tmp_path / "cortex_gs.yaml"
     spec.write_text(yaml.safe_dump(CONTRACT), encoding="utf-8")

@@ -9,6 +9,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.accepted_request import AcceptedRequest
 from ...models.error import Error
+from ...models.request_status import RequestStatus
 from ...models.save_request import SaveRequest
 from ...types import UNSET, Response, Unset
 
@@ -17,17 +18,25 @@ def _get_kwargs(
     job_id: str,
     *,
     body: SaveRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
 
+    params: dict[str, Any] = {}
+
+    params["wait_s"] = wait_s
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/{job_id}/save".format(
             job_id=quote(str(job_id), safe=""),
         ),
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -40,7 +49,12 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> AcceptedRequest | Error | None:
+) -> AcceptedRequest | Error | RequestStatus | None:
+    if response.status_code == 200:
+        response_200 = RequestStatus.from_dict(response.json())
+
+        return response_200
+
     if response.status_code == 202:
         response_202 = AcceptedRequest.from_dict(response.json())
 
@@ -99,7 +113,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[AcceptedRequest | Error]:
+) -> Response[AcceptedRequest | Error | RequestStatus]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -113,8 +127,9 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: SaveRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
-) -> Response[AcceptedRequest | Error]:
+) -> Response[AcceptedRequest | Error | RequestStatus]:
     """Save a checkpoint
 
      Saves the training sub-job's state (`resumable` unless `checkpoint_type` says
@@ -127,6 +142,7 @@ def sync_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         idempotency_key (str | Unset):
         body (SaveRequest): The body of `save_checkpoint`; open: fields the service does not use
             are accepted and
@@ -137,12 +153,13 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | Error]
+        Response[AcceptedRequest | Error | RequestStatus]
     """
 
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        wait_s=wait_s,
         idempotency_key=idempotency_key,
     )
 
@@ -158,8 +175,9 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: SaveRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
-) -> AcceptedRequest | Error | None:
+) -> AcceptedRequest | Error | RequestStatus | None:
     """Save a checkpoint
 
      Saves the training sub-job's state (`resumable` unless `checkpoint_type` says
@@ -172,6 +190,7 @@ def sync(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         idempotency_key (str | Unset):
         body (SaveRequest): The body of `save_checkpoint`; open: fields the service does not use
             are accepted and
@@ -182,13 +201,14 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | Error
+        AcceptedRequest | Error | RequestStatus
     """
 
     return sync_detailed(
         job_id=job_id,
         client=client,
         body=body,
+        wait_s=wait_s,
         idempotency_key=idempotency_key,
     ).parsed
 
@@ -198,8 +218,9 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: SaveRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
-) -> Response[AcceptedRequest | Error]:
+) -> Response[AcceptedRequest | Error | RequestStatus]:
     """Save a checkpoint
 
      Saves the training sub-job's state (`resumable` unless `checkpoint_type` says
@@ -212,6 +233,7 @@ async def asyncio_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         idempotency_key (str | Unset):
         body (SaveRequest): The body of `save_checkpoint`; open: fields the service does not use
             are accepted and
@@ -222,12 +244,13 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | Error]
+        Response[AcceptedRequest | Error | RequestStatus]
     """
 
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        wait_s=wait_s,
         idempotency_key=idempotency_key,
     )
 
@@ -241,8 +264,9 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: SaveRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
-) -> AcceptedRequest | Error | None:
+) -> AcceptedRequest | Error | RequestStatus | None:
     """Save a checkpoint
 
      Saves the training sub-job's state (`resumable` unless `checkpoint_type` says
@@ -255,6 +279,7 @@ async def asyncio(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         idempotency_key (str | Unset):
         body (SaveRequest): The body of `save_checkpoint`; open: fields the service does not use
             are accepted and
@@ -265,7 +290,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | Error
+        AcceptedRequest | Error | RequestStatus
     """
 
     return (
@@ -273,6 +298,7 @@ async def asyncio(
             job_id=job_id,
             client=client,
             body=body,
+            wait_s=wait_s,
             idempotency_key=idempotency_key,
         )
     ).parsed

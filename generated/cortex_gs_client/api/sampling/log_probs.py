@@ -10,6 +10,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.accepted_request import AcceptedRequest
 from ...models.error import Error
 from ...models.log_probs_request import LogProbsRequest
+from ...models.request_status import RequestStatus
 from ...types import UNSET, Response, Unset
 
 
@@ -17,17 +18,25 @@ def _get_kwargs(
     job_id: str,
     *,
     body: LogProbsRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
 
+    params: dict[str, Any] = {}
+
+    params["wait_s"] = wait_s
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/{job_id}/log-probs".format(
             job_id=quote(str(job_id), safe=""),
         ),
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -40,7 +49,12 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> AcceptedRequest | Error | None:
+) -> AcceptedRequest | Error | RequestStatus | None:
+    if response.status_code == 200:
+        response_200 = RequestStatus.from_dict(response.json())
+
+        return response_200
+
     if response.status_code == 202:
         response_202 = AcceptedRequest.from_dict(response.json())
 
@@ -99,7 +113,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[AcceptedRequest | Error]:
+) -> Response[AcceptedRequest | Error | RequestStatus]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -113,8 +127,9 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
-) -> Response[AcceptedRequest | Error]:
+) -> Response[AcceptedRequest | Error | RequestStatus]:
     """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
@@ -125,6 +140,7 @@ def sync_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         idempotency_key (str | Unset):
         body (LogProbsRequest): The body of `log_probs`.
 
@@ -133,12 +149,13 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | Error]
+        Response[AcceptedRequest | Error | RequestStatus]
     """
 
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        wait_s=wait_s,
         idempotency_key=idempotency_key,
     )
 
@@ -154,8 +171,9 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
-) -> AcceptedRequest | Error | None:
+) -> AcceptedRequest | Error | RequestStatus | None:
     """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
@@ -166,6 +184,7 @@ def sync(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         idempotency_key (str | Unset):
         body (LogProbsRequest): The body of `log_probs`.
 
@@ -174,13 +193,14 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | Error
+        AcceptedRequest | Error | RequestStatus
     """
 
     return sync_detailed(
         job_id=job_id,
         client=client,
         body=body,
+        wait_s=wait_s,
         idempotency_key=idempotency_key,
     ).parsed
 
@@ -190,8 +210,9 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
-) -> Response[AcceptedRequest | Error]:
+) -> Response[AcceptedRequest | Error | RequestStatus]:
     """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
@@ -202,6 +223,7 @@ async def asyncio_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         idempotency_key (str | Unset):
         body (LogProbsRequest): The body of `log_probs`.
 
@@ -210,12 +232,13 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | Error]
+        Response[AcceptedRequest | Error | RequestStatus]
     """
 
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        wait_s=wait_s,
         idempotency_key=idempotency_key,
     )
 
@@ -229,8 +252,9 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: LogProbsRequest,
+    wait_s: float | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
-) -> AcceptedRequest | Error | None:
+) -> AcceptedRequest | Error | RequestStatus | None:
     """Score prompts and completions (proposed)
 
      Computes per-token log-probabilities of each prompt (followed by its completion, when
@@ -241,6 +265,7 @@ async def asyncio(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         idempotency_key (str | Unset):
         body (LogProbsRequest): The body of `log_probs`.
 
@@ -249,7 +274,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | Error
+        AcceptedRequest | Error | RequestStatus
     """
 
     return (
@@ -257,6 +282,7 @@ async def asyncio(
             job_id=job_id,
             client=client,
             body=body,
+            wait_s=wait_s,
             idempotency_key=idempotency_key,
         )
     ).parsed

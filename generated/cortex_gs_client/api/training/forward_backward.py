@@ -11,21 +11,30 @@ from ...client import AuthenticatedClient, Client
 from ...models.accepted_request import AcceptedRequest
 from ...models.chunk_accepted import ChunkAccepted
 from ...models.error import Error
-from ...types import File, Response
+from ...models.request_status import RequestStatus
+from ...types import UNSET, File, Response, Unset
 
 
 def _get_kwargs(
     job_id: str,
     *,
     body: File,
+    wait_s: float | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+
+    params: dict[str, Any] = {}
+
+    params["wait_s"] = wait_s
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/{job_id}/forward-backward".format(
             job_id=quote(str(job_id), safe=""),
         ),
+        "params": params,
     }
 
     _kwargs["content"] = body.payload
@@ -40,9 +49,25 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> AcceptedRequest | ChunkAccepted | Error | None:
+) -> AcceptedRequest | ChunkAccepted | RequestStatus | Error | None:
     if response.status_code == 200:
-        response_200 = ChunkAccepted.from_dict(response.json())
+
+        def _parse_response_200(data: object) -> ChunkAccepted | RequestStatus:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_chunk_answer_type_0 = ChunkAccepted.from_dict(data)
+
+                return componentsschemas_chunk_answer_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            componentsschemas_chunk_answer_type_1 = RequestStatus.from_dict(data)
+
+            return componentsschemas_chunk_answer_type_1
+
+        response_200 = _parse_response_200(response.json())
 
         return response_200
 
@@ -104,7 +129,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[AcceptedRequest | ChunkAccepted | Error]:
+) -> Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]:
     try:
         parsed = _parse_response(client=client, response=response)
     except (KeyError, TypeError, ValueError):
@@ -122,7 +147,8 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: File,
-) -> Response[AcceptedRequest | ChunkAccepted | Error]:
+    wait_s: float | Unset = UNSET,
+) -> Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]:
     """Forward and backward pass (a frame, or one chunk of it)
 
      Sends a DSSST1 frame holding a `ForwardBackwardBatch`: today's client always sends a
@@ -134,6 +160,7 @@ def sync_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         body (File):
 
     Raises:
@@ -141,12 +168,13 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | ChunkAccepted | Error]
+        Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]
     """
 
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        wait_s=wait_s,
     )
 
     response = client.get_httpx_client().request(
@@ -161,7 +189,8 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: File,
-) -> AcceptedRequest | ChunkAccepted | Error | None:
+    wait_s: float | Unset = UNSET,
+) -> AcceptedRequest | ChunkAccepted | RequestStatus | Error | None:
     """Forward and backward pass (a frame, or one chunk of it)
 
      Sends a DSSST1 frame holding a `ForwardBackwardBatch`: today's client always sends a
@@ -173,6 +202,7 @@ def sync(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         body (File):
 
     Raises:
@@ -180,13 +210,14 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | ChunkAccepted | Error
+        AcceptedRequest | ChunkAccepted | RequestStatus | Error
     """
 
     return sync_detailed(
         job_id=job_id,
         client=client,
         body=body,
+        wait_s=wait_s,
     ).parsed
 
 
@@ -195,7 +226,8 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: File,
-) -> Response[AcceptedRequest | ChunkAccepted | Error]:
+    wait_s: float | Unset = UNSET,
+) -> Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]:
     """Forward and backward pass (a frame, or one chunk of it)
 
      Sends a DSSST1 frame holding a `ForwardBackwardBatch`: today's client always sends a
@@ -207,6 +239,7 @@ async def asyncio_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         body (File):
 
     Raises:
@@ -214,12 +247,13 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | ChunkAccepted | Error]
+        Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]
     """
 
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        wait_s=wait_s,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -232,7 +266,8 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: File,
-) -> AcceptedRequest | ChunkAccepted | Error | None:
+    wait_s: float | Unset = UNSET,
+) -> AcceptedRequest | ChunkAccepted | RequestStatus | Error | None:
     """Forward and backward pass (a frame, or one chunk of it)
 
      Sends a DSSST1 frame holding a `ForwardBackwardBatch`: today's client always sends a
@@ -244,6 +279,7 @@ async def asyncio(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         body (File):
 
     Raises:
@@ -251,7 +287,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | ChunkAccepted | Error
+        AcceptedRequest | ChunkAccepted | RequestStatus | Error
     """
 
     return (
@@ -259,5 +295,6 @@ async def asyncio(
             job_id=job_id,
             client=client,
             body=body,
+            wait_s=wait_s,
         )
     ).parsed

@@ -11,21 +11,30 @@ from ...client import AuthenticatedClient, Client
 from ...models.accepted_request import AcceptedRequest
 from ...models.chunk_accepted import ChunkAccepted
 from ...models.error import Error
-from ...types import File, Response
+from ...models.request_status import RequestStatus
+from ...types import UNSET, File, Response, Unset
 
 
 def _get_kwargs(
     job_id: str,
     *,
     body: File,
+    wait_s: float | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+
+    params: dict[str, Any] = {}
+
+    params["wait_s"] = wait_s
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/{job_id}/forward-no-grad".format(
             job_id=quote(str(job_id), safe=""),
         ),
+        "params": params,
     }
 
     _kwargs["content"] = body.payload
@@ -40,9 +49,25 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> AcceptedRequest | ChunkAccepted | Error | None:
+) -> AcceptedRequest | ChunkAccepted | RequestStatus | Error | None:
     if response.status_code == 200:
-        response_200 = ChunkAccepted.from_dict(response.json())
+
+        def _parse_response_200(data: object) -> ChunkAccepted | RequestStatus:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_chunk_answer_type_0 = ChunkAccepted.from_dict(data)
+
+                return componentsschemas_chunk_answer_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            componentsschemas_chunk_answer_type_1 = RequestStatus.from_dict(data)
+
+            return componentsschemas_chunk_answer_type_1
+
+        response_200 = _parse_response_200(response.json())
 
         return response_200
 
@@ -104,7 +129,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[AcceptedRequest | ChunkAccepted | Error]:
+) -> Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]:
     try:
         parsed = _parse_response(client=client, response=response)
     except (KeyError, TypeError, ValueError):
@@ -122,7 +147,8 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: File,
-) -> Response[AcceptedRequest | ChunkAccepted | Error]:
+    wait_s: float | Unset = UNSET,
+) -> Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]:
     """Forward pass without gradients (a frame, or one chunk of it; proposed)
 
      Sends a DSSST1 frame holding a `ForwardNoGradBatch`, as forward-backward does: a chunk
@@ -137,6 +163,7 @@ def sync_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         body (File):
 
     Raises:
@@ -144,12 +171,13 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | ChunkAccepted | Error]
+        Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]
     """
 
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        wait_s=wait_s,
     )
 
     response = client.get_httpx_client().request(
@@ -164,7 +192,8 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: File,
-) -> AcceptedRequest | ChunkAccepted | Error | None:
+    wait_s: float | Unset = UNSET,
+) -> AcceptedRequest | ChunkAccepted | RequestStatus | Error | None:
     """Forward pass without gradients (a frame, or one chunk of it; proposed)
 
      Sends a DSSST1 frame holding a `ForwardNoGradBatch`, as forward-backward does: a chunk
@@ -179,6 +208,7 @@ def sync(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         body (File):
 
     Raises:
@@ -186,13 +216,14 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | ChunkAccepted | Error
+        AcceptedRequest | ChunkAccepted | RequestStatus | Error
     """
 
     return sync_detailed(
         job_id=job_id,
         client=client,
         body=body,
+        wait_s=wait_s,
     ).parsed
 
 
@@ -201,7 +232,8 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: File,
-) -> Response[AcceptedRequest | ChunkAccepted | Error]:
+    wait_s: float | Unset = UNSET,
+) -> Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]:
     """Forward pass without gradients (a frame, or one chunk of it; proposed)
 
      Sends a DSSST1 frame holding a `ForwardNoGradBatch`, as forward-backward does: a chunk
@@ -216,6 +248,7 @@ async def asyncio_detailed(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         body (File):
 
     Raises:
@@ -223,12 +256,13 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AcceptedRequest | ChunkAccepted | Error]
+        Response[AcceptedRequest | ChunkAccepted | RequestStatus | Error]
     """
 
     kwargs = _get_kwargs(
         job_id=job_id,
         body=body,
+        wait_s=wait_s,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -241,7 +275,8 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: File,
-) -> AcceptedRequest | ChunkAccepted | Error | None:
+    wait_s: float | Unset = UNSET,
+) -> AcceptedRequest | ChunkAccepted | RequestStatus | Error | None:
     """Forward pass without gradients (a frame, or one chunk of it; proposed)
 
      Sends a DSSST1 frame holding a `ForwardNoGradBatch`, as forward-backward does: a chunk
@@ -256,6 +291,7 @@ async def asyncio(
     Args:
         job_id (str): A job's id. Never contains `:` (sub-job ids and `:cancel` use it as a
             separator) and is never `capacity` (that route wins).
+        wait_s (float | Unset):
         body (File):
 
     Raises:
@@ -263,7 +299,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AcceptedRequest | ChunkAccepted | Error
+        AcceptedRequest | ChunkAccepted | RequestStatus | Error
     """
 
     return (
@@ -271,5 +307,6 @@ async def asyncio(
             job_id=job_id,
             client=client,
             body=body,
+            wait_s=wait_s,
         )
     ).parsed
