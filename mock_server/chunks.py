@@ -22,9 +22,9 @@ import contextlib
 import hashlib
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from cortex_gs_contract import CHUNK_GROUP_ID_PATTERN, CHUNK_OPERATIONS, ErrorCode
 
@@ -39,6 +39,7 @@ _GROUP_ID = re.compile(CHUNK_GROUP_ID_PATTERN)
 _NO_CHUNK_DIGEST = ""
 Answer = tuple[int, dict[str, Any]]
 GroupKey = tuple[str, str]
+Key = TypeVar("Key", bound=Hashable)
 
 
 def sha256_hex(data: bytes | memoryview) -> str:
@@ -163,14 +164,14 @@ class OpenGroup:
 SubmitGroup = Callable[["Chunk", str, dict[str, Any]], Awaitable[str]]
 
 
-class _KeyedLocks:
+class KeyedLocks(Generic[Key]):
     """One asyncio lock per key, forgotten once nobody holds or waits for it."""
 
     def __init__(self) -> None:
-        self._locks: dict[GroupKey, tuple[asyncio.Lock, list[int]]] = {}
+        self._locks: dict[Key, tuple[asyncio.Lock, list[int]]] = {}
 
     @contextlib.asynccontextmanager
-    async def hold(self, key: GroupKey) -> AsyncIterator[None]:
+    async def hold(self, key: Key) -> AsyncIterator[None]:
         entry = self._locks.get(key)
         if entry is None:
             entry = self._locks[key] = (asyncio.Lock(), [0])
@@ -193,7 +194,7 @@ class ChunkGroups:
         self.store = store
         self._submit_group = submit_group
         self._open: dict[GroupKey, OpenGroup] = {}
-        self._locks = _KeyedLocks()
+        self._locks: KeyedLocks[GroupKey] = KeyedLocks()
         self._swept_at = 0.0
 
     async def accept(self, job_id: str, kind: str, received: wire.ChunkFrame) -> Answer:
@@ -360,10 +361,10 @@ class ChunkGroups:
                 400, "too_large", f"{chunk.total} chunks declared in one group; at most {cap}"
             )
         most = self.settings.max_open_chunk_groups
-        starting = sum(
-            1 for (job, _), g in self._open.items() if job == chunk.job_id and not g.received
-        )
-        if self.store.open_group_count(chunk.job_id) + starting >= most:
+        # Held here or stored (a chunk's row is written after its answer, and a restart
+        # leaves groups only in the store): a group in both counts once.
+        in_memory = {group for job, group in self._open if job == chunk.job_id}
+        if len(in_memory.union(self.store.open_group_ids(chunk.job_id))) >= most:
             raise ApiError(
                 409,
                 ErrorCode.too_many_chunk_groups,

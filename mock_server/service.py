@@ -20,7 +20,7 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,14 @@ from cortex_gs_contract import ErrorCode, JobState, RequestState
 from arctic_rl import wire
 from mock_server import limits
 from mock_server.backends import Backend
-from mock_server.chunks import Chunk, ChunkGroups, decode, read_request_chunk, sha256_hex
+from mock_server.chunks import (
+    Chunk,
+    ChunkGroups,
+    KeyedLocks,
+    decode,
+    read_request_chunk,
+    sha256_hex,
+)
 from mock_server.errors import ApiError, request_error
 from mock_server.exports import ExportSigner
 from mock_server.settings import Settings
@@ -95,7 +102,9 @@ class MockService:
         self.exports = ExportSigner(store)
         self._waiters: dict[str, asyncio.Event] = {}
         # One lock per (scope, key) in use, with how many calls hold or await it.
-        self._key_locks: dict[tuple[str, str], tuple[asyncio.Lock, list[int]]] = {}
+        # Calls under one Idempotency-Key run one at a time (the second then finds the
+        # first one's record); calls under different keys never wait for each other.
+        self._key_locks: KeyedLocks[tuple[str, str]] = KeyedLocks()
         self._lifecycle: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -364,20 +373,6 @@ class MockService:
         self._loop.call_soon_threadsafe(wake)
 
     # -- idempotency -----------------------------------------------------------------
-    @contextlib.asynccontextmanager
-    async def _key_lock(self, scope: str, key: str) -> AsyncIterator[None]:
-        """Calls under the same key run one at a time (the second one then finds the
-        first one's record); calls under different keys never wait for each other."""
-        ident = (scope, key)
-        lock, users = self._key_locks.setdefault(ident, (asyncio.Lock(), [0]))
-        users[0] += 1
-        try:
-            async with lock:
-                yield
-        finally:
-            users[0] -= 1
-            if users[0] == 0:
-                del self._key_locks[ident]
 
     async def idempotent(
         self, scope: str, key: str | None, body: Any, run: Runner
@@ -386,7 +381,7 @@ class MockService:
         if key is None:
             return await run()
         body_hash = sha256_hex(_canonical(body))
-        async with self._key_lock(scope, key):
+        async with self._key_locks.hold((scope, key)):
             record = self.store.get_idempotent(scope, key)
             if record is not None:
                 if record["body_hash"] != body_hash:

@@ -487,13 +487,13 @@ class Store:
         directory = self.chunk_dir(job_id, group_id)
         return [(directory / f"{idx}.bin").read_bytes() for idx in sorted(group["chunks"])]
 
-    def open_group_count(self, job_id: str) -> int:
-        """How many of the job's chunk groups have not become a request yet."""
-        row = self._one(
-            "SELECT COUNT(*) AS n FROM chunk_groups WHERE job_id = ? AND request_id IS NULL",
+    def open_group_ids(self, job_id: str) -> set[str]:
+        """The ids of the job's chunk groups that have not become a request yet."""
+        rows = self._all(
+            "SELECT group_id FROM chunk_groups WHERE job_id = ? AND request_id IS NULL",
             (job_id,),
         )
-        return int(row["n"]) if row else 0
+        return {r["group_id"] for r in rows}
 
     def expired_groups(self, created_before: float) -> list[tuple[str, str]]:
         """(job_id, group_id) of the unfinished groups whose first chunk came before then."""
