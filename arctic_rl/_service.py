@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import SecretStr
@@ -295,41 +295,27 @@ class CortexService:
     async def step(self, job_id: str, body: StepRequest) -> Any:
         from cortex_gs_client.api.training import step
 
-        wait_s = self._submit_wait_s()
-        call = step.asyncio_detailed(job_id, client=self._client, body=body, wait_s=wait_s)
-        return await self._accepted(job_id, "step", call)
+        return await self._submit(job_id, "step", step.asyncio_detailed, body)
 
     async def save_checkpoint(self, job_id: str, body: SaveRequest) -> Any:
         from cortex_gs_client.api.checkpoints import save_checkpoint
 
-        wait_s = self._submit_wait_s()
-        call = save_checkpoint.asyncio_detailed(
-            job_id, client=self._client, body=body, wait_s=wait_s
-        )
-        return await self._accepted(job_id, "save", call)
+        return await self._submit(job_id, "save", save_checkpoint.asyncio_detailed, body)
 
     async def load_checkpoint(self, job_id: str, body: LoadRequest) -> Any:
         from cortex_gs_client.api.checkpoints import load_checkpoint
 
-        wait_s = self._submit_wait_s()
-        call = load_checkpoint.asyncio_detailed(
-            job_id, client=self._client, body=body, wait_s=wait_s
-        )
-        return await self._accepted(job_id, "load", call)
+        return await self._submit(job_id, "load", load_checkpoint.asyncio_detailed, body)
 
     async def log_probs(self, job_id: str, body: LogProbsRequest) -> Any:
         from cortex_gs_client.api.sampling import log_probs
 
-        wait_s = self._submit_wait_s()
-        call = log_probs.asyncio_detailed(job_id, client=self._client, body=body, wait_s=wait_s)
-        return await self._accepted(job_id, "log-probs", call)
+        return await self._submit(job_id, "log-probs", log_probs.asyncio_detailed, body)
 
     async def sync_weights(self, job_id: str, body: SyncWeightsRequest) -> Any:
         from cortex_gs_client.api.sampling import sync_weights
 
-        wait_s = self._submit_wait_s()
-        call = sync_weights.asyncio_detailed(job_id, client=self._client, body=body, wait_s=wait_s)
-        return await self._accepted(job_id, "sync-weights", call)
+        return await self._submit(job_id, "sync-weights", sync_weights.asyncio_detailed, body)
 
     async def run_operation(self, job_id: str, body: OperationRequest) -> Any:
         """An inline operation's answer (200) as it came; an accepted one's (202) result."""
@@ -341,6 +327,17 @@ class CortexService:
         if isinstance(answer, OperationAnswer):
             return answer.to_dict()
         return await self.wait_request(job_id, answer.request_id, desc="operation")
+
+    async def _submit(
+        self,
+        job_id: str,
+        desc: str,
+        operation: Callable[..., Awaitable[Response[Any]]],
+        body: Any,
+    ) -> Any:
+        """A JSON submit sent with the proposed ``wait_s``, and its result."""
+        call = operation(job_id, client=self._client, body=body, wait_s=self._submit_wait_s())
+        return await self._accepted(job_id, desc, call)
 
     async def _accepted(self, job_id: str, desc: str, call: Awaitable[Response[Any]]) -> Any:
         """A submit's result: read from its answer when it finished within ``wait_s``
