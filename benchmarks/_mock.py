@@ -14,15 +14,11 @@ import secrets
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
-
-from examples.grpo_demo import MOCK_TOKEN_ENV, PAT_ENV, free_port, stop_process
+from examples.grpo_demo import MOCK_TOKEN_ENV, PAT_ENV, free_port, stop_process, wait_ready
 
 REPO = Path(__file__).resolve().parents[1]
 BASELINE_ENV = "ARCTIC_RL_BENCH_BASELINE"
@@ -76,19 +72,6 @@ def tree_commit(tree: Path) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], url: str, token: str, log: Path) -> None:
-    headers = {"Authorization": f"Bearer {token}", TOKEN_TYPE_HEADER: TOKEN_TYPE}
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the mock exited ({proc.returncode}): {log.read_text()[-2000:]}")
-        with contextlib.suppress(httpx.TransportError):
-            if httpx.get(url, headers=headers, timeout=2.0).status_code == 200:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"the mock did not answer {url} within {STARTUP_TIMEOUT_S:.0f} s")
-
-
 @contextlib.contextmanager
 def running(*, tree: Path = REPO, no_auth: bool = False) -> Iterator[Mock]:
     """Start the canned mock of ``tree`` on a free port; the token is in ``PAT_ENV`` meanwhile.
@@ -117,7 +100,10 @@ def running(*, tree: Path = REPO, no_auth: bool = False) -> Iterator[Mock]:
         root = f"http://127.0.0.1:{port}"
         previous = os.environ.get(PAT_ENV)
         try:
-            _wait_ready(proc, f"{root}{PREFIX}/capacity", token, log)
+            try:
+                wait_ready(proc, f"{root}{PREFIX}", token, STARTUP_TIMEOUT_S)
+            except RuntimeError as exc:
+                raise RuntimeError(f"{exc}: {log.read_text()[-2000:]}") from exc
             os.environ[PAT_ENV] = token
             yield Mock(root, PAT_ENV)
         finally:

@@ -86,7 +86,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], url: str, token: str, timeout: float) -> None:
+def wait_ready(proc: subprocess.Popen[bytes], url: str, token: str, timeout: float) -> None:
     """Poll the capacity route until the mock answers it (or the process dies)."""
     import httpx
 
@@ -127,7 +127,7 @@ def running_mock(
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         url = f"http://127.0.0.1:{port}{Settings(state_dir=state_dir).prefix}"  # CLI defaults
-        _wait_ready(proc, url, token, timeout)
+        wait_ready(proc, url, token, timeout)
         os.environ[PAT_ENV] = token
         yield url
     finally:
