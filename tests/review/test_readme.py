@@ -65,10 +65,12 @@ def _exports(marker: str) -> dict[str, str]:
     return {name: value for name, value in found if value != "..."}
 
 
+_BASE_ENV = {"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "1"}
+
+
 def _run(cmd: list[str], env: dict[str, str], cwd: Path) -> None:
-    base = {"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "1", "ARCTIC_REPLAY_ITERATIONS": "2"}
     done = subprocess.run(
-        cmd, env={**base, **env}, cwd=cwd, capture_output=True, text=True, timeout=240
+        cmd, env={**_BASE_ENV, "ARCTIC_REPLAY_ITERATIONS": "2", **env}, cwd=cwd, capture_output=True, text=True, timeout=240
     )
     assert done.returncode == 0, done.stderr[-3000:]
 
@@ -141,7 +143,7 @@ def test_sdk_snippet_runs_as_written(live_mock, tmp_path):
     script.write_text(code.replace(host, f'"base_url": "{live_mock.root_url}"'))
     done = subprocess.run(
         [sys.executable, str(script)],
-        env={"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "1", "ARCTIC_CORTEX_PAT": live_mock.token},
+        env={**_BASE_ENV, "ARCTIC_CORTEX_PAT": live_mock.token},
         capture_output=True,
         text=True,
         timeout=120,
