@@ -70,7 +70,12 @@ _BASE_ENV = {"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "1"}
 
 def _run(cmd: list[str], env: dict[str, str], cwd: Path) -> None:
     done = subprocess.run(
-        cmd, env={**_BASE_ENV, "ARCTIC_REPLAY_ITERATIONS": "2", **env}, cwd=cwd, capture_output=True, text=True, timeout=240
+        cmd,
+        env={**_BASE_ENV, "ARCTIC_REPLAY_ITERATIONS": "2", **env},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert done.returncode == 0, done.stderr[-3000:]
 
