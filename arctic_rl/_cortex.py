@@ -2,8 +2,8 @@
 
 `CortexService` calls the generated operation functions (``cortex_gs_client.api``) by
 static import with typed request models, and reads their parsed answers. Retries, error
-mapping and idempotency keys are not here: they live in the HTTP seam (`_http`), which
-every request crosses. Chunked uploads (generated binary operations too) are `_upload`'s,
+mapping and idempotency keys are not here: they live in the service transport (`_http`),
+which every request crosses. Chunked uploads (generated binary operations too) are `_upload`'s,
 polling is `_polling`'s.
 
 One model family on the wire: the generated client's attrs models. They are what the
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
@@ -26,12 +27,12 @@ from arctic_rl._config import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, check_sc
 from arctic_rl._errors import (
     ArcticRLError,
     BadRequestError,
+    InvalidRequestError,
     JobFailedError,
     RequestTimeoutError,
     ResultFrameError,
     UnexpectedAnswerError,
 )
-from arctic_rl._errors import ValidationError as RequestValidationError
 from arctic_rl._progress import ProgressFactory
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ async def _answer_and_id(
 ) -> tuple[T, str | None]:
     """The parsed answer and its x-snowflake-request-id.
 
-    Error statuses never get here (the HTTP seam raises them); an undocumented success
+    Error statuses never get here (the service transport raises them); an undocumented success
     status parses to None, an answer of the wrong shape fails in the generated parser.
     """
     from cortex_gs_contract import REQUEST_ID_HEADER
@@ -169,19 +170,30 @@ class CortexService:
             max_answer_bytes=max_answer_bytes,
             inner=httpx_transport,
         )
-        self._opened: Client | None = None
+        self._opened: dict[asyncio.AbstractEventLoop, Client] = {}
+        self._opening = threading.Lock()
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"
 
     @property
     def _client(self) -> Client:
-        """The generated client over the HTTP seam, opened on first use."""
-        if self._opened is None:
+        """The generated client over the service transport for the running event loop.
+
+        An httpx connection pool belongs to the loop it was opened on, and callers come
+        from several (a framework's own, a blocking client's private one): each loop gets
+        its own, opened on its first call there, so every call runs on its caller's loop.
+        """
+        loop = asyncio.get_running_loop()
+        client = self._opened.get(loop)
+        if client is None:
             from arctic_rl._http import open_client
 
-            self._opened = open_client(self._settings)
-        return self._opened
+            with self._opening:
+                # a closed loop's client is dropped (its sockets close with it)
+                self._opened = {k: c for k, c in self._opened.items() if not k.is_closed()}
+                client = self._opened[loop] = open_client(self._settings)
+        return client
 
     def _uploader(self) -> Uploader:
         from arctic_rl._upload import Uploader
@@ -189,8 +201,16 @@ class CortexService:
         return Uploader(self._client, self.chunk_bytes, self._progress)
 
     async def aclose(self) -> None:
-        if self._opened is not None:
-            await self._opened.get_async_httpx_client().aclose()
+        """Close every loop's client: this loop's now, another running loop's on it."""
+        with self._opening:
+            opened, self._opened = self._opened, {}
+        here = asyncio.get_running_loop()
+        for loop, client in opened.items():
+            http = client.get_async_httpx_client()
+            if loop is here:
+                await http.aclose()
+            elif loop.is_running():  # scheduled, not awaited: that loop may be waiting on us
+                asyncio.run_coroutine_threadsafe(http.aclose(), loop)
 
     # -- control plane ----------------------------------------------------------------
 
@@ -366,7 +386,7 @@ class CortexService:
                 wait_s=_held(wait_s),
             )
             return await _answer_and_id(call, RequestStatus)
-        except (RequestValidationError, BadRequestError):
+        except (InvalidRequestError, BadRequestError):
             if wait_s <= 0:
                 raise
             log.info("arctic_rl: server refuses wait_s; polling instead")
