@@ -189,3 +189,27 @@ def test_step_with_grad_norm_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         normalize_step({"last_lr": 1.0, "metrics": {"grad_norm": 0.0}})
+
+
+def test_the_blocking_twin_has_every_async_method_with_its_signature():
+    import inspect
+
+    from arctic_rl import ArcticRLClient, AsyncArcticRLClient
+
+    own = {"connect", "aclose", "shutdown"}  # the constructor connects; shutdown stops the loop
+    coroutines = {
+        name: method
+        for name, method in vars(AsyncArcticRLClient).items()
+        if inspect.iscoroutinefunction(method) and not name.startswith("_")
+    }
+    assert set(coroutines) - own - set(vars(ArcticRLClient)) == set()  # none forgotten
+    for name, method in coroutines.items():
+        if name in own:
+            continue
+        full = inspect.signature(method)
+        expected = full.replace(parameters=list(full.parameters.values())[1:])
+        assert (
+            inspect.signature(getattr(ArcticRLClient, name).__get__(object.__new__(ArcticRLClient)))
+            == expected
+        ), name
+        assert getattr(ArcticRLClient, name).__doc__ == method.__doc__
