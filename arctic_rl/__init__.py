@@ -21,7 +21,7 @@ _EXPORTS: dict[str, str] = {
     "ArcticRLClient": "arctic_rl._blocking",
     "create_arctic_rl_client": "arctic_rl._shim",
     "LegacyCortexClient": "arctic_rl._shim",
-    "ServiceAPI": "arctic_rl._cortex",
+    "ServiceAPI": "arctic_rl._protocol",
     "CortexService": "arctic_rl._cortex",
     "ArcticRLError": "arctic_rl._errors",
     "APIConnectionError": "arctic_rl._errors",
@@ -55,7 +55,6 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._config import ArcticRLClientConfig as ArcticRLClientConfig
     from arctic_rl._config import CortexConfig as CortexConfig
     from arctic_rl._cortex import CortexService as CortexService
-    from arctic_rl._cortex import ServiceAPI as ServiceAPI
     from arctic_rl._errors import AnswerTooLargeError as AnswerTooLargeError
     from arctic_rl._errors import APIConnectionError as APIConnectionError
     from arctic_rl._errors import ArcticRLError as ArcticRLError
@@ -78,6 +77,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import ServerError as ServerError
     from arctic_rl._errors import ServiceUnavailableError as ServiceUnavailableError
     from arctic_rl._errors import UnexpectedAnswerError as UnexpectedAnswerError
+    from arctic_rl._protocol import ServiceAPI as ServiceAPI
     from arctic_rl._shim import LegacyCortexClient as LegacyCortexClient
     from arctic_rl._shim import create_arctic_rl_client as create_arctic_rl_client
 

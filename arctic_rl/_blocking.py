@@ -22,7 +22,7 @@ from arctic_rl._config import ArcticRLClientConfig
 if TYPE_CHECKING:
     import inspect
 
-    from arctic_rl._cortex import ServiceAPI
+    from arctic_rl._protocol import ServiceAPI
 
 __all__ = ["ArcticRLClient"]
 

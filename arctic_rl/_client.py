@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from arctic_rl._config import ArcticRLClientConfig, CortexConfig, resolve_config
-from arctic_rl._cortex import CortexService, ServiceAPI
+from arctic_rl._cortex import CortexService
 from arctic_rl._errors import ArcticRLError, ConfigError, NotFoundError
 from arctic_rl._progress import ProgressFactory
+from arctic_rl._protocol import ServiceAPI
 from arctic_rl._requests import (
     build_create_job_request,
     forward_request,

@@ -195,12 +195,8 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
     if encoding not in ("", "identity"):
         wbits = _DECODERS.get(encoding)
         if wbits is None:
-            raise UnexpectedAnswerError(
-                f"the answer is {encoding}-encoded; this client asked for {ACCEPT_ENCODING}",
-                status=response.status_code,
-                code="unsupported_encoding",
-                request_id=response.headers.get(REQUEST_ID_HEADER),
-            )
+            message = f"the answer is {encoding}-encoded; this client asked for {ACCEPT_ENCODING}"
+            raise _answer_error(UnexpectedAnswerError, response, "unsupported_encoding", message)
         decoder = zlib.decompressobj(wbits)
     body = bytearray()
     async for raw in response.aiter_raw():
@@ -210,11 +206,9 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
             try:
                 body += decoder.decompress(raw, cap + 1 - len(body))
             except zlib.error as exc:
-                raise UnexpectedAnswerError(
-                    f"the {encoding} answer does not decompress: {exc}",
-                    status=response.status_code,
-                    code="bad_encoding",
-                    request_id=response.headers.get(REQUEST_ID_HEADER),
+                message = f"the {encoding} answer does not decompress: {exc}"
+                raise _answer_error(
+                    UnexpectedAnswerError, response, "bad_encoding", message
                 ) from exc
             if decoder.unconsumed_tail:  # more output pending: past the cap whatever its size
                 raise _too_large(response, cap)
@@ -223,14 +217,24 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
     return bytes(body)
 
 
-def _too_large(response: httpx.Response, cap: int) -> AnswerTooLargeError:
-    return AnswerTooLargeError(
-        f"the answer is larger than {cap} bytes once decompressed "
-        f"(cortex.max_answer_bytes); refusing it",
+def _answer_error(
+    cls: type[UnexpectedAnswerError], response: httpx.Response, code: str, message: str
+) -> UnexpectedAnswerError:
+    """An answer outside what the contract allows, with its status and request id."""
+    return cls(
+        message,
         status=response.status_code,
-        code="answer_too_large",
+        code=code,
         request_id=response.headers.get(REQUEST_ID_HEADER),
     )
+
+
+def _too_large(response: httpx.Response, cap: int) -> UnexpectedAnswerError:
+    message = (
+        f"the answer is larger than {cap} bytes once decompressed "
+        f"(cortex.max_answer_bytes); refusing it"
+    )
+    return _answer_error(AnswerTooLargeError, response, "answer_too_large", message)
 
 
 def _require_json(answer: httpx.Response) -> None:
@@ -244,13 +248,11 @@ def _require_json(answer: httpx.Response) -> None:
     try:
         json.loads(content)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise UnexpectedAnswerError(
+        message = (
             f"the service answered HTTP {answer.status_code} with {content_type or 'no type'}, "
-            f"not JSON: {content[:120]!r}",
-            status=answer.status_code,
-            code="not_json",
-            request_id=answer.headers.get(REQUEST_ID_HEADER),
-        ) from None
+            f"not JSON: {content[:120]!r}"
+        )
+        raise _answer_error(UnexpectedAnswerError, answer, "not_json", message) from None
 
 
 def _key_mutating_call(request: httpx.Request) -> None:
