@@ -21,8 +21,8 @@ _EXPORTS: dict[str, str] = {
     "ArcticRLClient": "arctic_rl._blocking",
     "create_arctic_rl_client": "arctic_rl._shim",
     "LegacyCortexClient": "arctic_rl._shim",
-    "ServiceAPI": "arctic_rl._service",
-    "CortexService": "arctic_rl._service",
+    "ServiceAPI": "arctic_rl._protocol",
+    "CortexService": "arctic_rl._cortex",
     "ArcticRLError": "arctic_rl._errors",
     "APIConnectionError": "arctic_rl._errors",
     "AnswerTooLargeError": "arctic_rl._errors",
@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "ChunkGroupError": "arctic_rl._errors",
     "ConfigError": "arctic_rl._errors",
     "ConflictError": "arctic_rl._errors",
+    "InvalidRequestError": "arctic_rl._errors",
     "JobFailedError": "arctic_rl._errors",
     "JobNotRunningError": "arctic_rl._errors",
     "NotFoundError": "arctic_rl._errors",
@@ -44,7 +45,6 @@ _EXPORTS: dict[str, str] = {
     "ServerError": "arctic_rl._errors",
     "ServiceUnavailableError": "arctic_rl._errors",
     "UnexpectedAnswerError": "arctic_rl._errors",
-    "ValidationError": "arctic_rl._errors",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._client import AsyncArcticRLClient as AsyncArcticRLClient
     from arctic_rl._config import ArcticRLClientConfig as ArcticRLClientConfig
     from arctic_rl._config import CortexConfig as CortexConfig
+    from arctic_rl._cortex import CortexService as CortexService
     from arctic_rl._errors import AnswerTooLargeError as AnswerTooLargeError
     from arctic_rl._errors import APIConnectionError as APIConnectionError
     from arctic_rl._errors import ArcticRLError as ArcticRLError
@@ -63,6 +64,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import ChunkGroupError as ChunkGroupError
     from arctic_rl._errors import ConfigError as ConfigError
     from arctic_rl._errors import ConflictError as ConflictError
+    from arctic_rl._errors import InvalidRequestError as InvalidRequestError
     from arctic_rl._errors import JobFailedError as JobFailedError
     from arctic_rl._errors import JobNotRunningError as JobNotRunningError
     from arctic_rl._errors import NotFoundError as NotFoundError
@@ -75,9 +77,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import ServerError as ServerError
     from arctic_rl._errors import ServiceUnavailableError as ServiceUnavailableError
     from arctic_rl._errors import UnexpectedAnswerError as UnexpectedAnswerError
-    from arctic_rl._errors import ValidationError as ValidationError
-    from arctic_rl._service import CortexService as CortexService
-    from arctic_rl._service import ServiceAPI as ServiceAPI
+    from arctic_rl._protocol import ServiceAPI as ServiceAPI
     from arctic_rl._shim import LegacyCortexClient as LegacyCortexClient
     from arctic_rl._shim import create_arctic_rl_client as create_arctic_rl_client
 

@@ -1,8 +1,11 @@
 """`ArcticRLClient`: the blocking twin of `AsyncArcticRLClient`, on a private loop thread.
 
-Every blocking method, and every async shim method (`_shim.LegacyCortexClient`), reaches
-the async client through one path: `_LoopThread.submit` (see its docstring for why the
-thread is there at all).
+Its methods are not written out again: each is a `_Blocking` made from the async
+client's coroutine method of the same name, so it takes the same parameters and returns
+the same result (type checkers read both from the async method; `inspect.signature`
+shows them too). Blocking calls reach the async client through one path,
+`_LoopThread.run`; async callers (the legacy shim included) await the async client on
+their own loop and never come here.
 """
 
 from __future__ import annotations
@@ -10,26 +13,29 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any, Self, TypeVar
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from arctic_rl._client import AsyncArcticRLClient
 from arctic_rl._config import ArcticRLClientConfig
-from arctic_rl._service import ServiceAPI
+
+if TYPE_CHECKING:
+    import inspect
+
+    from arctic_rl._protocol import ServiceAPI
 
 __all__ = ["ArcticRLClient"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class _LoopThread:
-    """A private event loop on a daemon thread; blocking callers and shims submit to it.
+    """A private event loop on a daemon thread, for callers that cannot await.
 
-    Worth its thread hop: the legacy factory is synchronous, and frameworks call the client
-    from several event loops over its life (SkyRL runs its loop under `asyncio.run` inside
-    a Ray task, verl from plain threads), while an httpx connection pool belongs to the one
-    loop it was opened on. So the pool lives on this loop of its own, and every call, from
-    any thread or loop, reaches the async client through `submit`.
+    A script or a synchronous framework has no event loop to run the async client on;
+    this one runs it, and the blocking calls wait for their results here.
     """
 
     def __init__(self) -> None:
@@ -56,8 +62,55 @@ class _LoopThread:
             self.loop.close()
 
 
+class _Blocking(Generic[P, R]):
+    """A blocking method made from a coroutine method of `AsyncArcticRLClient`."""
+
+    def __init__(
+        self, method: Callable[Concatenate[AsyncArcticRLClient, P], Coroutine[Any, Any, R]]
+    ) -> None:
+        self._method = method
+        self.__doc__ = method.__doc__
+        self.__wrapped__ = method
+        self._signature: inspect.Signature | None = None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.__name__ = name
+
+    @overload
+    def __get__(self, client: None, owner: type | None = None) -> Self: ...
+    @overload
+    def __get__(self, client: ArcticRLClient, owner: type | None = None) -> Callable[P, R]: ...
+    def __get__(self, client: ArcticRLClient | None, owner: type | None = None) -> Any:
+        if client is None:
+            return self
+        method = self._method
+
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            return client._loop.run(method(client.aio, *args, **kwargs))
+
+        call.__name__ = call.__qualname__ = self.__name__
+        call.__doc__ = self.__doc__
+        call.__signature__ = self.signature  # type: ignore[attr-defined]
+        return call
+
+    @property
+    def signature(self) -> inspect.Signature:
+        """The async method's signature without ``self`` (and its annotations)."""
+        if self._signature is None:
+            import inspect  # only for introspection: not on the import path
+
+            full = inspect.signature(self._method)
+            self._signature = full.replace(parameters=list(full.parameters.values())[1:])
+        return self._signature
+
+
 class ArcticRLClient:
-    """Blocking twin of AsyncArcticRLClient for scripts and synchronous frameworks."""
+    """Blocking twin of AsyncArcticRLClient for scripts and synchronous frameworks.
+
+    Every public coroutine method of the async client has its twin here (a test holds
+    the two to that), except `connect` (the constructor connects) and `aclose`
+    (`shutdown` also stops the loop thread).
+    """
 
     def __init__(
         self,
@@ -91,96 +144,20 @@ class ArcticRLClient:
     def sub_jobs(self) -> dict[str, str]:
         return self.aio.sub_jobs
 
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        """Schedule a coroutine of `self.aio` on the private loop (for async shims)."""
-        return self._loop.submit(coro)
-
-    def fwd_bwd(
-        self,
-        batch: Mapping[str, Any],
-        *,
-        meta: Mapping[str, Any] | None = None,
-        processing: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        return self._loop.run(self.aio.fwd_bwd(batch, meta=meta, processing=processing))
-
-    def fwd_no_grad(
-        self,
-        batch: Mapping[str, Any],
-        *,
-        reference_model: bool = False,
-        meta: Mapping[str, Any] | None = None,
-        processing: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        coro = self.aio.fwd_no_grad(
-            batch, reference_model=reference_model, meta=meta, processing=processing
-        )
-        return self._loop.run(coro)
-
-    def step(self, learning_rate: float | None = None) -> dict[str, Any]:
-        return self._loop.run(self.aio.step(learning_rate))
-
-    def generate(
-        self,
-        prompts: Sequence[str | Sequence[int]],
-        sampling_params: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
-        *,
-        routing_key: str | None = None,
-        strict: bool = False,
-    ) -> dict[str, Any]:
-        coro = self.aio.generate(prompts, sampling_params, routing_key=routing_key, strict=strict)
-        return self._loop.run(coro)
-
-    def log_probs(
-        self,
-        prompts: Sequence[str | Sequence[int]],
-        completions: Sequence[str | Sequence[int]] | None = None,
-        top_k: int = 1,
-    ) -> dict[str, Any]:
-        return self._loop.run(self.aio.log_probs(prompts, completions, top_k))
-
-    def sync_weights(
-        self,
-        *,
-        weight_format: str | None = None,
-        source_sub_job_id: str | None = None,
-        target_sub_job_ids: Sequence[str] | None = None,
-    ) -> dict[str, Any]:
-        coro = self.aio.sync_weights(
-            weight_format=weight_format,
-            source_sub_job_id=source_sub_job_id,
-            target_sub_job_ids=target_sub_job_ids,
-        )
-        return self._loop.run(coro)
-
-    def save_checkpoint(
-        self, checkpoint_id: str | None = None, checkpoint_type: str | None = None
-    ) -> dict[str, Any]:
-        return self._loop.run(self.aio.save_checkpoint(checkpoint_id, checkpoint_type))
-
-    def load_checkpoint(
-        self,
-        checkpoint_id: str,
-        *,
-        source_job_id: str | None = None,
-        target_sub_job_id: str | None = None,
-    ) -> dict[str, Any]:
-        coro = self.aio.load_checkpoint(
-            checkpoint_id, source_job_id=source_job_id, target_sub_job_id=target_sub_job_id
-        )
-        return self._loop.run(coro)
-
-    def list_checkpoints(self) -> list[dict[str, Any]]:
-        return self._loop.run(self.aio.list_checkpoints())
-
-    def delete_checkpoint(self, checkpoint_id: str) -> None:
-        self._loop.run(self.aio.delete_checkpoint(checkpoint_id))
-
-    def get_job(self) -> dict[str, Any]:
-        return self._loop.run(self.aio.get_job())
-
-    def cancel(self) -> dict[str, Any]:
-        return self._loop.run(self.aio.cancel())
+    start = _Blocking(AsyncArcticRLClient.start)
+    get_job = _Blocking(AsyncArcticRLClient.get_job)
+    state = _Blocking(AsyncArcticRLClient.state)
+    cancel = _Blocking(AsyncArcticRLClient.cancel)
+    fwd_bwd = _Blocking(AsyncArcticRLClient.fwd_bwd)
+    fwd_no_grad = _Blocking(AsyncArcticRLClient.fwd_no_grad)
+    step = _Blocking(AsyncArcticRLClient.step)
+    generate = _Blocking(AsyncArcticRLClient.generate)
+    log_probs = _Blocking(AsyncArcticRLClient.log_probs)
+    sync_weights = _Blocking(AsyncArcticRLClient.sync_weights)
+    save_checkpoint = _Blocking(AsyncArcticRLClient.save_checkpoint)
+    load_checkpoint = _Blocking(AsyncArcticRLClient.load_checkpoint)
+    list_checkpoints = _Blocking(AsyncArcticRLClient.list_checkpoints)
+    delete_checkpoint = _Blocking(AsyncArcticRLClient.delete_checkpoint)
 
     def shutdown(self, *, cancel: bool | None = None) -> None:
         """Finish with the job (see AsyncArcticRLClient.shutdown) and stop the loop thread."""

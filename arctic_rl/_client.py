@@ -12,15 +12,16 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from arctic_rl._config import ArcticRLClientConfig, CortexConfig, resolve_config
+from arctic_rl._cortex import CortexService
 from arctic_rl._errors import ArcticRLError, ConfigError, NotFoundError
 from arctic_rl._progress import ProgressFactory
+from arctic_rl._protocol import ServiceAPI
 from arctic_rl._requests import (
     build_create_job_request,
     forward_request,
     plain_params,
     plain_tokens,
 )
-from arctic_rl._service import CortexService, ServiceAPI
 
 if TYPE_CHECKING:
     from cortex_gs_client.models import Job
@@ -32,7 +33,6 @@ M = TypeVar("M")
 
 # Sub-job kinds as they appear in sub-job ids, keyed by the job_type the service reports.
 _KIND_BY_JOB_TYPE = {"training": "training", "sampling": "sampling", "log_probability": "log_prob"}
-_forward_request = forward_request  # the body fwd_bwd sends (the benchmarks time it apart)
 
 
 def _model(cls: type[M], fields: Mapping[str, Any]) -> M:
@@ -161,7 +161,9 @@ class AsyncArcticRLClient:
         meta: Mapping[str, Any] | None = None,
         processing: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Forward and backward on the training sub-job (gradients accumulate until step)."""
+        """Forward and backward on the training sub-job (gradients accumulate until step).
+
+        ``batch``: tensors, or a batch in any form `forward_request` reads."""
         value = forward_request(batch, meta, processing)
         job_id = self._require_job_id()
         return dict(await self.service.run_chunked(job_id, "forward_backward", value))

@@ -22,6 +22,7 @@ __all__ = [
     "ChunkGroupError",
     "ConfigError",
     "ConflictError",
+    "InvalidRequestError",
     "JobFailedError",
     "JobNotRunningError",
     "NotFoundError",
@@ -34,7 +35,6 @@ __all__ = [
     "ServerError",
     "ServiceUnavailableError",
     "UnexpectedAnswerError",
-    "ValidationError",
     "error_from_response",
 ]
 
@@ -128,8 +128,8 @@ class PayloadTooLargeError(APIStatusError):
     """413: one request body exceeded the service's limit (lower cortex.chunk_bytes)."""
 
 
-class ValidationError(APIStatusError):
-    """422: the JSON body or a parameter failed validation."""
+class InvalidRequestError(APIStatusError):
+    """422: the JSON body or a parameter failed the service's validation."""
 
 
 class RateLimitError(APIStatusError):
@@ -195,7 +195,7 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
     404: NotFoundError,
     409: ConflictError,
     413: PayloadTooLargeError,
-    422: ValidationError,
+    422: InvalidRequestError,
     429: RateLimitError,
     503: ServiceUnavailableError,
 }
@@ -271,6 +271,17 @@ def _innermost_message(body: Mapping[str, Any]) -> str:
     return (readable or messages or [""])[-1]
 
 
+def _error_class(status: int, code: str | int | None, chunk_group: bool) -> type[APIStatusError]:
+    """The error type for a status (and the code, where one type covers several)."""
+    if chunk_group:
+        return ChunkGroupError
+    if status == 409 and code == "job_not_running":
+        return JobNotRunningError
+    if status in _BY_STATUS:
+        return _BY_STATUS[status]
+    return ServerError if status >= 500 else APIStatusError
+
+
 def error_from_response(
     status: int, body: Any, headers: Mapping[str, str] | None = None
 ) -> APIStatusError:
@@ -311,17 +322,7 @@ def error_from_response(
             message = raw_details
     if not message:
         message = f"HTTP {status}"
-    cls: type[APIStatusError]
-    if chunk_group is not None:
-        cls = ChunkGroupError
-    elif status == 409 and code == "job_not_running":
-        cls = JobNotRunningError
-    elif status in _BY_STATUS:
-        cls = _BY_STATUS[status]
-    elif status >= 500:
-        cls = ServerError
-    else:
-        cls = APIStatusError
+    cls = _error_class(status, code, chunk_group is not None)
     err = cls(message, status=status, code=code, request_id=request_id, details=details)
     if isinstance(err, ChunkGroupError) and chunk_group is not None:
         count = chunk_group.get("missing_chunk_count")

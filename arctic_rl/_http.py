@@ -1,4 +1,4 @@
-"""The HTTP seam: one httpx transport that retries, maps errors and keys mutating calls.
+"""The service transport: one httpx transport that retries, maps errors and keys mutating calls.
 
 Every call the client makes (generated operation functions and chunk uploads alike) goes
 through `ServiceTransport`, an `httpx.AsyncBaseTransport` wrapped around the real one, so
@@ -20,6 +20,10 @@ these rules live in one place:
 - the token lives here (a `SecretStr`) and is added to each request as it leaves, so the
   generated client, the httpx client and their headers never hold it (nor show it in a
   repr); plain ``http://`` is refused for any host but loopback unless allowed.
+
+Under it is httpx's own transport (`httpx.AsyncHTTPTransport`, over httpcore), opened
+once per client and reused by every call; tests may put any other httpx transport there
+(`httpx.MockTransport`, a recording one) through `ClientSettings.inner`.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from arctic_rl._errors import (
     error_from_response,
 )
 
-__all__ = ["ServiceTransport", "open_client"]
+__all__ = ["LIMITS", "ServiceTransport", "open_client"]
 
 LONG_POLL_PARAM = "wait_s"
 MAX_RETRY_AFTER_S = 60.0
@@ -63,6 +67,8 @@ RETRY_WAIT_MAX_S = 12.0
 ACCEPT_ENCODING = "gzip, deflate"
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 _DROPPED_ANSWER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+# One origin: a few idle connections kept for reuse (httpx's default cap on open ones).
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=8)
 
 
 def _retry_hook(exc: Exception) -> bool | float:
@@ -189,12 +195,8 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
     if encoding not in ("", "identity"):
         wbits = _DECODERS.get(encoding)
         if wbits is None:
-            raise UnexpectedAnswerError(
-                f"the answer is {encoding}-encoded; this client asked for {ACCEPT_ENCODING}",
-                status=response.status_code,
-                code="unsupported_encoding",
-                request_id=response.headers.get(REQUEST_ID_HEADER),
-            )
+            message = f"the answer is {encoding}-encoded; this client asked for {ACCEPT_ENCODING}"
+            raise _answer_error(UnexpectedAnswerError, response, "unsupported_encoding", message)
         decoder = zlib.decompressobj(wbits)
     body = bytearray()
     async for raw in response.aiter_raw():
@@ -204,11 +206,9 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
             try:
                 body += decoder.decompress(raw, cap + 1 - len(body))
             except zlib.error as exc:
-                raise UnexpectedAnswerError(
-                    f"the {encoding} answer does not decompress: {exc}",
-                    status=response.status_code,
-                    code="bad_encoding",
-                    request_id=response.headers.get(REQUEST_ID_HEADER),
+                message = f"the {encoding} answer does not decompress: {exc}"
+                raise _answer_error(
+                    UnexpectedAnswerError, response, "bad_encoding", message
                 ) from exc
             if decoder.unconsumed_tail:  # more output pending: past the cap whatever its size
                 raise _too_large(response, cap)
@@ -217,14 +217,24 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
     return bytes(body)
 
 
-def _too_large(response: httpx.Response, cap: int) -> AnswerTooLargeError:
-    return AnswerTooLargeError(
-        f"the answer is larger than {cap} bytes once decompressed "
-        f"(cortex.max_answer_bytes); refusing it",
+def _answer_error(
+    cls: type[UnexpectedAnswerError], response: httpx.Response, code: str, message: str
+) -> UnexpectedAnswerError:
+    """An answer outside what the contract allows, with its status and request id."""
+    return cls(
+        message,
         status=response.status_code,
-        code="answer_too_large",
+        code=code,
         request_id=response.headers.get(REQUEST_ID_HEADER),
     )
+
+
+def _too_large(response: httpx.Response, cap: int) -> UnexpectedAnswerError:
+    message = (
+        f"the answer is larger than {cap} bytes once decompressed "
+        f"(cortex.max_answer_bytes); refusing it"
+    )
+    return _answer_error(AnswerTooLargeError, response, "answer_too_large", message)
 
 
 def _require_json(answer: httpx.Response) -> None:
@@ -238,13 +248,11 @@ def _require_json(answer: httpx.Response) -> None:
     try:
         json.loads(content)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise UnexpectedAnswerError(
+        message = (
             f"the service answered HTTP {answer.status_code} with {content_type or 'no type'}, "
-            f"not JSON: {content[:120]!r}",
-            status=answer.status_code,
-            code="not_json",
-            request_id=answer.headers.get(REQUEST_ID_HEADER),
-        ) from None
+            f"not JSON: {content[:120]!r}"
+        )
+        raise _answer_error(UnexpectedAnswerError, answer, "not_json", message) from None
 
 
 def _key_mutating_call(request: httpx.Request) -> None:
@@ -273,14 +281,10 @@ def _status_error(response: httpx.Response) -> Exception:
     return error_from_response(response.status_code, body, response.headers)
 
 
-def _direct_or_proxied(base_url: str, verify_tls: bool) -> httpx.AsyncBaseTransport:
-    """Our lean HTTP/1.1 transport; httpx's own when the environment names a proxy."""
-    proxy = _env_proxy(base_url)
-    if proxy is not None:
-        return httpx.AsyncHTTPTransport(verify=verify_tls, proxy=proxy)
-    from arctic_rl._connection import Http11Transport
-
-    return Http11Transport(verify_tls=verify_tls)
+def _httpx_transport(base_url: str, verify_tls: bool) -> httpx.AsyncHTTPTransport:
+    """httpx's own transport: TLS verified (``SSL_CERT_FILE`` honoured), the proxy the
+    environment names for this URL, a small keep-alive pool for the one origin."""
+    return httpx.AsyncHTTPTransport(verify=verify_tls, proxy=_env_proxy(base_url), limits=LIMITS)
 
 
 def _env_proxy(base_url: str) -> str | None:
@@ -291,72 +295,16 @@ def _env_proxy(base_url: str) -> str | None:
     return urllib.request.getproxies().get(url.scheme)
 
 
-class _DirectAsyncClient(httpx.AsyncClient):
-    """httpx's AsyncClient with a shorter way out for the generated operations.
-
-    Per request, httpx's own `request` parses the URL three times (the merge with
-    base_url, the query, the Request) and walks auth, redirect and event-hook machinery
-    this SDK never uses (the seam answers a 3xx with `RedirectError`): about a tenth of a
-    millisecond a request, more under load. Here the URL is parsed once and the request
-    goes straight to the seam; cookies still travel both ways (a load balancer may pin a
-    client with one). Anything but the generated operations' arguments takes httpx's path.
-    """
-
-    def __init__(
-        self, *, base_url: str, headers: dict[str, str], timeout: httpx.Timeout,
-        transport: ServiceTransport,
-    ) -> None:  # fmt: skip
-        super().__init__(base_url=base_url, headers=headers, timeout=timeout, transport=transport)
-        self._root = base_url.rstrip("/")
-        self._seam = transport
-        self._timeouts = timeout.as_dict()
-
-    async def request(  # type: ignore[override]
-        self,
-        method: str,
-        url: str,
-        *,
-        params: dict[str, Any] | None = None,
-        json: Any = None,
-        content: Any = None,
-        headers: dict[str, str] | None = None,
-        **other: Any,
-    ) -> httpx.Response:
-        if other or not url.startswith("/") or self.is_closed:
-            return await super().request(
-                method, url, params=params, json=json, content=content, headers=headers, **other
-            )
-        target = self._root + url
-        if params:
-            target = f"{target}?{httpx.QueryParams(params)}"
-        merged = self.headers.copy()
-        if headers:
-            merged.update(headers)
-        request = httpx.Request(
-            method,
-            target,
-            headers=merged,
-            json=json,
-            content=content,
-            cookies=self.cookies if self.cookies else None,
-            extensions={"timeout": self._timeouts},
-        )
-        response = await self._seam.handle_async_request(request)
-        response.request = request
-        if "set-cookie" in response.headers:
-            self.cookies.extract_cookies(response)
-        await response.aread()
-        return response
-
-
 def open_client(settings: ClientSettings) -> Client:
-    """The generated `Client`, its requests all passing through `ServiceTransport`.
+    """The generated `Client` over one `httpx.AsyncClient`, its requests all passing
+    through `ServiceTransport`.
 
     The plain `Client`, not `AuthenticatedClient`: that one keeps the token in a field
-    and in its header dict, both shown by its repr; the transport adds it instead.
+    and in its header dict, both shown by its repr; the transport adds it instead. The
+    base URL is parsed once, by the httpx client every call reuses.
     """
     base_url = settings.base_url
-    real = settings.inner or _direct_or_proxied(base_url, settings.verify_tls)
+    real = settings.inner or _httpx_transport(base_url, settings.verify_tls)
     transport = ServiceTransport(
         real,
         base_url=base_url,
@@ -374,7 +322,7 @@ def open_client(settings: ClientSettings) -> Client:
         verify_ssl=settings.verify_tls,
         raise_on_unexpected_status=False,
     )
-    direct = _DirectAsyncClient(
+    http = httpx.AsyncClient(
         base_url=base_url, headers=headers, timeout=timeout, transport=transport
     )
-    return client.set_async_httpx_client(direct)
+    return client.set_async_httpx_client(http)

@@ -88,29 +88,59 @@ def _optimizer(framework: Any, deepspeed: Any) -> dict[str, Any]:
     return out
 
 
+_PROCESSING_KEYS = frozenset({"post", "loss_fn", "config"})
+
+
 def forward_request(
     batch: Mapping[str, Any],
-    meta: Mapping[str, Any] | None,
-    processing: Mapping[str, Any] | None,
+    meta: Mapping[str, Any] | None = None,
+    processing: Mapping[str, Any] | None = None,
+    *,
+    legacy: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """ForwardBackwardBatch / ForwardNoGradBatch: {args, kwargs, meta, processing}.
+    """ForwardBackwardBatch / ForwardNoGradBatch: {args, kwargs, meta, processing[, context]}.
 
-    A batch already in that form (it has `kwargs`; `context` and the rest are kept)
-    passes through; `meta` and `processing` given separately are merged into it.
+    The one place a forward batch is shaped, from any form callers pass: bare tensors;
+    the frameworks' ``{"batch", "meta", "processing"[, "context"]}``; or a batch already
+    in Cortex form (it has `kwargs`), kept as it is. ``meta`` and ``processing`` given
+    apart are merged in, and so are the old keywords in ``legacy``: `meta=`, `context=`,
+    `processing=`, `post`/`loss_fn`/`config`, `post_processors=` (-> processing.post);
+    the rest go to meta.
     """
     if isinstance(batch.get("kwargs"), Mapping):
-        value = dict(batch)
-        if meta:
-            value["meta"] = {**(value.get("meta") or {}), **meta}
-        if processing:
-            value["processing"] = {**(value.get("processing") or {}), **processing}
-        return value
-    return {
-        "args": [],
-        "kwargs": dict(batch),
-        "meta": dict(meta or {}),
-        "processing": dict(processing or {}),
-    }
+        body = dict(batch)
+    elif isinstance(batch.get("batch"), Mapping):
+        body = {"args": [], "kwargs": dict(batch["batch"]), "meta": {}, "processing": {}}
+        extra = {k: batch.get(k) for k in ("meta", "processing", "context")}
+        _merge(body, {k: v for k, v in extra.items() if v})
+    else:
+        body = {"args": [], "kwargs": dict(batch), "meta": {}, "processing": {}}
+    folded = _folded(legacy or {})
+    _merge(body, {"meta": meta, "processing": processing})
+    _merge(body, folded)
+    return body
+
+
+def _folded(legacy: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The old keywords, sorted into the meta, processing and context they stand for."""
+    parts: dict[str, dict[str, Any]] = {"meta": {}, "processing": {}, "context": {}}
+    for key, value in legacy.items():
+        if key in ("meta", "context", "processing") and isinstance(value, Mapping):
+            parts[key].update(value)
+        elif key == "post_processors":
+            parts["processing"]["post"] = [value] if isinstance(value, str) else list(value)
+        elif key in _PROCESSING_KEYS:
+            parts["processing"][key] = value
+        else:
+            parts["meta"][key] = value
+    return parts
+
+
+def _merge(body: dict[str, Any], parts: Mapping[str, Mapping[str, Any] | None]) -> None:
+    """Merge each non-empty part into the body's mapping of that name (later keys win)."""
+    for name, part in parts.items():
+        if part:
+            body[name] = {**(body.get(name) or {}), **part}
 
 
 def plain_tokens(value: Any) -> Any:

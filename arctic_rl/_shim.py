@@ -3,20 +3,20 @@
 `create_arctic_rl_client(config, server_state=None)` keeps the old factory's signature.
 For Cortex it returns `LegacyCortexClient`, whose methods and response keys are exactly
 what the two integrations read (see integrations.md), so neither framework changes a line.
-All HTTP runs on the blocking client's private loop; the async methods only await it,
-which keeps them usable from any event loop the caller happens to run.
+Its async methods await the async client on the caller's own event loop (whichever it
+is: the service opens a connection pool per loop); only the factory's job creation and
+`shutdown`, which are synchronous, run on the blocking client's private loop thread.
 """
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import importlib
 import logging
 import os
 import warnings
-from collections.abc import Coroutine, Generator, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import Generator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from arctic_rl._blocking import ArcticRLClient
 from arctic_rl._config import (
@@ -27,7 +27,11 @@ from arctic_rl._config import (
     effective_backend,
 )
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
+from arctic_rl._requests import forward_request
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
+
+if TYPE_CHECKING:
+    from arctic_rl._client import AsyncArcticRLClient
 
 __all__ = [
     "LegacyCortexClient",
@@ -49,7 +53,6 @@ _ON_PREM_HINT = (
     "ship ({reason}): install arctic-platform with its rl extras for it, or select Cortex "
     "(ARCTIC_RL_BACKEND=cortex, or backend: cortex with a cortex: block in the yaml)"
 )
-_PROCESSING_KEYS = frozenset({"post", "loss_fn", "config"})
 
 
 class Done(Generic[T]):
@@ -210,30 +213,26 @@ class LegacyCortexClient:
 
     # -- data plane ---------------------------------------------------------------------
 
-    async def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return await asyncio.wrap_future(self._client.submit(coro))
+    @property
+    def _aio(self) -> AsyncArcticRLClient:
+        return self._client.aio
 
     async def fwd_bwd(
         self, batch: Mapping[str, Any], processing: Mapping[str, Any] | None = None, **legacy: Any
     ) -> dict[str, Any]:
-        request, meta, proc = _fold(batch, processing, legacy)
-        aio = self._client.aio
-        result = await self._run(aio.fwd_bwd(request, meta=meta, processing=proc))
+        body = forward_request(batch, processing=processing, legacy=legacy)
+        result = await self._aio.fwd_bwd(body)
         return normalize_forward(result, warn=self._warn_none_once)
 
     async def fwd_no_grad(
         self, batch: Mapping[str, Any], reference_model: bool = False, **legacy: Any
     ) -> dict[str, Any]:
-        processing = legacy.pop("processing", None)
-        request, meta, proc = _fold(batch, processing, legacy)
-        aio = self._client.aio
-        result = await self._run(
-            aio.fwd_no_grad(request, reference_model=reference_model, meta=meta, processing=proc)
-        )
+        body = forward_request(batch, legacy=legacy)
+        result = await self._aio.fwd_no_grad(body, reference_model=reference_model)
         return normalize_forward(result, warn=self._warn_none_once)
 
     async def step(self, learning_rate: float | None = None, **_legacy: Any) -> dict[str, Any]:
-        result = await self._run(self._client.aio.step(learning_rate))
+        result = await self._aio.step(learning_rate)
         return normalize_step(result, warn=self._warn_none_once)
 
     async def generate(
@@ -243,13 +242,13 @@ class LegacyCortexClient:
         if legacy:  # old callers passed sampling knobs as keywords
             base = sampling_params if isinstance(sampling_params, Mapping) else {}
             sampling_params = {**base, **legacy}
-        result = await self._run(self._client.aio.generate(prompts, sampling_params, **routing))
+        result = await self._aio.generate(prompts, sampling_params, **routing)
         return normalize_generate(result)
 
     async def log_probs(
         self, prompts: Sequence[Any], completions: Sequence[Any] | None = None, top_k: int = 1
     ) -> dict[str, Any]:
-        result = await self._run(self._client.aio.log_probs(prompts, completions, top_k))
+        result = await self._aio.log_probs(prompts, completions, top_k)
         return tensors_in(result, ("logprobs", "top_k_token_ids"))
 
     async def sync_weights(
@@ -259,18 +258,18 @@ class LegacyCortexClient:
         if self._sub_job("sampling") is None:
             return {}
         known = _known(kwargs, ("weight_format", "source_sub_job_id", "target_sub_job_ids"))
-        return await self._run(self._client.aio.sync_weights(**known))
+        return await self._aio.sync_weights(**known)
 
     async def save_checkpoint(
         self, checkpoint_id: str | None = None, checkpoint_type: str | None = None, **legacy: Any
     ) -> dict[str, Any]:
         """On-prem callers may pass paths or tags; Cortex names and stores checkpoints itself."""
         _known(legacy, ())
-        return await self._run(self._client.aio.save_checkpoint(checkpoint_id, checkpoint_type))
+        return await self._aio.save_checkpoint(checkpoint_id, checkpoint_type)
 
     async def load_checkpoint(self, checkpoint_id: str, **kwargs: Any) -> dict[str, Any]:
         known = _known(kwargs, ("source_job_id", "target_sub_job_id"))
-        return await self._run(self._client.aio.load_checkpoint(checkpoint_id, **known))
+        return await self._aio.load_checkpoint(checkpoint_id, **known)
 
     # -- colocation: training and sampling never share GPUs on Cortex ---------------------
 
@@ -322,44 +321,3 @@ def _required(value: str | None, kind: str) -> str:
     if value is None:
         raise ValueError(f"no {kind} sub-job on this Cortex job")
     return value
-
-
-def _fold(
-    batch: Mapping[str, Any], processing: Mapping[str, Any] | None, legacy: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Turn what callers pass into (request batch, meta, processing) for the client.
-
-    Accepted: the `{"batch", "meta", "processing"[, "context"]}` form, bare tensors, and a
-    batch already in Cortex form (`{args, kwargs, context, processing}`), which passes
-    through untouched. Old keywords fold in: `meta=`, `context=`, `processing=`,
-    `post`/`loss_fn`/`config`, `post_processors=` (-> processing.post); the rest go to meta.
-    """
-    context: dict[str, Any] = {}
-    if isinstance(batch.get("kwargs"), Mapping):
-        request, meta, proc = dict(batch), {}, {}
-    elif isinstance(batch.get("batch"), Mapping):
-        request = dict(batch["batch"])
-        meta = dict(batch.get("meta") or {})
-        proc = dict(batch.get("processing") or {})
-        context.update(batch.get("context") or {})
-    else:
-        request, meta, proc = dict(batch), {}, {}
-    if processing:
-        proc.update(processing)
-    for key, value in legacy.items():
-        if key == "meta" and isinstance(value, Mapping):
-            meta.update(value)
-        elif key == "context" and isinstance(value, Mapping):
-            context.update(value)
-        elif key == "post_processors":
-            proc["post"] = list(value) if not isinstance(value, str) else [value]
-        elif key in _PROCESSING_KEYS:
-            proc[key] = value
-        else:
-            meta[key] = value
-    if context:
-        if "kwargs" in request:
-            request["context"] = {**(request.get("context") or {}), **context}
-        else:
-            request = {"args": [], "kwargs": request, "context": context}
-    return request, meta, proc

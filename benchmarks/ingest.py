@@ -10,6 +10,7 @@ the data.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import subprocess
 import sys
@@ -29,24 +30,37 @@ GOAL_PEAK_CHUNKS = 3.0
 
 def _upload_child(base_url: str, token_env: str) -> dict[str, Any]:
     """In a fresh process: one 1 GiB fwd_bwd; RSS high-water above the data and client."""
-    from arctic_rl import ArcticRLClient
-    from arctic_rl._client import _forward_request  # the body fwd_bwd would send
+    from arctic_rl import AsyncArcticRLClient, CortexService
+    from arctic_rl._requests import forward_request  # the body fwd_bwd would send
 
     batch: dict[str, Any] = {**train_batch(8, 128), **make_value(BULK_TENSORS, 64)}
     data = sum(t.numel() * t.element_size() for t in batch.values())
-    with ArcticRLClient(our_config(base_url, token_env)) as client:
-        client.fwd_bwd(train_batch(8, 128), processing=PROCESSING)  # warm the connection
-        service, job_id = client.aio.service, client.job_id
-        value = _forward_request(batch, None, {**PROCESSING, "post": []})
-        base = status("VmRSS")
-        t0 = time.perf_counter()
-        # fwd_bwd is upload + wait_request; timed apart so the upload's rate is its own.
-        accepted = client.submit(service.upload(job_id, "forward_backward", value)).result()
-        t1 = time.perf_counter()
-        client.submit(service.wait_request(job_id, accepted.request_id)).result()
-        t2 = time.perf_counter()
-        peak = status("VmHWM") - base
-    return {"data_bytes": data, "upload_s": t1 - t0, "total_s": t2 - t0, "peak_extra_bytes": peak}
+
+    async def main() -> dict[str, Any]:
+        client = await AsyncArcticRLClient.connect(our_config(base_url, token_env))
+        try:
+            await client.fwd_bwd(train_batch(8, 128), processing=PROCESSING)  # warm up
+            service, job_id = client.service, client.job_id
+            assert isinstance(service, CortexService) and job_id is not None
+            value = forward_request(batch, None, {**PROCESSING, "post": []})
+            base = status("VmRSS")
+            t0 = time.perf_counter()
+            # fwd_bwd is upload + wait_request; timed apart so the upload's rate is its own.
+            accepted = await service.upload(job_id, "forward_backward", value)
+            t1 = time.perf_counter()
+            await service.wait_request(job_id, accepted.request_id)
+            t2 = time.perf_counter()
+            peak = status("VmHWM") - base
+        finally:
+            await client.shutdown()
+        return {
+            "data_bytes": data,
+            "upload_s": t1 - t0,
+            "total_s": t2 - t0,
+            "peak_extra_bytes": peak,
+        }
+
+    return asyncio.run(main())
 
 
 def upload(base_url: str, token_env: str) -> dict[str, Any]:

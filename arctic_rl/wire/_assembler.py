@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from . import _fastcopy
+from . import _buffers
 from ._chunks import ChunkDescriptor, ChunkFrame, _check_kind, read_chunk
 from ._decode import Buffer, decode_view
 from ._errors import WireError
@@ -46,7 +46,7 @@ class _QueuedHash:
     One lock, held while a piece is taken and hashed, keeps the pieces in order.
     """
 
-    def __init__(self, buf: _fastcopy.AppendBuffer, hash_: Any) -> None:
+    def __init__(self, buf: _buffers.AppendBuffer, hash_: Any) -> None:
         self.hash = hash_
         self._buf = buf
         self._pieces: deque[tuple[int, int]] = deque()
@@ -127,9 +127,8 @@ class ChunkAssembler:
         self.kind = kind
         self.limits = limits
         self.descriptor: ChunkDescriptor | None = None
-        self._presized = False
         self._payload = 0
-        self._buf: _fastcopy.AppendBuffer | None = None
+        self._buf: _buffers.AppendBuffer | None = None
         self._have: set[int] = set()
         self._early: dict[int, memoryview] = {}
         self._placed = 0
@@ -189,7 +188,7 @@ class ChunkAssembler:
             )
         self.descriptor = desc
         self._payload = payload
-        self._buf = _fastcopy.AppendBuffer(size, presized=self._presized)
+        self._buf = _buffers.AppendBuffer(size)
         if size >= _THREAD_MIN:
             self._queued_hash = _QueuedHash(self._buf, self._hash)
 
@@ -270,11 +269,8 @@ class ChunkAssembler:
         return self._require_complete()
 
     def frame(self) -> bytes:
-        """The reassembled, verified frame (a copy unless assembled straight into bytes)."""
-        view = self._require_complete()
-        if isinstance(view.obj, bytes):
-            return view.obj
-        return _fastcopy.gather([view], len(view))
+        """The reassembled, verified frame, as a bytes copy of the assembler's buffer."""
+        return bytes(self._require_complete())
 
     def value(self) -> Any:
         """Decode the reassembled frame; tensors view the assembler's buffer (no copy)."""
@@ -299,13 +295,6 @@ def join_chunks(
         return bytes(items[0].data)
     items = _in_order(items)
     asm = ChunkAssembler(kind=kind, limits=limits)
-    first = items[0].descriptor
-    # When the chunks at hand add up to the frame they declare, assemble straight into
-    # the bytes to return; otherwise grow as usual (and fail on the first bad chunk).
-    asm._presized = first is not None and (
-        first.total_chunks == len(items)
-        and first.frame_size_bytes == sum(len(c.payload) for c in items)
-    )
     for item in items:
         asm.add(item)
     return asm.frame()

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import _fastcopy
+from . import _buffers
 from ._decode import Buffer, as_memoryview, parse_dss, parse_header
 from ._dtypes import BY_CODE
 from ._encode import EncodedFrame, build_prefix, encode_frame, iter_frame_slices
@@ -170,7 +170,7 @@ def _chunk_frame(
     desc: ChunkDescriptor,
     parts: list[bytes | memoryview],
     max_bytes: int,
-    recycler: _fastcopy.Recycler | None = None,
+    recycler: _buffers.Recycler | None = None,
 ) -> ChunkFrame:
     """One envelope, byte-identical to ``dumps({"payload": u8}, metadata={kind: desc})``."""
     length = sum(len(p) for p in parts)
@@ -180,7 +180,7 @@ def _chunk_frame(
     )
     if len(prefix) + length > max_bytes:
         raise WireError("too_large", "chunk header does not fit in the chunk headroom")
-    data = _fastcopy.gather([prefix, *parts], len(prefix) + length, recycler)
+    data = _buffers.gather([prefix, *parts], len(prefix) + length, recycler)
     return ChunkFrame(data, desc, len(prefix))
 
 
@@ -195,7 +195,7 @@ def _frames_of(frame: EncodedFrame, chunking: Chunking) -> Iterator[ChunkFrame]:
     sha = frame.sha256()
     total = math.ceil(frame.size / payload)
     # A chunk the receiver has let go of is refilled for a later one (no fresh pages).
-    recycler = _fastcopy.Recycler()
+    recycler = _buffers.Recycler()
     for idx, parts in enumerate(iter_frame_slices(frame, payload)):
         desc = ChunkDescriptor(
             chunking.kind, idx, total, sha, frame.size, group_id, chunking.operation

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import _fastcopy
+from . import _buffers
 from ._dtypes import BY_CODE, DType
 from ._errors import WireError
 from ._limits import DEFAULT_LIMITS, VERSION, Limits
@@ -213,7 +213,7 @@ class _TensorMaker:
         section = mv[header.data_start : header.data_start + header.data_len]
         self.base: torch.Tensor | None = None
         if header.data_len:
-            buf = _fastcopy.writable_copy(section) if section.readonly else section
+            buf = _buffers.writable_copy(section) if section.readonly else section
             self.base = torch.frombuffer(buf, dtype=torch.uint8)
 
     def get(self, name: str) -> torch.Tensor:

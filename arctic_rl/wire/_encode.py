@@ -18,7 +18,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import _fastcopy
 from ._dtypes import BY_CODE, BY_NUMPY_STR, BY_TORCH_NAME, DType
 from ._errors import WireError
 from ._limits import DEFAULT_LIMITS, EMPTY_TENSOR_NAME, ROOT_TENSOR_NAME, VERSION, Limits
@@ -62,7 +61,7 @@ class EncodedFrame:
 
     def join(self) -> bytes:
         """The frame as one bytes object (a single copy of the tensor bytes)."""
-        return _fastcopy.gather(self.parts(), self.size)
+        return b"".join(self.parts())
 
 
 def _json_str(s: str) -> str:

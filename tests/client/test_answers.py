@@ -19,10 +19,10 @@ from arctic_rl import (
     ArcticRLError,
     ChunkGroupError,
     ConflictError,
+    InvalidRequestError,
     JobNotRunningError,
     NotFoundError,
     RequestFailedError,
-    ValidationError,
     wire,
 )
 from arctic_rl._errors import error_from_response
@@ -44,7 +44,7 @@ from arctic_rl._upload import _acceptance
         (
             422,
             {"detail": [{"loc": ["body", "x"], "msg": "Field required", "type": "missing"}]},
-            ValidationError,
+            InvalidRequestError,
             None,
             "body.x: Field required",
         ),

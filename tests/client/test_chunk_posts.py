@@ -16,7 +16,7 @@ from faults.test_faults import CHUNK_BYTES, big_batch
 from hardening.support import executed
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, ChunkGroupError, _upload
-from arctic_rl._service import CortexService
+from arctic_rl._cortex import CortexService
 
 from .conftest import Endpoint
 

@@ -1,8 +1,9 @@
-"""The client's HTTP/1.1 transport (`arctic_rl._connection`) against scripted servers.
+"""The client's HTTP stack as `open_client` configures httpx, against scripted servers.
 
 Each test runs a raw asyncio server on 127.0.0.1 that answers with exactly the bytes the
 case needs (keep-alive, chunked, close-delimited, a hang-up, a stall, garbage), and
-checks what the transport makes of them, and how many connections it opened.
+checks what the client makes of them through httpx's own transport, and how many
+connections it opened.
 """
 
 from __future__ import annotations
@@ -13,18 +14,24 @@ import ssl
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
-from arctic_rl._connection import Http11Transport
+from arctic_rl._config import ClientSettings
+from arctic_rl._errors import APIConnectionError
+from arctic_rl._http import LIMITS, open_client
 
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[bool]]
 """Answers one request on a connection; returns False to hang up afterwards."""
 
+JSON = b"content-type: application/json"
+
 
 def answer(body: bytes, *extra: bytes, status: bytes = b"200 OK") -> bytes:
-    head = [b"HTTP/1.1 " + status, b"content-length: %d" % len(body), *extra]
+    head = [b"HTTP/1.1 " + status, b"content-length: %d" % len(body), JSON, *extra]
     return b"\r\n".join(head) + b"\r\n\r\n" + body
 
 
@@ -53,19 +60,23 @@ class Server:
         self.connections = 0
         self.requests: list[tuple[bytes, bytes]] = []
         self.server: asyncio.Server | None = None
+        self.hung_up: list[asyncio.Future[None]] = []
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.hung_up.append(gone)
         try:
             while not reader.at_eof():
                 try:
                     self.requests.append(await read_request(reader))
-                except asyncio.IncompleteReadError:
+                except (asyncio.IncompleteReadError, ConnectionError):
                     break
                 if not await self.script(reader, writer, len(self.requests)):
                     break
                 await writer.drain()
         finally:
+            gone.set_result(None)
             writer.close()
 
     @property
@@ -83,28 +94,33 @@ async def serving(script: Script) -> AsyncIterator[Server]:
         server.server.close()
 
 
-async def fetch(
-    transport: Http11Transport, url: str, method: str = "GET", **kwargs: object
-) -> httpx.Response:
-    request = httpx.Request(method, url, **kwargs)  # type: ignore[arg-type]
-    response = await transport.handle_async_request(request)
-    await response.aread()
-    await response.aclose()
-    return response
+def opened(url: str, **settings: Any) -> httpx.AsyncClient:
+    """The httpx client `open_client` sets up (one try: these tests count connections)."""
+    settings.setdefault("max_retries", 1)
+    client = open_client(ClientSettings(url, SecretStr("t"), **settings))
+    return client.get_async_httpx_client()
 
 
-def run(script: Script, test: Callable[[Server, Http11Transport], Awaitable[None]]) -> Server:
+def run(
+    script: Script, test: Callable[[Server, httpx.AsyncClient], Awaitable[None]], **settings: Any
+) -> Server:
     async def main() -> Server:
         async for server in serving(script):
-            transport = Http11Transport()
+            http = opened(server.url, **settings)
             try:
-                await test(server, transport)
+                await test(server, http)
             finally:
-                await transport.aclose()
+                await http.aclose()
             return server
         raise AssertionError("no server")
 
     return asyncio.run(main())
+
+
+def test_the_real_transport_is_httpx_own() -> None:
+    http = opened("http://127.0.0.1:9/api")
+    inner = http._transport._inner  # type: ignore[attr-defined]
+    assert type(inner) is httpx.AsyncHTTPTransport
 
 
 def test_keep_alive_reuses_one_connection() -> None:
@@ -112,9 +128,9 @@ def test_keep_alive_reuses_one_connection() -> None:
         writer.write(answer(b'{"n": %d}' % n))
         return True
 
-    async def test(server: Server, transport: Http11Transport) -> None:
+    async def test(server: Server, http: httpx.AsyncClient) -> None:
         for n in (1, 2, 3):
-            response = await fetch(transport, server.url + "/x?a=1")
+            response = await http.request("GET", "/x", params={"a": 1})
             assert response.json() == {"n": n}
 
     server = run(script, test)
@@ -124,15 +140,37 @@ def test_keep_alive_reuses_one_connection() -> None:
     ] * 3
 
 
-def test_a_chunked_answer_is_joined() -> None:
+def test_idle_connections_beyond_the_limit_are_not_kept() -> None:
+    """A burst opens what it needs; only LIMITS.max_keepalive_connections stay for reuse."""
+    burst = LIMITS.max_keepalive_connections or 0
+    burst += 4
+    arrived = [asyncio.Event(), asyncio.Event()]
+
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
-        writer.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")
-        writer.write(b"5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nx-trailer: 1\r\n\r\n")
+        which = (n - 1) // burst
+        if n % burst == 0:
+            arrived[which].set()
+        await arrived[which].wait()  # every request of a burst is in flight at once
+        writer.write(answer(b"{}"))
         return True
 
-    async def test(server: Server, transport: Http11Transport) -> None:
-        assert (await fetch(transport, server.url)).content == b"hello, world"
-        assert (await fetch(transport, server.url)).content == b"hello, world"
+    async def test(server: Server, http: httpx.AsyncClient) -> None:
+        for _ in arrived:
+            await asyncio.gather(*(http.request("GET", "/x") for _ in range(burst)))
+
+    server = run(script, test)
+    assert server.connections == burst + 4  # the second burst reused all but 4
+
+
+def test_a_chunked_answer_is_joined() -> None:
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(b"HTTP/1.1 200 OK\r\n" + JSON + b"\r\ntransfer-encoding: chunked\r\n\r\n")
+        writer.write(b'5\r\n["hel\r\n8;ext=1\r\nlo", "w"\r\n2\r\n]\n\r\n0\r\nx-trailer: 1\r\n\r\n')
+        return True
+
+    async def test(server: Server, http: httpx.AsyncClient) -> None:
+        assert (await http.request("GET", "/x")).json() == ["hello", "w"]
+        assert (await http.request("GET", "/x")).json() == ["hello", "w"]
 
     assert run(script, test).connections == 1
 
@@ -146,8 +184,8 @@ def test_a_body_without_length_is_sent_chunked_and_arrives_whole() -> None:
         for piece in (b"abc", b"", b"defgh"):
             yield piece
 
-    async def test(server: Server, transport: Http11Transport) -> None:
-        response = await fetch(transport, server.url, "POST", content=pieces())
+    async def test(server: Server, http: httpx.AsyncClient) -> None:
+        response = await http.request("POST", "/x", content=pieces())
         assert response.status_code == 202
 
     server = run(script, test)
@@ -156,13 +194,13 @@ def test_a_body_without_length_is_sent_chunked_and_arrives_whole() -> None:
 
 def test_an_idle_connection_the_server_closed_is_replaced() -> None:
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
-        writer.write(answer(b"ok"))
+        writer.write(answer(b'"ok"'))
         return False  # hangs up after each answer, without saying so
 
-    async def test(server: Server, transport: Http11Transport) -> None:
-        for _ in range(3):
-            assert (await fetch(transport, server.url)).content == b"ok"
-            await asyncio.sleep(0.05)  # the hang-up reaches the client's idle connection
+    async def test(server: Server, http: httpx.AsyncClient) -> None:
+        for i in range(3):
+            assert (await http.request("GET", "/x")).json() == "ok"
+            await server.hung_up[i]  # the hang-up is done before the next request
 
     assert run(script, test).connections == 3
 
@@ -170,16 +208,38 @@ def test_an_idle_connection_the_server_closed_is_replaced() -> None:
 def test_connection_close_and_close_delimited_answers_are_not_reused() -> None:
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
         if n % 2:
-            writer.write(answer(b"first", b"connection: close"))
+            writer.write(answer(b'"first"', b"connection: close"))
         else:
-            writer.write(b"HTTP/1.1 200 OK\r\n\r\nuntil the end")
+            writer.write(b"HTTP/1.1 200 OK\r\n" + JSON + b'\r\n\r\n"until the end"')
         return False
 
-    async def test(server: Server, transport: Http11Transport) -> None:
-        assert (await fetch(transport, server.url)).content == b"first"
-        assert (await fetch(transport, server.url)).content == b"until the end"
+    async def test(server: Server, http: httpx.AsyncClient) -> None:
+        assert (await http.request("GET", "/x")).json() == "first"
+        assert (await http.request("GET", "/x")).json() == "until the end"
 
     assert run(script, test).connections == 2
+
+
+def test_a_connection_still_answering_when_the_client_closes_is_closed_not_kept() -> None:
+    started = asyncio.Event()
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
+        writer.write(b"HTTP/1.1 200 OK\r\n" + JSON + b'\r\ncontent-length: 20\r\n\r\n{"half')
+        await writer.drain()
+        started.set()
+        with contextlib.suppress(ConnectionError):
+            await reader.read()  # EOF once the client has let the connection go
+        return False
+
+    async def test(server: Server, http: httpx.AsyncClient) -> None:
+        call = asyncio.ensure_future(http.request("GET", "/x"))
+        await started.wait()
+        await http.aclose()
+        await asyncio.wait_for(server.hung_up[0], 10)
+        with pytest.raises(APIConnectionError):
+            await asyncio.wait_for(call, 10)
+
+    assert run(script, test).connections == 1
 
 
 def test_a_stalled_answer_is_a_read_timeout() -> None:
@@ -187,33 +247,34 @@ def test_a_stalled_answer_is_a_read_timeout() -> None:
         await asyncio.sleep(5)
         return False
 
-    async def test(server: Server, transport: Http11Transport) -> None:
-        timeout = httpx.Timeout(5.0, read=0.2).as_dict()
-        with pytest.raises(httpx.ReadTimeout):
-            await fetch(transport, server.url, extensions={"timeout": timeout})
+    async def test(server: Server, http: httpx.AsyncClient) -> None:
+        with pytest.raises(APIConnectionError) as caught:
+            await http.request("GET", "/x")
+        assert isinstance(caught.value.__cause__, httpx.ReadTimeout)
 
-    run(script, test)
+    run(script, test, read_timeout=0.2)
 
 
 @pytest.mark.parametrize(
     ("reply", "error"),
     [
         (b"SMTP ready\r\n\r\n", httpx.RemoteProtocolError),
-        (b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort", httpx.ReadError),
+        (b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort", httpx.RemoteProtocolError),
         (b"", httpx.RemoteProtocolError),
     ],
     ids=["not http", "cut body", "hang-up before answering"],
 )
-def test_broken_answers_are_httpx_transport_errors(
+def test_broken_answers_are_connection_errors(
     reply: bytes, error: type[httpx.TransportError]
 ) -> None:
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
         writer.write(reply)
         return False
 
-    async def test(server: Server, transport: Http11Transport) -> None:
-        with pytest.raises(error):
-            await fetch(transport, server.url)
+    async def test(server: Server, http: httpx.AsyncClient) -> None:
+        with pytest.raises(APIConnectionError) as caught:
+            await http.request("GET", "/x")
+        assert isinstance(caught.value.__cause__, error)
 
     run(script, test)
 
@@ -224,9 +285,11 @@ def test_nobody_listening_is_a_connect_error() -> None:
         port = server.sockets[0].getsockname()[1]
         server.close()
         await server.wait_closed()
-        transport = Http11Transport()
-        with pytest.raises(httpx.ConnectError):
-            await fetch(transport, f"http://127.0.0.1:{port}/")
+        http = opened(f"http://127.0.0.1:{port}/")
+        with pytest.raises(APIConnectionError) as caught:
+            await http.request("GET", "/x")
+        assert isinstance(caught.value.__cause__, httpx.ConnectError)
+        await http.aclose()
 
     asyncio.run(main())
 
@@ -259,7 +322,7 @@ def test_https_verifies_the_server_unless_told_not_to(
         async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             with contextlib.suppress(OSError, asyncio.IncompleteReadError):
                 await read_request(reader)
-                writer.write(answer(b"secure"))
+                writer.write(answer(b'"secure"'))
                 await writer.drain()
             writer.close()
 
@@ -267,13 +330,13 @@ def test_https_verifies_the_server_unless_told_not_to(
         url = f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
         outcomes = []
         for verify in (True, False):
-            transport = Http11Transport(verify_tls=verify)
+            http = opened(url, verify_tls=verify)
             try:
-                outcomes.append((await fetch(transport, url)).text)
-            except httpx.ConnectError as exc:
+                outcomes.append((await http.request("GET", "/x")).json())
+            except APIConnectionError as exc:
                 outcomes.append(f"refused: {'CERTIFICATE_VERIFY_FAILED' in str(exc)}")
             finally:
-                await transport.aclose()
+                await http.aclose()
         server.close()
         return outcomes
 
@@ -284,27 +347,22 @@ def test_https_verifies_the_server_unless_told_not_to(
 def test_a_proxy_named_by_the_environment_takes_the_requests(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Behind a proxy the client uses httpx's transport, which speaks to proxies."""
-    from pydantic import SecretStr
-
-    from arctic_rl._config import ClientSettings
-    from arctic_rl._http import open_client
-
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
-        writer.write(answer(b"{}", b"content-type: application/json"))
+        writer.write(answer(b"{}"))
         return True
 
-    async def test(proxy: Server, transport: Http11Transport) -> None:
-        monkeypatch.setenv("HTTP_PROXY", proxy.url.removesuffix("/api"))
-        monkeypatch.delenv("NO_PROXY", raising=False)
-        monkeypatch.delenv("no_proxy", raising=False)
-        service = "http://127.0.0.1:9/api"  # nothing listens there: only the proxy answers
-        client = open_client(ClientSettings(service, SecretStr("t")))
-        httpx_client = client.get_async_httpx_client()
-        try:
-            assert (await httpx_client.request("GET", "/jobs")).json() == {}
-        finally:
-            await httpx_client.aclose()
+    async def main() -> Server:
+        async for proxy in serving(script):
+            monkeypatch.setenv("HTTP_PROXY", proxy.url.removesuffix("/api"))
+            monkeypatch.delenv("NO_PROXY", raising=False)
+            monkeypatch.delenv("no_proxy", raising=False)
+            http = opened("http://127.0.0.1:9/api")  # nothing listens there: only the proxy
+            try:
+                assert (await http.request("GET", "/jobs")).json() == {}
+            finally:
+                await http.aclose()
+            return proxy
+        raise AssertionError("no server")
 
-    proxy = run(script, test)
+    proxy = asyncio.run(main())
     assert proxy.requests[0][0].startswith(b"GET http://127.0.0.1:9/api/jobs HTTP/1.1")

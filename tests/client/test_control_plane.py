@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cortex_gs_client.models import CreateJobRequest
 
-from arctic_rl._service import CortexService
+from arctic_rl._cortex import CortexService
 
 from .conftest import Endpoint
 

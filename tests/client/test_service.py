@@ -28,7 +28,7 @@ from arctic_rl import (
     ServiceUnavailableError,
     wire,
 )
-from arctic_rl._service import CortexService
+from arctic_rl._cortex import CortexService
 from client.standins.batches import train_tensors
 from mock_server.testing import LiveMock
 

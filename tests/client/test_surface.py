@@ -20,10 +20,10 @@ from arctic_rl import (
     ServiceUnavailableError,
     create_arctic_rl_client,
 )
-from arctic_rl._client import _forward_request
-from arctic_rl._errors import ValidationError, error_from_response
+from arctic_rl._errors import InvalidRequestError, error_from_response
 from arctic_rl._polling import normalize_state
-from arctic_rl._shim import Done, _fold, normalize_forward, normalize_generate, normalize_step
+from arctic_rl._requests import forward_request
+from arctic_rl._shim import Done, normalize_forward, normalize_generate, normalize_step
 
 
 def test_import_is_lazy_in_a_fresh_interpreter():
@@ -52,7 +52,7 @@ def test_public_names_resolve():
         (409, {"code": "job_not_running", "message": "m"}, JobNotRunningError),
         (429, {"code": "rate_limited", "message": "m"}, RateLimitError),
         (503, {"code": "unavailable", "message": "m"}, ServiceUnavailableError),
-        (422, {"detail": [{"loc": ["body", "x"], "msg": "bad", "type": "t"}]}, ValidationError),
+        (422, {"detail": [{"loc": ["body", "x"], "msg": "bad", "type": "t"}]}, InvalidRequestError),
     ],
 )
 def test_errors_are_typed_and_carry_request_id(status, body, cls):
@@ -117,16 +117,36 @@ def test_forward_metrics_never_hold_none():
     assert out["metrics"] == {"pg_loss": 0.1, "loss": 0.5} and missing == ["kl_loss"]
 
 
-def test_legacy_batches_fold_into_one_request():
+def test_legacy_batches_are_shaped_into_one_request():
     tensors = {"input_ids": torch.ones(1, 2, dtype=torch.long)}
-    request, meta, proc = _fold(
+    body = forward_request(
         {"batch": tensors, "meta": {"a": 1}, "context": {"c": 2}},
-        None,
-        {"post_processors": ["compute_entropy_and_logprobs"], "loss_fn": "verl_grpo", "b": 3},
+        legacy={
+            "post_processors": ["compute_entropy_and_logprobs"],
+            "loss_fn": "verl_grpo",
+            "b": 3,
+        },
     )
-    assert request == {"args": [], "kwargs": tensors, "context": {"c": 2}}
-    assert meta == {"a": 1, "b": 3}
-    assert proc == {"post": ["compute_entropy_and_logprobs"], "loss_fn": "verl_grpo"}
+    assert body == {
+        "args": [],
+        "kwargs": tensors,
+        "context": {"c": 2},
+        "meta": {"a": 1, "b": 3},
+        "processing": {"post": ["compute_entropy_and_logprobs"], "loss_fn": "verl_grpo"},
+    }
+
+
+def test_keywords_given_apart_merge_into_the_batch_they_come_with():
+    tensors = {"input_ids": torch.ones(1, 2, dtype=torch.long)}
+    body = forward_request(
+        {"batch": tensors, "processing": {"post": ["a"], "loss_fn": "x"}},
+        {"m": 1},
+        {"loss_fn": "y"},
+        legacy={"meta": {"n": 2}, "context": {"c": 3}, "post_processors": "b"},
+    )
+    assert body["meta"] == {"m": 1, "n": 2}
+    assert body["processing"] == {"post": ["b"], "loss_fn": "y"}
+    assert body["context"] == {"c": 3}
 
 
 def test_cortex_form_batches_pass_through_untouched():
@@ -136,10 +156,9 @@ def test_cortex_form_batches_pass_through_untouched():
         "context": {"loss_mask": torch.ones(1, 2)},
         "processing": {"post": ["compute_logprobs"]},
     }
-    request, meta, proc = _fold(cortex_form, None, {})
-    assert request == cortex_form and request["context"] is cortex_form["context"]
-    assert (meta, proc) == ({}, {})
-    assert _forward_request(request, meta, proc) == cortex_form
+    body = forward_request(cortex_form, legacy={})
+    assert body == cortex_form and body["context"] is cortex_form["context"]
+    assert body is not cortex_form  # a copy: the client may add reference_model to it
 
 
 def test_generate_normalisation_returns_a_list():
@@ -170,3 +189,27 @@ def test_step_with_grad_norm_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         normalize_step({"last_lr": 1.0, "metrics": {"grad_norm": 0.0}})
+
+
+def test_the_blocking_twin_has_every_async_method_with_its_signature():
+    import inspect
+
+    from arctic_rl import ArcticRLClient, AsyncArcticRLClient
+
+    own = {"connect", "aclose", "shutdown"}  # the constructor connects; shutdown stops the loop
+    coroutines = {
+        name: method
+        for name, method in vars(AsyncArcticRLClient).items()
+        if inspect.iscoroutinefunction(method) and not name.startswith("_")
+    }
+    assert set(coroutines) - own - set(vars(ArcticRLClient)) == set()  # none forgotten
+    for name, method in coroutines.items():
+        if name in own:
+            continue
+        full = inspect.signature(method)
+        expected = full.replace(parameters=list(full.parameters.values())[1:])
+        assert (
+            inspect.signature(getattr(ArcticRLClient, name).__get__(object.__new__(ArcticRLClient)))
+            == expected
+        ), name
+        assert getattr(ArcticRLClient, name).__doc__ == method.__doc__

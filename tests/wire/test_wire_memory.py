@@ -13,11 +13,12 @@ from __future__ import annotations
 import math
 import tracemalloc
 
+import numpy as np
 import pytest
 import torch
 
 from arctic_rl import wire
-from arctic_rl.wire import ChunkAssembler, _assembler, _fastcopy
+from arctic_rl.wire import ChunkAssembler, _assembler, _buffers
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -108,6 +109,11 @@ def test_python_heap_follows_the_bytes_received() -> None:
     assert all(a.received == 2 for a in held)
 
 
+def address(buf: object) -> int:
+    """Address of a buffer's first byte (numpy reads it from the buffer protocol)."""
+    return int(np.frombuffer(buf, dtype=np.uint8).__array_interface__["data"][0])  # type: ignore[call-overload]
+
+
 def _assemble(value: dict[str, torch.Tensor]) -> ChunkAssembler:
     chunking = wire.Chunking("result_chunk", wire.CHUNK_HEADROOM + MIB)
     asm = ChunkAssembler(kind="result_chunk")
@@ -120,18 +126,18 @@ def _assemble(value: dict[str, torch.Tensor]) -> ChunkAssembler:
 def test_a_released_frame_lends_its_pages_to_the_next_and_a_viewed_one_never_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(_fastcopy, "_spares", _fastcopy._Spares())
+    monkeypatch.setattr(_buffers, "_spares", _buffers._Spares())
     first = {"w": torch.arange(2 * MIB, dtype=torch.float32)}  # an 8 MiB frame
     second = {"w": torch.arange(2 * MIB, dtype=torch.float32).flip(0)}
     asm = _assemble(first)
     kept = asm.value()
-    used = _fastcopy.address(asm.buffer)
+    used = address(asm.buffer)
     del asm
     while_viewed = _assemble(second)
-    assert _fastcopy.address(while_viewed.buffer) != used  # the first frame is still viewed
+    assert address(while_viewed.buffer) != used  # the first frame is still viewed
     assert torch.equal(kept["w"], first["w"])
     assert torch.equal(while_viewed.value()["w"], second["w"])
     del kept, while_viewed
     after = _assemble(second)
-    assert _fastcopy.address(after.buffer) == used  # released: its mapping is taken again
+    assert address(after.buffer) == used  # released: its mapping is taken again
     assert torch.equal(after.value()["w"], second["w"])

@@ -1,9 +1,9 @@
-"""`ServiceAPI`, what the client needs from Cortex GS, and `CortexService`, its HTTP form.
+"""`CortexService`: Cortex GS over HTTP, the `ServiceAPI` the client is built on.
 
 `CortexService` calls the generated operation functions (``cortex_gs_client.api``) by
 static import with typed request models, and reads their parsed answers. Retries, error
-mapping and idempotency keys are not here: they live in the HTTP seam (`_http`), which
-every request crosses. Chunked uploads (generated binary operations too) are `_upload`'s,
+mapping and idempotency keys are not here: they live in the service transport (`_http`),
+which every request crosses. Chunked uploads (generated binary operations too) are `_upload`'s,
 polling is `_polling`'s.
 
 One model family on the wire: the generated client's attrs models. They are what the
@@ -16,22 +16,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
+from arctic_rl._answers import parsed, parsed_and_id, read_poll
 from arctic_rl._config import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, check_scheme
 from arctic_rl._errors import (
-    ArcticRLError,
     BadRequestError,
+    InvalidRequestError,
     JobFailedError,
     RequestTimeoutError,
-    ResultFrameError,
-    UnexpectedAnswerError,
 )
-from arctic_rl._errors import ValidationError as RequestValidationError
 from arctic_rl._progress import ProgressFactory
 
 if TYPE_CHECKING:
@@ -54,73 +53,14 @@ if TYPE_CHECKING:
     )
     from cortex_gs_client.types import Response, Unset
 
-    from arctic_rl._polling import RequestTracker
     from arctic_rl._upload import Uploader
 
-__all__ = ["CortexService", "ServiceAPI"]
+__all__ = ["CortexService"]
 
 log = logging.getLogger("arctic_rl")
-T = TypeVar("T")
 
 MAX_EVENTS_PER_POLL = 64
 MAX_LONG_POLL_S = 20.0
-
-
-@runtime_checkable
-class ServiceAPI(Protocol):
-    """What the client needs from the service, one method per operation it uses."""
-
-    async def create_job(self, body: CreateJobRequest) -> str: ...
-    async def get_job(self, job_id: str) -> Job: ...
-    async def list_jobs(self, status: str | None = None) -> list[JobSummary]: ...
-    async def cancel_job(self, job_id: str) -> None: ...
-    async def wait_job_running(self, job_id: str, timeout: float) -> Job: ...
-    async def list_checkpoints(self, job_id: str) -> list[Checkpoint]: ...
-    async def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> None: ...
-    async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any: ...
-    async def step(self, job_id: str, body: StepRequest) -> Any: ...
-    async def save_checkpoint(self, job_id: str, body: SaveRequest) -> Any: ...
-    async def load_checkpoint(self, job_id: str, body: LoadRequest) -> Any: ...
-    async def log_probs(self, job_id: str, body: LogProbsRequest) -> Any: ...
-    async def sync_weights(self, job_id: str, body: SyncWeightsRequest) -> Any: ...
-    async def run_operation(self, job_id: str, body: OperationRequest) -> Any: ...
-    async def aclose(self) -> None: ...
-
-
-async def _answer(call: Awaitable[Response[Any]], *expected: type[T]) -> T:
-    """The parsed answer of a generated call, or a clear error when it is outside the contract."""
-    return (await _answer_and_id(call, *expected))[0]
-
-
-async def _answer_and_id(
-    call: Awaitable[Response[Any]], *expected: type[T]
-) -> tuple[T, str | None]:
-    """The parsed answer and its x-snowflake-request-id.
-
-    Error statuses never get here (the HTTP seam raises them); an undocumented success
-    status parses to None, an answer of the wrong shape fails in the generated parser.
-    """
-    from cortex_gs_contract import REQUEST_ID_HEADER
-
-    try:
-        response = await call
-    except ArcticRLError:
-        raise
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UnexpectedAnswerError(
-            f"the service answered outside its contract: {type(exc).__name__}: {exc}",
-            code="unexpected_answer",
-        ) from exc
-    request_id = response.headers.get(REQUEST_ID_HEADER)
-    if isinstance(response.parsed, expected):
-        return response.parsed, request_id
-    raise UnexpectedAnswerError(
-        f"the service answered HTTP {response.status_code} outside its contract: "
-        f"{response.content[:200]!r}",
-        status=response.status_code,
-        code="unexpected_answer",
-        request_id=request_id,
-    )
 
 
 class CortexService:
@@ -169,19 +109,30 @@ class CortexService:
             max_answer_bytes=max_answer_bytes,
             inner=httpx_transport,
         )
-        self._opened: Client | None = None
+        self._opened: dict[asyncio.AbstractEventLoop, Client] = {}
+        self._opening = threading.Lock()
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"
 
     @property
     def _client(self) -> Client:
-        """The generated client over the HTTP seam, opened on first use."""
-        if self._opened is None:
+        """The generated client over the service transport for the running event loop.
+
+        An httpx connection pool belongs to the loop it was opened on, and callers come
+        from several (a framework's own, a blocking client's private one): each loop gets
+        its own, opened on its first call there, so every call runs on its caller's loop.
+        """
+        loop = asyncio.get_running_loop()
+        client = self._opened.get(loop)
+        if client is None:
             from arctic_rl._http import open_client
 
-            self._opened = open_client(self._settings)
-        return self._opened
+            with self._opening:
+                # a closed loop's client is dropped (its sockets close with it)
+                self._opened = {k: c for k, c in self._opened.items() if not k.is_closed()}
+                client = self._opened[loop] = open_client(self._settings)
+        return client
 
     def _uploader(self) -> Uploader:
         from arctic_rl._upload import Uploader
@@ -189,8 +140,16 @@ class CortexService:
         return Uploader(self._client, self.chunk_bytes, self._progress)
 
     async def aclose(self) -> None:
-        if self._opened is not None:
-            await self._opened.get_async_httpx_client().aclose()
+        """Close every loop's client: this loop's now, another running loop's on it."""
+        with self._opening:
+            opened, self._opened = self._opened, {}
+        here = asyncio.get_running_loop()
+        for loop, client in opened.items():
+            http = client.get_async_httpx_client()
+            if loop is here:
+                await http.aclose()
+            elif loop.is_running():  # scheduled, not awaited: that loop may be waiting on us
+                asyncio.run_coroutine_threadsafe(http.aclose(), loop)
 
     # -- control plane ----------------------------------------------------------------
 
@@ -199,13 +158,13 @@ class CortexService:
         from cortex_gs_client.models import CreateJobResponse
 
         call = create_job.asyncio_detailed(client=self._client, body=body)
-        return (await _answer(call, CreateJobResponse)).job_id
+        return (await parsed(call, CreateJobResponse)).job_id
 
     async def get_job(self, job_id: str) -> Job:
         from cortex_gs_client.api.jobs import get_job
         from cortex_gs_client.models import Job
 
-        return await _answer(get_job.asyncio_detailed(job_id, client=self._client), Job)
+        return await parsed(get_job.asyncio_detailed(job_id, client=self._client), Job)
 
     async def list_jobs(self, status: str | None = None) -> list[JobSummary]:
         from cortex_gs_client.api.jobs import list_jobs
@@ -216,13 +175,13 @@ class CortexService:
 
         state = UNSET if status is None else JobState(normalize_state(status))
         call = list_jobs.asyncio_detailed(client=self._client, status=state)
-        return (await _answer(call, JobList)).jobs
+        return (await parsed(call, JobList)).jobs
 
     async def get_capacity(self) -> Capacity:
         from cortex_gs_client.api.jobs import get_capacity
         from cortex_gs_client.models import Capacity
 
-        return await _answer(get_capacity.asyncio_detailed(client=self._client), Capacity)
+        return await parsed(get_capacity.asyncio_detailed(client=self._client), Capacity)
 
     async def cancel_job(self, job_id: str) -> None:
         """Cancel; today's service answers 200 with an empty body."""
@@ -235,7 +194,7 @@ class CortexService:
         from cortex_gs_client.models import CheckpointList
 
         call = list_checkpoints.asyncio_detailed(job_id, client=self._client)
-        return (await _answer(call, CheckpointList)).checkpoints
+        return (await parsed(call, CheckpointList)).checkpoints
 
     async def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> None:
         from cortex_gs_client.api.checkpoints import delete_checkpoint
@@ -323,7 +282,7 @@ class CortexService:
         from cortex_gs_client.models import AcceptedRequest, OperationAnswer
 
         call = run_operation.asyncio_detailed(job_id, client=self._client, body=body)
-        answer = await _answer(call, OperationAnswer, AcceptedRequest)
+        answer = await parsed(call, OperationAnswer, AcceptedRequest)
         if isinstance(answer, OperationAnswer):
             return answer.to_dict()
         return await self.wait_request(job_id, answer.request_id, desc="operation")
@@ -344,7 +303,7 @@ class CortexService:
         (200 RequestStatus), else polled (202 AcceptedRequest)."""
         from cortex_gs_client.models import AcceptedRequest, RequestStatus
 
-        answer, sf_request_id = await _answer_and_id(call, AcceptedRequest, RequestStatus)
+        answer, sf_request_id = await parsed_and_id(call, AcceptedRequest, RequestStatus)
         first = (answer, sf_request_id) if isinstance(answer, RequestStatus) else None
         return await self.wait_request(job_id, answer.request_id, desc=desc, first=first)
 
@@ -365,8 +324,8 @@ class CortexService:
                 max_events=MAX_EVENTS_PER_POLL,
                 wait_s=_held(wait_s),
             )
-            return await _answer_and_id(call, RequestStatus)
-        except (RequestValidationError, BadRequestError):
+            return await parsed_and_id(call, RequestStatus)
+        except (InvalidRequestError, BadRequestError):
             if wait_s <= 0:
                 raise
             log.info("arctic_rl: server refuses wait_s; polling instead")
@@ -393,7 +352,7 @@ class CortexService:
         deadline = time.monotonic() + self.poll_timeout
         with self._progress.wait(f"{desc} {request_id}") as bar:
             if first is not None:
-                outcome = _read_poll(tracker, *first)
+                outcome = read_poll(tracker, *first)
                 bar.status(tracker.state)
                 if isinstance(outcome, Finished):
                     return outcome.value
@@ -404,7 +363,7 @@ class CortexService:
                 polled = await self._poll(job_id, request_id, tracker.cursor, wait_s)
                 if polled is None:
                     continue
-                outcome = _read_poll(tracker, *polled)
+                outcome = read_poll(tracker, *polled)
                 bar.status(tracker.state)
                 if isinstance(outcome, Finished):
                     return outcome.value
@@ -428,22 +387,3 @@ def _held(wait_s: float) -> float | Unset:
     from cortex_gs_client.types import UNSET
 
     return round(min(wait_s, MAX_LONG_POLL_S), 3) if wait_s > 0 else UNSET
-
-
-def _read_poll(tracker: RequestTracker, status: RequestStatus, sf_request_id: str | None) -> Any:
-    """The tracker's reading of one poll; its errors carry the poll's request id."""
-    from arctic_rl.wire import WireError
-
-    try:
-        return tracker.read(status)
-    except WireError as exc:
-        err = ResultFrameError(
-            f"request {tracker.request_id}'s result is not a valid DSSST1 frame: {exc.message}",
-            code=exc.code,
-            request_id=sf_request_id,
-        )
-        err.wire_code = exc.code
-        raise err from exc
-    except ArcticRLError as exc:
-        exc.request_id = exc.request_id or sf_request_id
-        raise
