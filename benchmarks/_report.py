@@ -59,7 +59,7 @@ def markdown(doc: dict[str, Any], columns: tuple[str, ...], verdict_line: str) -
         by_module.setdefault(row["module"], []).append(row)
     body = []
     for module, rows in by_module.items():
-        body += [f"## {module}", "", table(rows, columns), ""]
+        body += [f"## {module}", "", table(rows, tuple(c for c in columns if c != "module")), ""]
     return "\n".join(head + body)
 
 

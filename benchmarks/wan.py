@@ -54,6 +54,7 @@ GOAL_RATIO = 0.3
 GOAL_POLLS = 3.0
 GOAL_HELD_RTTS = 1.5
 JUDGED_RTT_MS = 40
+VIEWS = {"today": "today's view", "full": "full view"}
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,7 @@ async def _one(
     median_ms = statistics.median(times) * 1000
     overhead_ms = median_ms - CALLS * case.compute_s * 1000
     return {
-        "case": f"{case.label}, {contender.view}'s view: {contender.name}",
+        "case": f"{case.label}, {VIEWS[contender.view]}: {contender.name}",
         "n": len(times),
         "median_ms": median_ms,
         "overhead_ms": overhead_ms,
