@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         "--only", action="append", choices=MODULES, help="run just this row (repeatable)"
     )
     parser.add_argument("--out", default="bench-results/latest.json", help="JSON results path")
+    parser.add_argument(
+        "--doc", default=str(_report.DOC), help="Markdown table of a full run (no --only)"
+    )
     args = parser.parse_args(argv)
     started = time.time()
     host = machine()
@@ -175,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     shutil.copyfile(out, copy)
     print(f"\nwrote {out} and {copy} ({doc['seconds']:.0f} s)")
     if not args.only:
-        print(f"wrote {_report.write(doc, TABLE_COLUMNS, verdict_line)}")
+        print(f"wrote {_report.write(Path(args.doc), doc, TABLE_COLUMNS, verdict_line)}")
     return 0
 
 

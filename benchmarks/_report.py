@@ -63,6 +63,6 @@ def markdown(doc: dict[str, Any], columns: tuple[str, ...], verdict_line: str) -
     return "\n".join(head + body)
 
 
-def write(doc: dict[str, Any], columns: tuple[str, ...], verdict_line: str) -> Path:
-    DOC.write_text(markdown(doc, columns, verdict_line), encoding="utf-8")
-    return DOC
+def write(path: Path, doc: dict[str, Any], columns: tuple[str, ...], verdict_line: str) -> Path:
+    path.write_text(markdown(doc, columns, verdict_line), encoding="utf-8")
+    return path
