@@ -37,6 +37,7 @@ TABLE_COLUMNS = (
     "requests/call",
     "ref_median_ms",
     "seconds",
+    "total_s",
     "ref_seconds",
     "GiB/s",
     "ops/s",

@@ -51,7 +51,12 @@ def markdown(doc: dict[str, Any], columns: tuple[str, ...], verdict_line: str) -
         "The `wan` rows: `median_ms` is one SkyRL-shaped iteration (six calls), "
         "`overhead_ms` what it took above the server's compute (six times the mock's "
         "per-request compute), `overhead_RTTs` the same in round trips, `ratio` our "
-        "overhead over the published client's in the same case.",
+        "overhead over the published client's in the same case. The published client has "
+        "no `fwd_no_grad` on Cortex, so its iteration sends `fwd_bwd` there. Today's view "
+        "is the mock behind a proxy that drops the proposed `wait_s`; the full view serves "
+        "it. `ARCTIC_RL_BENCH_WAN=full make bench` adds 10 and 100 ms at 2 s compute and "
+        "a 1 Gbit/s link (the default `wan` cases take about 4 minutes, the full set about "
+        "10). `ingest`: `seconds` is the upload, `total_s` runs on to the decoded result.",
         "",
     ]
     by_module: dict[str, list[dict[str, Any]]] = {}
