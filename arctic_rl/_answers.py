@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from cortex_gs_client.models import RequestStatus
     from cortex_gs_client.types import Response
 
-    from arctic_rl._polling import RequestTracker
+    from arctic_rl._tracking import RequestTracker
 
 __all__ = ["parsed", "parsed_and_id", "read_poll"]
 

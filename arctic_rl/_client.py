@@ -130,7 +130,7 @@ class AsyncArcticRLClient:
 
     async def state(self) -> str:
         """The job's normalised state (running, cancelled, terminated, ...)."""
-        from arctic_rl._polling import normalize_state
+        from arctic_rl._tracking import normalize_state
 
         return normalize_state((await self.service.get_job(self._require_job_id())).status)
 
@@ -284,6 +284,8 @@ class AsyncArcticRLClient:
 
 
 def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> CortexService:
+    from arctic_rl._polling import PollSettings
+
     return CortexService(
         cortex.url(),
         cortex.read_token(environ).get_secret_value(),
@@ -298,6 +300,13 @@ def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> 
         max_answer_bytes=cortex.max_answer_bytes,
         allow_insecure_http=cortex.allow_insecure_http,
         progress=ProgressFactory(cortex.progress, cortex.progress_min_bytes),
+        poll=PollSettings(
+            cortex.poll_adaptive,
+            cortex.poll_initial_s,
+            cortex.poll_factor,
+            cortex.poll_max_s,
+            cortex.poll_probes,
+        ),
     )
 
 

@@ -100,6 +100,17 @@ class CortexConfig(BaseModel):
     long_poll_s: float = Field(
         10.0, description="wait_s sent when polling and with each submit (0 = plain polling)"
     )
+    poll_adaptive: bool = Field(
+        True,
+        description="First poll a request when recent ones of its kind took to finish "
+        "(False: the documented schedule alone)",
+    )
+    poll_initial_s: float = Field(0.5, gt=0, description="The documented schedule's first pause")
+    poll_factor: float = Field(1.25, ge=1, description="How the pause grows after each poll")
+    poll_max_s: float = Field(6.0, gt=0, description="The longest pause between polls")
+    poll_probes: int = Field(
+        3, ge=1, description="Polls near the expected finish before the schedule resumes"
+    )
     max_retries: int = 10
     retry_timeout: float = 600.0
     chunk_bytes: int = Field(DEFAULT_CHUNK_BYTES, gt=64 * 1024)

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     )
     from cortex_gs_client.types import Response, Unset
 
+    from arctic_rl._polling import PollPlanner, PollSettings
     from arctic_rl._upload import Uploader
 
 __all__ = ["CortexService"]
@@ -60,7 +61,6 @@ __all__ = ["CortexService"]
 log = logging.getLogger("arctic_rl")
 
 MAX_EVENTS_PER_POLL = 64
-MAX_LONG_POLL_S = 20.0
 
 
 class CortexService:
@@ -89,6 +89,7 @@ class CortexService:
         allow_insecure_http: bool = False,
         progress: ProgressFactory | None = None,
         httpx_transport: httpx.AsyncBaseTransport | None = None,
+        poll: PollSettings | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         check_scheme(self.base_url, allow_insecure_http=allow_insecure_http)
@@ -111,6 +112,8 @@ class CortexService:
         )
         self._opened: dict[asyncio.AbstractEventLoop, Client] = {}
         self._opening = threading.Lock()
+        self._poll_settings = poll
+        self._planner: PollPlanner | None = None
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"
@@ -133,6 +136,15 @@ class CortexService:
                 self._opened = {k: c for k, c in self._opened.items() if not k.is_closed()}
                 client = self._opened[loop] = open_client(self._settings)
         return client
+
+    @property
+    def polls(self) -> PollPlanner:
+        """When requests are polled (what was learned of the service's durations)."""
+        if self._planner is None:
+            from arctic_rl._polling import PollPlanner
+
+            self._planner = PollPlanner(self._poll_settings)
+        return self._planner
 
     def _uploader(self) -> Uploader:
         from arctic_rl._upload import Uploader
@@ -171,7 +183,7 @@ class CortexService:
         from cortex_gs_client.models import JobList, JobState
         from cortex_gs_client.types import UNSET
 
-        from arctic_rl._polling import normalize_state
+        from arctic_rl._tracking import normalize_state
 
         state = UNSET if status is None else JobState(normalize_state(status))
         call = list_jobs.asyncio_detailed(client=self._client, status=state)
@@ -203,12 +215,8 @@ class CortexService:
 
     async def wait_job_running(self, job_id: str, timeout: float) -> Job:
         """Poll the job until it runs; a job that ends first raises JobFailedError."""
-        from arctic_rl._polling import (
-            RUNNING_JOB_STATE,
-            TERMINAL_JOB_STATES,
-            Backoff,
-            normalize_state,
-        )
+        from arctic_rl._polling import Backoff
+        from arctic_rl._tracking import RUNNING_JOB_STATE, TERMINAL_JOB_STATES, normalize_state
 
         deadline = time.monotonic() + timeout
         backoff = Backoff()
@@ -235,10 +243,11 @@ class CortexService:
         """Send a DSSST1 value to a chunked operation and return its decoded result."""
         from cortex_gs_client.models import RequestStatus
 
-        answer = await self._uploader().upload(
-            job_id, operation_id, value, wait_s=self._submit_wait_s()
-        )
+        wait_s, started = self._submit_wait_s(job_id), time.monotonic()
+        answer = await self._uploader().upload(job_id, operation_id, value, wait_s=wait_s)
         first = (answer, None) if isinstance(answer, RequestStatus) else None
+        if first is None:
+            self.polls.submitted(job_id, wait_s, time.monotonic() - started)
         return await self.wait_request(job_id, answer.request_id, desc=operation_id, first=first)
 
     async def upload(
@@ -246,10 +255,13 @@ class CortexService:
     ) -> AcceptedRequest | RequestStatus:
         return await self._uploader().upload(job_id, operation_id, value)
 
-    def _submit_wait_s(self) -> float | Unset:
+    def _submit_wait_s(self, job_id: str) -> float | Unset:
         """The proposed ``wait_s`` sent with a submit: the long poll's, so a request that
         ends within it comes back with the submit's answer (one round trip, not two)."""
-        return _held(self.long_poll_s if self.hold_submits else 0.0)
+        from arctic_rl._polling import held_wait_s
+
+        wanted = self.long_poll_s if self.hold_submits else 0.0
+        return held_wait_s(self.polls.long_poll_s(job_id, wanted))
 
     async def step(self, job_id: str, body: StepRequest) -> Any:
         from cortex_gs_client.api.training import step
@@ -295,16 +307,26 @@ class CortexService:
         body: Any,
     ) -> Any:
         """A JSON submit sent with the proposed ``wait_s``, and its result."""
-        call = operation(job_id, client=self._client, body=body, wait_s=self._submit_wait_s())
-        return await self._accepted(job_id, desc, call)
+        wait_s = self._submit_wait_s(job_id)
+        call = operation(job_id, client=self._client, body=body, wait_s=wait_s)
+        return await self._accepted(job_id, desc, call, wait_s)
 
-    async def _accepted(self, job_id: str, desc: str, call: Awaitable[Response[Any]]) -> Any:
+    async def _accepted(
+        self,
+        job_id: str,
+        desc: str,
+        call: Awaitable[Response[Any]],
+        wait_s: float | Unset = 0.0,
+    ) -> Any:
         """A submit's result: read from its answer when it finished within ``wait_s``
         (200 RequestStatus), else polled (202 AcceptedRequest)."""
         from cortex_gs_client.models import AcceptedRequest, RequestStatus
 
+        started = time.monotonic()
         answer, sf_request_id = await parsed_and_id(call, AcceptedRequest, RequestStatus)
         first = (answer, sf_request_id) if isinstance(answer, RequestStatus) else None
+        if first is None:
+            self.polls.submitted(job_id, wait_s, time.monotonic() - started)
         return await self.wait_request(job_id, answer.request_id, desc=desc, first=first)
 
     async def _poll(
@@ -315,6 +337,8 @@ class CortexService:
         from cortex_gs_client.models import RequestStatus
         from cortex_gs_client.types import UNSET
 
+        from arctic_rl._polling import held_wait_s
+
         try:
             call = get_request.asyncio_detailed(
                 job_id,
@@ -322,14 +346,13 @@ class CortexService:
                 client=self._client,
                 cursor=cursor or UNSET,
                 max_events=MAX_EVENTS_PER_POLL,
-                wait_s=_held(wait_s),
+                wait_s=held_wait_s(wait_s),
             )
             return await parsed_and_id(call, RequestStatus)
         except (InvalidRequestError, BadRequestError):
             if wait_s <= 0:
                 raise
-            log.info("arctic_rl: server refuses wait_s; polling instead")
-            self.long_poll_s = 0.0
+            self.polls.no_long_poll(job_id, "refuses")
             return None
 
     async def wait_request(
@@ -345,45 +368,27 @@ class CortexService:
         ``first``: a status page the submit already answered (and its exchange id), read
         before any poll; a finished request with its whole result needs no poll at all.
         """
-        from arctic_rl._polling import Backoff, Finished, Next, RequestTracker
+        from arctic_rl._polling import poll_once
+        from arctic_rl._tracking import Finished, RequestTracker
 
         tracker = RequestTracker(request_id)
-        backoff = Backoff()
+        plan = self.polls.request(job_id, desc, self.long_poll_s)
         deadline = time.monotonic() + self.poll_timeout
         with self._progress.wait(f"{desc} {request_id}") as bar:
             if first is not None:
                 outcome = read_poll(tracker, *first)
                 bar.status(tracker.state)
                 if isinstance(outcome, Finished):
+                    plan.finished(first[0])
                     return outcome.value
             while True:
-                wait_s = min(self.long_poll_s, max(0.0, deadline - time.monotonic()))
-                started = time.monotonic()
-                before = tracker.state
-                polled = await self._poll(job_id, request_id, tracker.cursor, wait_s)
-                if polled is None:
-                    continue
-                outcome = read_poll(tracker, *polled)
+                outcome = await poll_once(self._poll, plan, tracker, deadline)
                 bar.status(tracker.state)
                 if isinstance(outcome, Finished):
                     return outcome.value
-                if outcome is Next.POLL_NOW:
-                    continue
                 if time.monotonic() > deadline:
                     raise RequestTimeoutError(
                         f"request {request_id} still {tracker.state} "
                         f"after {self.poll_timeout:.0f} s",
                         code=tracker.state,
                     )
-                if wait_s > 0 and (
-                    tracker.state != before or time.monotonic() - started >= wait_s / 2
-                ):
-                    continue  # the long poll answered news, or was held: ask again at once
-                await asyncio.sleep(backoff.next())
-
-
-def _held(wait_s: float) -> float | Unset:
-    """A long poll's ``wait_s`` as sent: capped at the contract's maximum, UNSET when off."""
-    from cortex_gs_client.types import UNSET
-
-    return round(min(wait_s, MAX_LONG_POLL_S), 3) if wait_s > 0 else UNSET

@@ -2,7 +2,8 @@
 
 bench-results/latest.json is overwritten each run; a copy named after the UTC time and
 the commit (bench-results/<time>-<commit>.json) is kept so runs can be compared. The
-table shows the headline columns; every row's full detail is in the JSON.
+table shows the headline columns; every row's full detail is in the JSON. A full run (no
+``--only``) also writes the table to docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import MODULES
+from benchmarks import MODULES, _report
 from benchmarks._goals import MET, MISSED, load1
 from benchmarks._mock import baseline_tree, tree_commit
 
@@ -30,8 +31,13 @@ TABLE_COLUMNS = (
     "n",
     "median_ms",
     "p99_ms",
+    "overhead_ms",
+    "overhead_RTTs",
+    "polls/call",
+    "requests/call",
     "ref_median_ms",
     "seconds",
+    "total_s",
     "ref_seconds",
     "GiB/s",
     "ops/s",
@@ -122,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         "--only", action="append", choices=MODULES, help="run just this row (repeatable)"
     )
     parser.add_argument("--out", default="bench-results/latest.json", help="JSON results path")
+    parser.add_argument(
+        "--doc", default=str(_report.DOC), help="Markdown table of a full run (no --only)"
+    )
     args = parser.parse_args(argv)
     started = time.time()
     host = machine()
@@ -147,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         f"load average (1 min): {host['loadavg_1m_at_start']:.2f} at the start, "
         f"{load_end:.2f} at the end (each row's load1 is at its end)"
     )
-    print(verdicts(rows))
+    verdict_line = verdicts(rows)
+    print(verdict_line)
     commit = _git("rev-parse", "--short", "HEAD")
     dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
     doc = {
@@ -168,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     copy = out.with_name(f"{stamp}-{commit or 'nogit'}{'-dirty' if dirty else ''}.json")
     shutil.copyfile(out, copy)
     print(f"\nwrote {out} and {copy} ({doc['seconds']:.0f} s)")
+    if not args.only:
+        print(f"wrote {_report.write(Path(args.doc), doc, TABLE_COLUMNS, verdict_line)}")
     return 0
 
 

@@ -73,13 +73,16 @@ def tree_commit(tree: Path) -> str:
 
 
 @contextlib.contextmanager
-def running(*, tree: Path = REPO, no_auth: bool = False) -> Iterator[Mock]:
+def running(
+    *, tree: Path = REPO, no_auth: bool = False, request_latency_s: float = 0.0
+) -> Iterator[Mock]:
     """Start the canned mock of ``tree`` on a free port; the token is in ``PAT_ENV`` meanwhile.
 
     Another tree's mock runs without the packages added since (``ADDED_SINCE_BASELINE``).
 
     ``no_auth`` is for the published client, whose ``base_url`` path sends no token; our
-    client still sends one (the mock then ignores it).
+    client still sends one (the mock then ignores it). ``request_latency_s``: how long each
+    data-plane request computes (the mock's ``--request-latency``).
     """
     token = secrets.token_urlsafe(24)
     port = free_port()
@@ -94,6 +97,7 @@ def running(*, tree: Path = REPO, no_auth: bool = False) -> Iterator[Mock]:
             "--backend", "canned", "--state-dir", str(Path(tmp) / "state"),
             "--database", DATABASE, "--schema", SCHEMA, "--log-level", "warning",
             *(["--no-auth"] if no_auth else []),
+            *(["--request-latency", str(request_latency_s)] if request_latency_s else []),
         ]  # fmt: skip
         with log.open("wb") as out:
             proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT)

@@ -14,7 +14,9 @@ that is a race with the mock's worker, lost in a varying share of calls, so as s
 its median is about 500 ms or about 15 ms from one run to the next. The judged rows
 therefore set its transport's poll interval to 1 ms (a config value, not its code): its
 own cost per iteration without the sleep, the stricter comparison for us. One more row
-compares it as shipped, for the record.
+compares it as shipped, for the record, and one sets our legacy client (what SkyRL and
+verl hold: ``create_arctic_rl_client``, its calls run on a private event loop thread)
+beside our async client.
 """
 
 from __future__ import annotations
@@ -170,10 +172,32 @@ async def _measure(mock: Mock, repeats: int, iterations: int) -> list[dict[str, 
         times = await interleaved(our_iteration, published_iteration, SHIPPED_ITERATIONS, 1)
         ref = f"published client as shipped (poll interval {shipped_interval:g} s)"
         rows.append({**_row(f"{shape}, for the record", *times, ref), "goal": "(not judged)"})
+        rows.append(await _legacy_row(mock, batch, our_iteration, shape, iterations))
     finally:
         await ours.shutdown()
         await published.shutdown()
     return rows
+
+
+async def _legacy_row(
+    mock: Mock, batch: dict[str, Any], async_iteration: Iteration, shape: str, iterations: int
+) -> dict[str, Any]:
+    """Our legacy client (the frameworks' path) beside our async client."""
+    from arctic_rl import create_arctic_rl_client
+
+    config = our_config(mock.base_url, mock.token_env)
+    legacy = await asyncio.to_thread(create_arctic_rl_client, config)
+
+    async def legacy_iteration() -> None:
+        await legacy.fwd_bwd(batch, processing=PROCESSING)
+        await legacy.step()
+
+    try:
+        times = await interleaved(legacy_iteration, async_iteration, iterations)
+    finally:
+        await asyncio.to_thread(legacy.shutdown)
+    row = _row(f"{shape}, legacy client", *times, "our async client")
+    return {**row, "goal": "(not judged)"}
 
 
 def run(repeats: int = REPEATS, iterations: int = ITERATIONS) -> list[dict[str, Any]]:

@@ -3,8 +3,8 @@
 The client runs in a fresh child process so its RSS high-water mark is its own; the mock
 is its own process. The upload (encode, send every 60 MiB chunk, the mock's hashing,
 checks and storage of each) is timed apart from waiting for the result, so the rate is
-the ingest's. Goal (#13): at least 0.5 GiB/s, the client's peak at most 3 chunks above
-the data.
+the ingest's; ``total_s`` runs on to the decoded result (end to end). Goal (#13): at
+least 0.5 GiB/s, the client's peak at most 3 chunks above the data.
 """
 
 from __future__ import annotations

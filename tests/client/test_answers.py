@@ -26,7 +26,7 @@ from arctic_rl import (
     wire,
 )
 from arctic_rl._errors import error_from_response
-from arctic_rl._polling import Finished, Next, RequestTracker
+from arctic_rl._tracking import Finished, Next, RequestTracker
 from arctic_rl._upload import _acceptance
 
 

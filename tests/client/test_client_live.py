@@ -15,7 +15,7 @@ from arctic_rl import (
     JobNotRunningError,
     PayloadTooLargeError,
     RequestFailedError,
-    _polling,
+    _tracking,
 )
 from arctic_rl._progress import ProgressFactory
 
@@ -44,13 +44,13 @@ def small_result_mock(live_mock_factory, monkeypatch):
 
 async def test_large_result_reassembled_from_chunk_events(small_result_mock, monkeypatch):
     added: list[int] = []
-    original = _polling.ResultChunks.add
+    original = _tracking.ResultChunks.add
 
-    def counted(self: _polling.ResultChunks, event: object) -> None:
+    def counted(self: _tracking.ResultChunks, event: object) -> None:
         added.append(1)
         original(self, event)
 
-    monkeypatch.setattr(_polling.ResultChunks, "add", counted)
+    monkeypatch.setattr(_tracking.ResultChunks, "add", counted)
     async with await AsyncArcticRLClient.connect(_cfg(small_result_mock.base_url)) as client:
         batch = train_tensors()
         batch["input_ids"] = batch["input_ids"].repeat(8, 8)  # [16, 128]: ~8 KiB of logprobs

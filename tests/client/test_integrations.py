@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from arctic_rl._polling import normalize_state
+from arctic_rl._tracking import normalize_state
 
 STANDINS = Path(__file__).parent / "standins"
 SKYRL_REPO = STANDINS / "skyrl_repo"

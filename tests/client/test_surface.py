@@ -21,7 +21,7 @@ from arctic_rl import (
     create_arctic_rl_client,
 )
 from arctic_rl._errors import InvalidRequestError, error_from_response
-from arctic_rl._polling import normalize_state
+from arctic_rl._tracking import normalize_state
 from arctic_rl._requests import forward_request
 from arctic_rl._shim import Done, normalize_forward, normalize_generate, normalize_step
 

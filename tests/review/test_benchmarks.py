@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arctic_rl import ArcticRLClient
 from benchmarks import MODULES, _goals, _mock, codec, hotpath
 from benchmarks import __main__ as bench
@@ -128,10 +130,27 @@ def test_main_writes_latest_and_a_stamped_copy(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(bench, "MODULES", ("fake",))
     fake = type("Fake", (), {"run": staticmethod(lambda: [{"case": "x", "n": 1}])})
     monkeypatch.setattr(bench.importlib, "import_module", lambda name: fake)
-    out = tmp_path / "latest.json"
-    assert bench.main(["--out", str(out)]) == 0
+    out, page = tmp_path / "latest.json", tmp_path / "benchmarks.md"
+    assert bench.main(["--out", str(out), "--doc", str(page)]) == 0
     doc = json.loads(out.read_text())
+    assert "| fake |" not in page.read_text() and "| x | 1 |" in page.read_text()
     assert doc["rows"] == [{"module": "fake", "case": "x", "n": 1}]
     assert doc["machine"]["cores"] >= 1 and "commit" in doc and "loadavg_1m_at_end" in doc
-    copies = [p for p in tmp_path.iterdir() if p.name != "latest.json"]
+    copies = [p for p in tmp_path.iterdir() if p.name not in ("latest.json", page.name)]
     assert len(copies) == 1 and json.loads(copies[0].read_text()) == doc
+
+
+@pytest.mark.parametrize(
+    ("line", "today"),
+    [
+        (b"GET /r?cursor=a&wait_s=10 HTTP/1.1", b"GET /r?cursor=a HTTP/1.1"),
+        (b"POST /step?wait_s=2.5 HTTP/1.1", b"POST /step HTTP/1.1"),
+        (b"GET /r?wait_s=1&max_events=64 HTTP/1.1", b"GET /r?max_events=64 HTTP/1.1"),
+        (b"GET /r?a=1&wait_s=1&b=2 HTTP/1.1", b"GET /r?a=1&b=2 HTTP/1.1"),
+        (b"GET /r?max_events=64 HTTP/1.1", b"GET /r?max_events=64 HTTP/1.1"),
+    ],
+)
+def test_the_delay_proxys_today_view_drops_only_wait_s(line: bytes, today: bytes):
+    from benchmarks._delay import strip_wait_s
+
+    assert strip_wait_s(line) == today

@@ -1,0 +1,73 @@
+"""``docs/benchmarks.md``: the table of one ``make bench`` run, as Markdown.
+
+Written by ``python -m benchmarks`` after every full run (a run narrowed with ``--only``
+leaves it alone, so the page always shows every row of one run).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchmarks._mock import REPO
+
+DOC = REPO / "docs" / "benchmarks.md"
+_NUMBER_FORMATS = {"n": "{:d}", "polls/call": "{:.2f}", "requests/call": "{:.2f}"}
+
+
+def _cell(column: str, value: Any) -> str:
+    if value is None or value == "":
+        return ""
+    if isinstance(value, float):
+        fmt = _NUMBER_FORMATS.get(column) or ("{:.3f}" if abs(value) < 10 else "{:.1f}")
+        return fmt.format(value)
+    return str(value).replace("|", "\\|")
+
+
+def table(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
+    cols = [c for c in columns if any(c in r for r in rows)]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(_cell(c, r.get(c)) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def markdown(doc: dict[str, Any], columns: tuple[str, ...], verdict_line: str) -> str:
+    host = doc["machine"]
+    dirty = " (with uncommitted changes)" if doc["dirty"] else ""
+    head = [
+        "# Benchmarks",
+        "",
+        f"One `make bench` run, {doc['created_utc']}, commit `{doc['commit']}`{dirty}, "
+        f"{doc['seconds']:.0f} s in all.",
+        "",
+        f"Machine: {host['cpu']}, {host['cores']} cores, {host['memory_GiB']} GiB, "
+        f"{host['os']}, Python {host['python']}, torch {host['torch']}; load average "
+        f"{host['loadavg_1m_at_start']:.2f} at the start, {doc['loadavg_1m_at_end']:.2f} at "
+        "the end (each row's `load1` is at its end).",
+        "",
+        f"{verdict_line}.",
+        "",
+        "Each module's docstring (`benchmarks/<module>.py`) says what its rows measure. "
+        "The `wan` rows: `median_ms` is one SkyRL-shaped iteration (six calls), "
+        "`overhead_ms` what it took above the server's compute (six times the mock's "
+        "per-request compute), `overhead_RTTs` the same in round trips, `ratio` our "
+        "overhead over the published client's in the same case. The published client has "
+        "no `fwd_no_grad` on Cortex, so its iteration sends `fwd_bwd` there. Today's view "
+        "is the mock behind a proxy that drops the proposed `wait_s`; the full view serves "
+        "it. `ARCTIC_RL_BENCH_WAN=full make bench` adds 10 and 100 ms at 2 s compute and "
+        "a 1 Gbit/s link (the default `wan` cases take about 4 minutes, the full set about "
+        "10). `ingest`: `seconds` is the upload, `total_s` runs on to the decoded result.",
+        "",
+    ]
+    by_module: dict[str, list[dict[str, Any]]] = {}
+    for row in doc["rows"]:
+        by_module.setdefault(row["module"], []).append(row)
+    body = []
+    for module, rows in by_module.items():
+        body += [f"## {module}", "", table(rows, tuple(c for c in columns if c != "module")), ""]
+    return "\n".join(head + body)
+
+
+def write(path: Path, doc: dict[str, Any], columns: tuple[str, ...], verdict_line: str) -> Path:
+    path.write_text(markdown(doc, columns, verdict_line), encoding="utf-8")
+    return path

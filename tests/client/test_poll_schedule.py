@@ -1,0 +1,181 @@
+"""The poll schedule: how many polls a request costs, counted, never timed.
+
+The schedule itself is driven with simulated offsets (a request of a given duration is
+"found" by the first poll time at or after it). Against the live mock, whose requests
+each take a known time (``request_latency_s``), the polls that reached it are counted by
+a recording transport under the HTTP seam.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+
+from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
+from arctic_rl._cortex import CortexService
+from arctic_rl._polling import PollSettings, Schedule, fallback_polls
+from mock_server.testing import LiveMock
+
+from .conftest import PAT_ENV
+
+SETTINGS = PollSettings()
+LEARNED = 4  # requests of one kind before the estimate is judged
+
+
+def found_by(schedule: Schedule, duration: float) -> tuple[int, float]:
+    """(polls made, offset of the poll that found it) for a request lasting ``duration``."""
+    for polls in itertools.count(1):
+        offset = schedule.next_offset()
+        if offset >= duration:
+            return polls, offset
+    raise AssertionError("unreachable")
+
+
+def fallback_step_after(offset: float) -> float:
+    """The documented schedule's pause after its poll at ``offset``."""
+    schedule = Schedule(SETTINGS, None, 0.0)
+    previous = schedule.next_offset()
+    while True:
+        current = schedule.next_offset()
+        if previous >= offset:
+            return current - previous
+        previous = current
+
+
+@pytest.mark.parametrize("expected", [0.05, 0.2, 2.0, 10.0, 60.0])
+@pytest.mark.parametrize("ratio", [0.1, 0.5, 0.95, 1.0, 1.3, 3.0, 10.0])
+@pytest.mark.parametrize("rtt", [0.0, 0.04, 0.1])
+def test_polls_stay_within_the_documented_schedule_plus_the_probes(
+    expected: float, ratio: float, rtt: float
+) -> None:
+    duration = expected * ratio
+    polls, _ = found_by(Schedule(SETTINGS, expected, rtt), duration)
+    assert polls <= fallback_polls(duration, SETTINGS) + SETTINGS.probes
+
+
+@pytest.mark.parametrize("expected", [0.05, 0.2, 2.0, 10.0, 60.0])
+@pytest.mark.parametrize("rtt", [0.0, 0.04, 0.1])
+def test_a_request_ten_times_longer_is_found_within_one_fallback_step(
+    expected: float, rtt: float
+) -> None:
+    duration = 10 * expected
+    _, offset = found_by(Schedule(SETTINGS, expected, rtt), duration)
+    _, fallback_offset = found_by(Schedule(SETTINGS, None, 0.0), duration)
+    assert offset <= fallback_offset + fallback_step_after(fallback_offset)
+
+
+@pytest.mark.parametrize("duration", [0.0, 0.3, 0.5, 2.0, 30.0])
+def test_without_an_estimate_the_schedule_is_the_documented_one(duration: float) -> None:
+    polls, _ = found_by(Schedule(SETTINGS, None, 0.04), duration)
+    assert polls == fallback_polls(duration, SETTINGS)
+
+
+def test_the_documented_schedule_grows_by_a_quarter_up_to_six_seconds() -> None:
+    schedule = Schedule(SETTINGS, None, 0.0)
+    offsets = [schedule.next_offset() for _ in range(16)]
+    steps = [b - a for a, b in itertools.pairwise(offsets)]
+    assert offsets[:3] == [0.0, 0.5, 1.125]
+    assert steps[-1] == pytest.approx(6.0) and max(steps) == pytest.approx(6.0)
+
+
+class Recorder(httpx.AsyncBaseTransport):
+    """Real HTTP; keeps (method, path, wait_s sent). ``strip_wait_s``: a service that
+    ignores the proposed parameter (it never reaches the mock)."""
+
+    def __init__(self, *, strip_wait_s: bool = False) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.strip_wait_s = strip_wait_s
+        self.sent: list[tuple[str, str, str | None]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        wait_s = request.url.params.get("wait_s")
+        self.sent.append((request.method, request.url.path.rsplit("/", 1)[-1], wait_s))
+        if self.strip_wait_s and wait_s is not None:
+            request.url = request.url.copy_remove_param("wait_s")
+        return await self.inner.handle_async_request(request)
+
+    def polls(self) -> int:
+        return sum(1 for method, _, _ in self.sent if method == "GET")
+
+
+@asynccontextmanager
+async def connected(
+    live_mock: LiveMock, recorder: Recorder, *, long_poll_s: float
+) -> AsyncIterator[AsyncArcticRLClient]:
+    service = CortexService(
+        live_mock.base_url,
+        live_mock.token,
+        httpx_transport=recorder,
+        long_poll_s=long_poll_s,
+        max_retries=3,
+    )
+    config = ArcticRLClientConfig(
+        backend="cortex",
+        model_name="tiny-byte-lm",
+        training_gpus=1,
+        cortex={"base_url": live_mock.base_url, "pat_env": PAT_ENV},
+    )
+    client = await AsyncArcticRLClient.connect(config, service=service)
+    try:
+        yield client
+    finally:
+        await client.shutdown(cancel=True)
+
+
+async def _polls_of_a_step(client: AsyncArcticRLClient, recorder: Recorder) -> int:
+    before = recorder.polls()
+    await client.step()
+    return recorder.polls() - before
+
+
+async def test_learned_requests_take_at_most_three_polls(
+    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1.5 s requests: the documented schedule finds each with its 4th poll (at 1.906 s)."""
+    latency = 1.5
+    live_mock.restart(request_latency_s=latency)
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    recorder = Recorder()
+    async with connected(live_mock, recorder, long_poll_s=0.0) as client:
+        first = await _polls_of_a_step(client, recorder)
+        learned = [await _polls_of_a_step(client, recorder) for _ in range(2)]
+    assert first <= fallback_polls(latency, SETTINGS) == 4
+    assert all(polls <= 3 for polls in learned), learned
+
+
+async def test_a_request_ten_times_longer_than_learned_keeps_the_bound(
+    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    short, long = 0.2, 2.0
+    live_mock.restart(request_latency_s=short)
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    recorder = Recorder()
+    async with connected(live_mock, recorder, long_poll_s=0.0) as client:
+        for _ in range(LEARNED):
+            assert await _polls_of_a_step(client, recorder) <= (
+                fallback_polls(short, SETTINGS) + SETTINGS.probes
+            )
+        live_mock.restart(request_latency_s=long)
+        polls = await _polls_of_a_step(client, recorder)
+    assert polls <= fallback_polls(long, SETTINGS) + SETTINGS.probes
+
+
+async def test_a_service_ignoring_wait_s_is_sent_it_once(
+    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first submit's quick 202 shows wait_s is not served: no later request sends it."""
+    live_mock.restart(request_latency_s=0.3)
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    recorder = Recorder(strip_wait_s=True)
+    async with connected(live_mock, recorder, long_poll_s=5.0) as client:
+        recorder.sent.clear()
+        for _ in range(3):
+            await client.step()
+        sent = list(recorder.sent)
+    held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
+    assert held == [("POST", "step")]
+    assert [path for method, path, _ in sent if method == "POST"] == ["step"] * 3
