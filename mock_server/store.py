@@ -29,7 +29,7 @@ from typing import Any
 
 from cortex_gs_contract import RequestState
 
-from mock_server import crashpoints
+from mock_server.seams import crash_point
 
 IDEMPOTENCY_TTL_S = 24 * 3600
 # Expired idempotency records are purged at most this often (reads skip them anyway).
@@ -258,8 +258,8 @@ class Store:
             self._insert_request(db, request_id, job_id, kind, payload)
             if idempotency is not None:
                 self._insert_idempotent(db, idempotency)
-            crashpoints.reached("request_uncommitted")
-        crashpoints.reached("request_committed")
+            crash_point("request_uncommitted")
+        crash_point("request_committed")
 
     @staticmethod
     def _insert_request(
@@ -404,10 +404,10 @@ class Store:
     ) -> None:
         """Persist one accepted non-final chunk: its file, then its row (creating the group)."""
         self.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), chunk)
-        crashpoints.reached("chunk_file_written")
+        crash_point("chunk_file_written")
         with self._transaction() as db:
             self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
-        crashpoints.reached("chunk_committed")
+        crash_point("chunk_committed")
 
     def finish_group(
         self,
@@ -425,12 +425,12 @@ class Store:
         re-assembles the frame from the stored chunks, so no decoded value has to outlive
         the process.
         """
-        crashpoints.reached("final_chunk_file_written")
+        crash_point("final_chunk_file_written")
         with self._transaction() as db:
             self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
             self._bind_new_request(db, job_id, group_id, request_id, operation)
-            crashpoints.reached("group_uncommitted")
-        crashpoints.reached("group_committed")
+            crash_point("group_uncommitted")
+        crash_point("group_committed")
 
     def submit_stored_group(self, job_id: str, group_id: str, request_id: str) -> None:
         """A complete group that has no request yet gets one (start-up reconciliation)."""
