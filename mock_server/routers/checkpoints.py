@@ -18,14 +18,14 @@ from mock_server.routers._common import SubmitWaitS, accepted, open_body, reply
 
 
 async def list_checkpoints(job_id: JobIdPath, _: Principal, service: ServiceDep) -> JSONResponse:
-    items = control.list_checkpoints(service, job_id)
+    items = await control.list_checkpoints(service, job_id)
     return reply(models.CheckpointList, {"checkpoints": items})
 
 
 async def delete_checkpoint(
     job_id: JobIdPath, checkpoint_id: CheckpointIdPath, _: Principal, service: ServiceDep
 ) -> Response:
-    control.delete_checkpoint(service, job_id, checkpoint_id)
+    await control.delete_checkpoint(service, job_id, checkpoint_id)
     return Response(status_code=204)
 
 
@@ -37,7 +37,9 @@ async def export_checkpoint(
     request: Request,
 ) -> JSONResponse:
     """Short-lived links to each file of the checkpoint (no body in, none needed)."""
-    exported = control.export_checkpoint(service, job_id, checkpoint_id, str(request.base_url))
+    exported = await control.export_checkpoint(
+        service, job_id, checkpoint_id, str(request.base_url)
+    )
     return reply(models.CheckpointExport, exported)
 
 
@@ -47,7 +49,7 @@ async def save_checkpoint(
     service: ServiceDep,
     idempotency: IdempotencyDep,
     wait_s: SubmitWaitS = None,
-) -> JSONResponse:
+) -> Response:
     """The result's ``checkpoint_id`` is the server's; a caller's one is not used."""
     data = open_body(body, "save")
     submitted = await idempotency.run(data, service.submitter(job_id, "save_checkpoint", data))
@@ -60,10 +62,10 @@ async def load_checkpoint(
     service: ServiceDep,
     idempotency: IdempotencyDep,
     wait_s: SubmitWaitS = None,
-) -> JSONResponse:
+) -> Response:
     """400 for a target outside the job, 501 for a non-training target, 404 when the
     checkpoint is missing."""
     data = open_body(body, "load")
-    control.check_load(service, job_id, data)
+    await control.check_load(service, job_id, data)
     submitted = await idempotency.run(data, service.submitter(job_id, "load_checkpoint", data))
     return await accepted(submitted, service, job_id, wait_s)

@@ -7,7 +7,7 @@ import json
 import cortex_gs_models as models
 from cortex_gs_contract import ErrorCode
 from fastapi import Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from mock_server import control, limits
 from mock_server.bodies import parse, plain
@@ -37,7 +37,7 @@ async def generate_stream(
     generation = open_body(parse(models.GenerateRequest, data, ("body",)), "generate-stream")
     control.check_aligned(generation)
     limits.check_request(service.settings, job, "generate_stream", generation)
-    request_id = service.submit(job_id, "generate_stream", generation)
+    request_id = await service.submit(job_id, "generate_stream", generation)
     count = len(generation["prompts"])
     return reply(
         models.GenerateStreamAccepted,
@@ -52,7 +52,7 @@ async def log_probs(
     service: ServiceDep,
     idempotency: IdempotencyDep,
     wait_s: SubmitWaitS = None,
-) -> JSONResponse:
+) -> Response:
     data = plain(body)
     limits.check_request(service.settings, service.running_job(job_id), "log_probs", data)
     submitted = await idempotency.run(data, service.submitter(job_id, "log_probs", data))
@@ -65,7 +65,7 @@ async def sync_weights(
     service: ServiceDep,
     idempotency: IdempotencyDep,
     wait_s: SubmitWaitS = None,
-) -> JSONResponse:
+) -> Response:
     data = plain(body)
     submitted = await idempotency.run(data, service.submitter(job_id, "sync_weights", data))
     return await accepted(submitted, service, job_id, wait_s)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import cortex_gs_models as models
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from mock_server.dependencies import IdempotencyDep, JobIdPath, ServiceDep
 from mock_server.routers._common import SubmitWaitS, accepted, binary_handler, open_body
@@ -18,7 +18,7 @@ async def step(
     service: ServiceDep,
     idempotency: IdempotencyDep,
     wait_s: SubmitWaitS = None,
-) -> JSONResponse:
+) -> Response:
     data = open_body(body, "step")
     submitted = await idempotency.run(data, service.submitter(job_id, "step", data))
     return await accepted(submitted, service, job_id, wait_s)
