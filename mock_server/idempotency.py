@@ -52,7 +52,7 @@ def record_for(
     return None if claim is None or claim.taken else claim.take(status, response, request_id)
 
 
-class Idempotency:
+class IdempotencyKeys:
     """Runs calls under their keys (only successes are remembered)."""
 
     def __init__(self, store: Store) -> None:

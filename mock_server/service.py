@@ -29,7 +29,7 @@ from mock_server.chunk_group import Chunk, decode, read_request_chunk
 from mock_server.chunks import NO_CHUNK_DIGEST, ChunkGroups
 from mock_server.errors import ApiError, request_error
 from mock_server.exports import ExportSigner
-from mock_server.idempotency import Idempotency, Runner, record_for
+from mock_server.idempotency import IdempotencyKeys, Runner, record_for
 from mock_server.pages import RequestPages
 from mock_server.settings import Settings
 from mock_server.store import Store
@@ -65,7 +65,7 @@ class MockService:
         self.worker = Worker(settings, store, backend_factory, self.pages.notify)
         self.chunks = ChunkGroups(settings, store, self._submit_group)
         self.exports = ExportSigner(store)
-        self.keys = Idempotency(store)
+        self.keys = IdempotencyKeys(store)
         self._lifecycle: set[asyncio.Task[None]] = set()
 
     # -- startup / shutdown ----------------------------------------------------------

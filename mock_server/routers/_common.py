@@ -1,19 +1,27 @@
-"""What every area's handlers share: validated answers and open request bodies."""
+"""What every area's handlers share: validated answers, open request bodies, submits."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import cortex_gs_models as models
-from fastapi import Query, Request
+from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from mock_server.bodies import log_ignored, plain
 from mock_server.control import iso
-from mock_server.dependencies import JobIdPath, Principal, ServiceDep, read_body
+from mock_server.dependencies import (
+    Idempotency,
+    IdempotencyDep,
+    JobIdPath,
+    Principal,
+    ServiceDep,
+    read_body,
+)
 from mock_server.pages import Page
 from mock_server.service import MockService
 
@@ -63,6 +71,34 @@ async def accepted(
         if page is not None:
             return request_status(page)
     return reply(models.ChunkAccepted if status == 200 else models.AcceptedRequest, body, status)
+
+
+@dataclass(frozen=True)
+class Submit:
+    """A JSON data-plane submit: its job, the service, its ``Idempotency-Key``, ``wait_s``."""
+
+    job_id: str
+    service: MockService
+    idempotency: Idempotency
+    wait_s: float | None
+
+    async def __call__(self, kind: str, data: dict[str, Any]) -> Response:
+        """Queue a request of ``kind`` once its job runs (once per key); its answer."""
+        runner = self.service.submitter(self.job_id, kind, data)
+        submitted = await self.idempotency.run(data, runner)
+        return await accepted(submitted, self.service, self.job_id, self.wait_s)
+
+
+async def _submit(
+    job_id: JobIdPath,
+    service: ServiceDep,
+    idempotency: IdempotencyDep,
+    wait_s: SubmitWaitS = None,
+) -> Submit:
+    return Submit(job_id, service, idempotency, wait_s)
+
+
+SubmitDep = Annotated[Submit, Depends(_submit)]
 
 
 def open_body(model: BaseModel, what: str) -> dict[str, Any]:
