@@ -13,20 +13,26 @@ Layout (one concern per module):
   (``cortex_gs_contract.OPERATIONS``): paths, methods, status codes, models, bodies.
 - ``routers``: the handlers, one module per contract tag; ``dependencies``: auth, the
   service, path ids and ``Idempotency-Key`` as FastAPI dependencies.
-- ``middleware``: any database and schema, request ids, the body cap.
-- ``service``: job lifecycle, requests, polling, idempotency; ``chunks``: the chunk-group
-  rules; ``worker``: the worker thread that runs requests on a backend; ``control``: what
-  the control plane shows and the checks a model cannot express.
+- ``middleware``: any database and schema, request ids, the body cap; ``server``: the
+  HTTP server's limits (a small subclass of uvicorn's protocol, pinned).
+- ``service``: job lifecycle and queuing requests; ``idempotency``: at most once under
+  ``Idempotency-Key``; ``pages``: polls, long-polls and submit waits, woken by the
+  worker; ``chunks`` / ``chunk_group``: the chunk-group rules; ``worker``: the thread
+  that runs requests on a backend; ``dispatch``: what each request kind does there;
+  ``results``: a result's wire form, built once; ``control``: what the control plane
+  shows and the checks a model cannot express.
 - ``operations``: today's ``/operation`` envelope (routing hints, payloads, inline answers).
 - ``bodies``: open request bodies (what is ignored is logged at debug).
 - ``exports``: signed, short-lived download links of checkpoint exports.
 - ``errors``: today's error shapes for every failure.
-- ``store``: SQLite + files under ``--state-dir`` (survives restarts and crashes: what must
-  change together is one transaction; start-up reconciles what a killed process left).
+- ``store``: SQLite + files under ``--state-dir``, split by concern (``db``, ``jobs``,
+  ``requests``, ``groups``, ``files``); it survives restarts and crashes (what must
+  change together is one transaction; start-up reconciles what a killed process left)
+  and is only ever called from threads, never on the event loop.
 - ``backends``: ``canned`` (instant, shape-correct) and ``reference`` (a tiny torch LM
   that really trains); handlers never see torch.
 - ``openapi``: the app's own OpenAPI, shaped for comparison with the contract.
-- ``departures``: test-only deliberate departures from the contract (the kit's tests).
-- ``crashpoints``: test-only: exit the process at a named commit boundary (crash tests).
-- ``testing``: ``LiveMock``/``MockApi`` for tests (see ``tests/conftest.py``).
+- ``seams``: the two no-op hooks through which test support may be armed.
+- ``testsupport``: test-only (``harness``: ``LiveMock``/``MockApi``; ``crashpoints``;
+  ``departures``), never imported by the product unless a test's environment asks.
 """

@@ -13,8 +13,6 @@ The published ``arctic-platform`` client reaches a mock through
 from __future__ import annotations
 
 import argparse
-import contextlib
-import ctypes
 import logging
 import os
 import sys
@@ -70,25 +68,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-# glibc's mallopt parameters.
-_M_TRIM_THRESHOLD = -1
-_M_MMAP_THRESHOLD = -3
-
-
-def keep_large_buffers() -> None:
-    """Let glibc reuse freed request bodies instead of mapping each one afresh.
-
-    glibc gives every allocation over 32 MiB its own mapping and unmaps it when freed, so
-    each 60 MiB chunk body cost fresh page faults and zeroing (about 1 s of CPU per GiB
-    uploaded); kept in the heap (up to 1 GiB spare), the next body reuses the pages.
-    Other C libraries have no ``mallopt``: nothing changes there.
-    """
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None)
-        libc.mallopt(_M_MMAP_THRESHOLD, 256 * 1024 * 1024)
-        libc.mallopt(_M_TRIM_THRESHOLD, 1024 * 1024 * 1024)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Validate the auth setup, log where we listen, serve until interrupted."""
     args = parse_args(argv)
@@ -119,7 +98,6 @@ def main(argv: list[str] | None = None) -> int:
 
     server = ServerSettings()
     server.ensure_descriptors()
-    keep_large_buffers()
     app = create_app(settings, server=server)
     if args.no_auth:
         log.warning("=" * 72)

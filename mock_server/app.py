@@ -22,7 +22,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from mock_server import departures
+from mock_server import seams
 from mock_server.backends import Backend, make_backend
 from mock_server.errors import install_error_handlers
 from mock_server.middleware import AnyDatabaseAndSchema, RequestGuard
@@ -79,7 +79,7 @@ def create_app(
     app.add_api_route(settings.prefix, jobs.create_job, methods=["POST"], include_in_schema=False)
     app.add_api_route(settings.prefix, jobs.list_jobs, methods=["GET"], include_in_schema=False)
     install_openapi(app, settings)
-    departures.install(app, settings)  # test-only; nothing unless CORTEX_GS_MOCK_DEPART is set
+    seams.arm(app, settings)  # test support, only when a test's environment asks for it
     return app
 
 

@@ -19,171 +19,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from cortex_gs_contract import CHUNK_GROUP_ID_PATTERN, CHUNK_OPERATIONS, ErrorCode
+from cortex_gs_contract import ErrorCode
 
 from arctic_rl import wire
 from mock_server import limits
+from mock_server.chunk_group import Answer, Chunk, GroupKey, OpenGroup, checked_chunk, decode
 from mock_server.errors import ApiError
+from mock_server.keyed_locks import KeyedLocks
 from mock_server.settings import Settings
 from mock_server.store import Store
 
-_GROUP_ID = re.compile(CHUNK_GROUP_ID_PATTERN)
 # The store's chunk rows keep no digest: a resent chunk is compared with its stored file.
-_NO_CHUNK_DIGEST = ""
-Answer = tuple[int, dict[str, Any]]
-GroupKey = tuple[str, str]
-Key = TypeVar("Key", bound=Hashable)
-
-
-def sha256_hex(data: bytes | memoryview) -> str:
-    """Hex SHA-256, the contract's digest format."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def decode(frame: bytes | memoryview) -> dict[str, Any]:
-    """Decode a request frame; bad frames are the client's 400 with the codec's code."""
-    try:
-        value = wire.loads(frame)
-    except wire.WireError as exc:
-        raise ApiError(400, exc.code, exc.message) from exc
-    if not isinstance(value, dict):
-        raise ApiError(400, ErrorCode.bad_structure, "the frame's value must be a dict")
-    return value
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """One request chunk, parsed once, and the route it came in on."""
-
-    job_id: str
-    kind: str
-    group_id: str
-    frame: wire.ChunkFrame
-    descriptor: wire.ChunkDescriptor
-
-    @property
-    def key(self) -> GroupKey:
-        return self.job_id, self.group_id
-
-    @property
-    def idx(self) -> int:
-        return self.descriptor.chunk_idx
-
-    @property
-    def total(self) -> int:
-        return self.descriptor.total_chunks
-
-    @property
-    def body(self) -> memoryview:
-        """The chunk frame as received (a view: writing it to disk copies nothing)."""
-        return memoryview(self.frame.data)
-
-    @property
-    def final(self) -> bool:
-        return self.idx == self.total - 1
-
-    @property
-    def op_key(self) -> str:
-        """What a group is bound to: its route and descriptor operation."""
-        return f"{self.kind}:{self.descriptor.operation or ''}"
-
-    @property
-    def binding(self) -> tuple[int, str, int, str]:
-        """What every chunk of one group must agree on."""
-        desc = self.descriptor
-        return (self.total, desc.frame_sha256, desc.frame_size_bytes, self.op_key)
-
-    def conflict(self, message: str) -> ApiError:
-        return ApiError(
-            409, ErrorCode.chunk_group_conflict, message, fields={"chunk_group_id": self.group_id}
-        )
-
-    def restart_required(self, why: str) -> ApiError:
-        return ApiError(
-            409,
-            ErrorCode.chunk_group_restart_required,
-            f"chunk group {self.group_id} {why}; restart it at chunk 0",
-            fields={"chunk_group_id": self.group_id},
-        )
-
-    def accepted(self, received: int) -> Answer:
-        """A non-final chunk's (or a repeat's) 200 ``ChunkAccepted``."""
-        return 200, {
-            "job_id": self.job_id,
-            "chunk_group_id": self.group_id,
-            "chunk_idx": self.idx,
-            "received_chunks": received,
-            "total_chunks": self.total,
-        }
-
-
-@dataclass
-class OpenGroup:
-    """An unfinished group in memory: what it is bound to, which chunks are in, and the
-    assembler that holds them (allocated as chunks arrive)."""
-
-    binding: tuple[int, str, int, str]
-    created_at: float
-    assembler: wire.ChunkAssembler = field(
-        default_factory=lambda: wire.ChunkAssembler(kind="request_chunk")
-    )
-    have: bytearray = field(default_factory=bytearray)
-    received: int = 0
-    writing: asyncio.Future[None] | None = None
-
-    def __post_init__(self) -> None:
-        if not self.have:
-            self.have = bytearray(self.binding[0])
-
-    async def written(self) -> None:
-        """Wait for the chunk write still in flight, if any (its failure surfaces here)."""
-        writing, self.writing = self.writing, None
-        if writing is not None:
-            await writing
-
-    def missing(self, listed: int) -> tuple[int, list[int]]:
-        """How many non-final chunks are missing, and the first ``listed`` of them."""
-        count = len(self.have) - 1 - self.received
-        first: list[int] = []
-        idx = self.have.find(0)
-        while idx != -1 and idx < len(self.have) - 1 and len(first) < listed:
-            first.append(idx)
-            idx = self.have.find(0, idx + 1)
-        return count, first
-
-
-# Stores a completed group's final chunk (with an empty digest) with the group's new
-# request, and queues it with the decoded value: -> request id.
-SubmitGroup = Callable[["Chunk", str, dict[str, Any]], Awaitable[str]]
-
-
-class KeyedLocks(Generic[Key]):
-    """One asyncio lock per key, forgotten once nobody holds or waits for it."""
-
-    def __init__(self) -> None:
-        self._locks: dict[Key, tuple[asyncio.Lock, list[int]]] = {}
-
-    @contextlib.asynccontextmanager
-    async def hold(self, key: Key) -> AsyncIterator[None]:
-        entry = self._locks.get(key)
-        if entry is None:
-            entry = self._locks[key] = (asyncio.Lock(), [0])
-        lock, users = entry
-        users[0] += 1
-        try:
-            async with lock:
-                yield
-        finally:
-            users[0] -= 1
-            if not users[0]:
-                del self._locks[key]
+NO_CHUNK_DIGEST = ""
+# Stores a completed group's final chunk with the group's new request, and queues it
+# with the decoded value: -> request id.
+SubmitGroup = Callable[[Chunk, dict[str, Any]], Awaitable[str]]
 
 
 class ChunkGroups:
@@ -199,7 +53,7 @@ class ChunkGroups:
 
     async def accept(self, job_id: str, kind: str, received: wire.ChunkFrame) -> Answer:
         """Apply the chunk-group rules to one chunk; (status, body) for the route."""
-        chunk = _checked_chunk(job_id, kind, received)
+        chunk = checked_chunk(job_id, kind, received)
         await self._sweep_if_due()
         async with self._locks.hold(chunk.key):
             group = self._open.get(chunk.key)
@@ -252,7 +106,7 @@ class ChunkGroups:
                 chunk.group_id,
                 chunk.descriptor.as_dict(),
                 chunk.op_key,
-                _NO_CHUNK_DIGEST,
+                NO_CHUNK_DIGEST,
                 chunk.body,
             )
         )
@@ -277,7 +131,7 @@ class ChunkGroups:
             raise ApiError(400, exc.code, exc.message) from exc
         # Done or not, the group leaves memory: the store says which it is now.
         self._open.pop(chunk.key, None)
-        request_id = await self._submit_group(chunk, _NO_CHUNK_DIGEST, value)
+        request_id = await self._submit_group(chunk, value)
         return 202, {"request_id": request_id, "job_id": chunk.job_id}
 
     def _complete(self, chunk: Chunk, group: OpenGroup, job: dict[str, Any]) -> dict[str, Any]:
@@ -364,7 +218,8 @@ class ChunkGroups:
         # Held here or stored (a chunk's row is written after its answer, and a restart
         # leaves groups only in the store): a group in both counts once.
         in_memory = {group for job, group in self._open if job == chunk.job_id}
-        if len(in_memory.union(self.store.open_group_ids(chunk.job_id))) >= most:
+        stored = await asyncio.to_thread(self.store.open_group_ids, chunk.job_id)
+        if len(in_memory.union(stored)) >= most:
             raise ApiError(
                 409,
                 ErrorCode.too_many_chunk_groups,
@@ -387,19 +242,22 @@ class ChunkGroups:
         if now - self._swept_at < min(ttl / 10, 60.0):
             return
         self._swept_at = now
-        for key in self.store.expired_groups(now - ttl):
+        for key in await asyncio.to_thread(self.store.expired_groups, now - ttl):
             async with self._locks.hold(key):
-                row = self.store.get_group(*key)
-                if row is not None and row["request_id"] is None:
-                    await self._drop(key)
+                await self._forget(key)
+                await asyncio.to_thread(self.store.drop_expired_group, *key)
 
     async def _drop(self, key: GroupKey) -> None:
         """Forget an unfinished group: its assembler, rows and chunk files."""
+        await self._forget(key)
+        await asyncio.to_thread(self.store.drop_group, *key)
+
+    async def _forget(self, key: GroupKey) -> None:
+        """Drop a group's assembler once the write it has in flight (if any) is over."""
         group = self._open.pop(key, None)
         if group is not None:
             with contextlib.suppress(Exception):  # whatever it wrote goes anyway
                 await group.written()
-        await asyncio.to_thread(self.store.drop_group, *key)
 
 
 def _same_bytes(path: Any, data: memoryview) -> bool:
@@ -407,30 +265,3 @@ def _same_bytes(path: Any, data: memoryview) -> bool:
         return bool(path.read_bytes() == data)
     except OSError:
         return False
-
-
-def read_request_chunk(body: bytes) -> wire.ChunkFrame | None:
-    """Parse a binary route's body once: a request chunk, or ``None`` for a bare frame.
-
-    Only a ``request_chunk`` descriptor makes a chunk (as the contract says); a bad
-    header or descriptor is the client's 400 with the codec's code.
-    """
-    try:
-        received = wire.read_chunk(body)
-    except wire.WireError as exc:
-        raise ApiError(400, exc.code, exc.message) from exc
-    desc = received.descriptor
-    return received if desc is not None and desc.kind == "request_chunk" else None
-
-
-def _checked_chunk(job_id: str, kind: str, received: wire.ChunkFrame) -> Chunk:
-    """The chunk checked against its route: a valid group id, the route's operation."""
-    desc = received.descriptor
-    assert desc is not None  # read_request_chunk returns envelopes only
-    group_id = desc.chunk_group_id
-    if group_id is None or _GROUP_ID.fullmatch(group_id) is None:
-        raise ApiError(400, ErrorCode.bad_structure, "request chunks need a valid chunk_group_id")
-    chunk = Chunk(job_id, kind, group_id, received, desc)
-    if desc.operation is not None and desc.operation != CHUNK_OPERATIONS[kind]:
-        raise chunk.conflict(f"chunk operation {desc.operation!r} does not belong on this route")
-    return chunk

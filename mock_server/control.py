@@ -8,6 +8,7 @@ lists aligned, a load target inside the job) live here too.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
@@ -130,15 +131,16 @@ def _checkpoint_not_found(checkpoint_id: str) -> ApiError:
     return ApiError(404, ErrorCode.checkpoint_not_found, f"checkpoint {checkpoint_id} not found")
 
 
-def checkpoint_or_404(service: MockService, job_id: str, checkpoint_id: str) -> None:
+async def checkpoint_or_404(service: MockService, job_id: str, checkpoint_id: str) -> None:
     """404 unless the job and its checkpoint exist."""
     service.job_or_404(job_id)
-    if service.store.get_checkpoint(job_id, checkpoint_id) is None:
+    if await asyncio.to_thread(service.store.get_checkpoint, job_id, checkpoint_id) is None:
         raise _checkpoint_not_found(checkpoint_id)
 
 
-def list_checkpoints(service: MockService, job_id: str) -> list[dict[str, Any]]:
+async def list_checkpoints(service: MockService, job_id: str) -> list[dict[str, Any]]:
     service.job_or_404(job_id)
+    rows = await asyncio.to_thread(service.store.list_checkpoints, job_id)
     return [
         {
             "checkpoint_id": r["checkpoint_id"],
@@ -147,26 +149,27 @@ def list_checkpoints(service: MockService, job_id: str) -> list[dict[str, Any]]:
             "created_at": iso(r["created_at"]),
             "checkpoint_type": r["checkpoint_type"],
         }
-        for r in service.store.list_checkpoints(job_id)
+        for r in rows
     ]
 
 
-def delete_checkpoint(service: MockService, job_id: str, checkpoint_id: str) -> None:
+async def delete_checkpoint(service: MockService, job_id: str, checkpoint_id: str) -> None:
     service.job_or_404(job_id)
-    if not service.store.delete_checkpoint(job_id, checkpoint_id):
+    if not await asyncio.to_thread(service.store.delete_checkpoint, job_id, checkpoint_id):
         raise _checkpoint_not_found(checkpoint_id)
 
 
-def export_checkpoint(
+async def export_checkpoint(
     service: MockService, job_id: str, checkpoint_id: str, base_url: str
 ) -> dict[str, Any]:
     """Short-lived links to each file of the checkpoint."""
-    checkpoint_or_404(service, job_id, checkpoint_id)
-    exported = service.exports.export(job_id, checkpoint_id, base_url)
+    await checkpoint_or_404(service, job_id, checkpoint_id)
+    export = service.exports.export
+    exported = await asyncio.to_thread(export, job_id, checkpoint_id, base_url)
     return {**exported, "expires_at": iso(exported["expires_at"])}
 
 
-def check_load(service: MockService, job_id: str, data: dict[str, Any]) -> None:
+async def check_load(service: MockService, job_id: str, data: dict[str, Any]) -> None:
     """400 for a target outside the job, 501 for a non-training target, 404 when the
     checkpoint is missing."""
     job = service.job_or_404(job_id)
@@ -181,7 +184,8 @@ def check_load(service: MockService, job_id: str, data: dict[str, Any]) -> None:
             )
     source = data.get("source_job_id") or job_id
     service.job_or_404(source)
-    if service.store.get_checkpoint(source, data["checkpoint_id"]) is None:
+    found = await asyncio.to_thread(service.store.get_checkpoint, source, data["checkpoint_id"])
+    if found is None:
         raise _checkpoint_not_found(data["checkpoint_id"])
 
 

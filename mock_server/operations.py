@@ -8,6 +8,7 @@ also serves while a job is still being placed (empty, non-EOF pages until it has
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import re
@@ -88,20 +89,20 @@ def plan(service: MockService, job_id: str, body: dict[str, Any]) -> Runner:
 
     async def run_inline() -> tuple[int, Any]:
         if op == OperationType.tail_logs:
-            return 200, _tail_logs(service, job_id, body.get("sub_job_id"), payload)
+            return 200, await _tail_logs(service, job_id, body.get("sub_job_id"), payload)
         service.running_job(job_id)
-        return 200, _inline(service, job, op, payload)
+        return 200, await _inline(service, job, op, payload)
 
     return run_inline
 
 
-def _inline(
+async def _inline(
     service: MockService, job: dict[str, Any], op: str, payload: dict[str, Any]
 ) -> dict[str, Any]:
     """The opaque answers of today's inline operation types."""
     job_id = job["job_id"]
     if op == OperationType.cancel_request:
-        cancelled = service.cancel_request(job_id, payload["request_id"])
+        cancelled = await service.cancel_request(job_id, payload["request_id"])
         return {"request_id": payload["request_id"], "cancelled": cancelled}
     if op == OperationType.bootstrap_router_replay:
         _owned(job, payload["source_sub_job_id"], payload["target_sub_job_id"])
@@ -112,7 +113,7 @@ def _inline(
     return {"reset": True, "drained": payload.get("drain", True), "sub_job_ids": sampling}
 
 
-def _tail_logs(
+async def _tail_logs(
     service: MockService, job_id: str, sub_job_id: str | None, payload: dict[str, Any]
 ) -> dict[str, Any]:
     """One page of the job's log: ``{entries, next_cursor, eof}``; allowed in any state."""
@@ -120,7 +121,7 @@ def _tail_logs(
     match = _LOG_CURSOR.fullmatch(payload.get("cursor", ""))
     start = int(match.group(1)) if match else 0
     lines = max(1, min(payload.get("max_lines", DEFAULT_LOG_LINES), MAX_LOG_LINES))
-    rows, more = service.store.logs(job_id, start, lines, sub_job_id)
+    rows, more = await asyncio.to_thread(service.store.logs, job_id, start, lines, sub_job_id)
     entries = [f"{iso(r['ts'])} {r['line']}" for r in rows]
     end = rows[-1]["seq"] + 1 if rows else start
     placing = job["status"] in NOT_PLACED

@@ -6,7 +6,7 @@ second, would hold a connection (and a file descriptor) forever; a thousand of t
 exhaust the descriptors and the accept loop then logs an error per attempt. So:
 
 - :class:`ServerSettings` holds every limit, for ``python -m mock_server`` and the
-  in-process :class:`mock_server.testing.LiveMock` alike (``uvicorn_options`` is the one
+  in-process :class:`mock_server.testsupport.harness.LiveMock` alike (``uvicorn_options`` is the one
   place both turn them into uvicorn's arguments);
 - :func:`guarded_protocol` is uvicorn's HTTP protocol plus a header deadline (request line
   and headers complete within ``header_timeout_s`` of the connection or of the first byte
@@ -161,6 +161,17 @@ class _GuardedProtocol(HttpToolsProtocol):
 
     Headers are awaited from the moment a connection opens, or from the first byte after
     the last answer, until the parser has them all.
+
+    A subclass because uvicorn (pinned at 0.54.0 by the ``mock`` extra) has no knob for
+    any of the three: no header-read timeout (``timeout_keep_alive`` covers idle
+    keep-alive connections only); ``limit_concurrency`` answers its 503 only once a
+    request's headers are in, so a connection that never sends a byte keeps its
+    descriptor; and the header-size limit (``h11_max_incomplete_event_size``) applies
+    to the h11 protocol only. It relies on ``HttpToolsProtocol``'s callbacks
+    (``connection_made``, ``data_received``, ``on_message_begin``, ``on_url``,
+    ``on_header``, ``on_headers_complete``, ``connection_lost``) and attributes
+    (``connections``, ``tasks``, ``cycle``, ``transport``, ``loop``, ``client``): check
+    them again before moving the pin (``tests/reliability/test_server_guards.py``).
     """
 
     guards: ServerSettings

@@ -77,7 +77,7 @@ def schemathesis_command(base_url: str, args: argparse.Namespace, view: str) -> 
 def main(argv: list[str] | None = None) -> int:
     """Serve, fuzz each view, stop; returns 0 when every view passed."""
     args = parse_args(argv)
-    from mock_server.testing import running_mock
+    from mock_server.testsupport.harness import running_mock
 
     token = secrets.token_urlsafe(24)
     env = {**os.environ, TOKEN_ENV: token}

@@ -21,7 +21,7 @@ Fixtures
 ``live_reference_mock``
     The same with the reference (tiny torch LM) backend.
 
-The harness itself is ``mock_server.testing`` (``LiveMock``, ``running_mock``,
+The harness itself is ``mock_server.testsupport.harness`` (``LiveMock``, ``running_mock``,
 ``auth_headers``), importable outside pytest too.
 """
 
@@ -34,8 +34,8 @@ from typing import Any
 import pytest
 
 from mock_server.settings import Settings
-from mock_server.testing import LiveMock
-from mock_server.testing import auth_headers as _auth_headers
+from mock_server.testsupport.harness import LiveMock
+from mock_server.testsupport.harness import auth_headers as _auth_headers
 
 MOCK_TOKEN = "test-pat-0123"
 

@@ -33,6 +33,7 @@ from mock_server.backends.common import (
     wants,
 )
 from mock_server.backends.persist import Applied, SavedState, state_lost
+from mock_server.backends.sampling import log_prob_inputs
 
 CANNED_METRICS = {
     "grad_norm": 1.0,
@@ -181,13 +182,7 @@ class CannedBackend:
     def log_probs(self, job_id: str, request: Mapping[str, Any]) -> dict[str, Any]:
         """Uniform logprobs, one per scored token."""
         self._state(job_id)
-        prompts = request.get("prompts")
-        if not isinstance(prompts, list) or not prompts:
-            raise BackendError(ErrorCode.bad_value, "prompts must be a non-empty list")
-        completions = request.get("completions") or [None] * len(prompts)
-        if len(completions) != len(prompts):
-            raise BackendError(ErrorCode.bad_value, "completions must match prompts")
-        top_k = int(request.get("top_k") or 0)
+        prompts, completions, top_k = log_prob_inputs(request)
         logprobs, token_ids, top = [], [], []
         for prompt, completion in zip(prompts, completions, strict=True):
             ids = encode_prompt(completion) if completion is not None else encode_prompt(prompt)[1:]

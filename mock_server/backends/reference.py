@@ -9,14 +9,11 @@ runs on separate GPUs.
 
 What survives a mock restart (committed by :meth:`ReferenceBackend.commit_job` after
 each request that changed it, see :mod:`mock_server.backends.persist`): the policy and
-its optimizer state after a step or a checkpoint load, the sampling copy after a sync,
-the accumulated gradients (and the losses and metrics behind them) after each
-forward-backward, and the counters (steps, weight version, unseeded generate calls). The
-sampling copy only ever holds the policy's weights as of a sync, so it names the policy's
-file of that moment rather than writing its own.
-Gradients are kept rather than dropped because a restart between forward-backward and
-step would otherwise make the next step silently apply less than the client sent. The
-frozen reference is rebuilt from the seed.
+its optimizer state, the sampling copy (which names the policy's file as of its sync
+rather than writing its own), the accumulated gradients with the losses and metrics
+behind them (a restart between forward-backward and step must not make the step apply
+less than the client sent), and the counters (steps, weight version, unseeded generate
+calls). The frozen reference is rebuilt from the seed.
 """
 
 from __future__ import annotations
@@ -35,14 +32,12 @@ from safetensors.torch import load_file, save_file
 
 from mock_server.backends import BackendError
 from mock_server.backends.common import (
-    EOS_ID,
     VOCAB_SIZE,
     JobSettings,
     TrainView,
     decode_tokens,
     encode_prompt,
     generation_rows,
-    max_tokens_of,
     output_view,
     peak_memory,
     wants,
@@ -50,6 +45,7 @@ from mock_server.backends.common import (
 )
 from mock_server.backends.losses import policy_loss, shifted_logprobs
 from mock_server.backends.persist import Applied, SavedState, state_lost
+from mock_server.backends.sampling import log_prob_inputs, sample
 from mock_server.backends.tiny import AdamW, TinyConfig, TinyLM
 
 # Parts of a job's saved state, each its own blob so a commit writes only what changed;
@@ -284,7 +280,7 @@ class ReferenceBackend:
             if seed is None:
                 seed = job.settings.seed * 1_000_003 + calls
             with torch.no_grad():
-                samples = _sample(job.sampler, encoded, params, seed, self.device)
+                samples = sample(job.sampler, encoded, params, seed, self.device)
             job.generate_calls = calls  # only a generate that answered counts
             job.changed.add(COUNTERS)
         results = [
@@ -303,7 +299,7 @@ class ReferenceBackend:
     def log_probs(self, job_id: str, request: Mapping[str, Any]) -> dict[str, Any]:
         """Score each completion (or each prompt when none) with the sampling copy."""
         job = self._job(job_id)
-        prompts, completions, top_k = _log_prob_inputs(request)
+        prompts, completions, top_k = log_prob_inputs(request)
         out_lp: list[torch.Tensor] = []
         out_ids: list[torch.Tensor] = []
         out_top: list[torch.Tensor] = []
@@ -391,86 +387,6 @@ def _mean_metrics(rows: list[dict[str, float]]) -> dict[str, float]:
     if not rows:
         return dict.fromkeys(keys, 0.0)
     return {k: sum(r.get(k, 0.0) for r in rows) / len(rows) for k in keys}
-
-
-def _sample(
-    model: TinyLM,
-    prompts: list[list[int]],
-    params: list[dict[str, Any]],
-    seed: int,
-    device: torch.device,
-) -> list[tuple[list[int], list[float], str]]:
-    """Left-padded batched sampling; per-row temperature/top-k/top-p/max_tokens."""
-    bsz = len(prompts)
-    width = max(max(len(p) for p in prompts), 1)
-    ids = torch.zeros(bsz, width, dtype=torch.int64)
-    attn = torch.zeros(bsz, width, dtype=torch.int64)
-    for row, prompt in enumerate(prompts):
-        if prompt:
-            ids[row, width - len(prompt) :] = torch.tensor(prompt)
-            attn[row, width - len(prompt) :] = 1
-    attn[:, -1] = 1  # an empty prompt still needs one visible position
-    ids, attn = ids.to(device), attn.to(device)
-    limits = [max_tokens_of(p) for p in params]
-    temps = torch.tensor([float(p.get("temperature", 1.0) or 0.0) for p in params])
-    gen = torch.Generator().manual_seed(seed)
-    tokens: list[list[int]] = [[] for _ in range(bsz)]
-    logprobs: list[list[float]] = [[] for _ in range(bsz)]
-    reasons = ["length"] * bsz
-    done = [limit == 0 for limit in limits]
-    for _ in range(max(limits, default=0)):
-        if all(done):
-            break
-        logits = model(ids, attn)[:, -1].float().cpu()
-        raw = logits.log_softmax(-1)
-        scaled = logits / temps.clamp(min=1e-6)[:, None]
-        for row, p in enumerate(params):
-            scaled[row] = _filter_logits(scaled[row], p)
-        probs = scaled.softmax(-1)
-        sampled = torch.multinomial(probs, 1, generator=gen).squeeze(-1)
-        greedy = scaled.argmax(-1)
-        choice = torch.where(temps <= 0, greedy, sampled)
-        for row in range(bsz):
-            if done[row]:
-                continue
-            tok = int(choice[row])
-            tokens[row].append(tok)
-            logprobs[row].append(float(raw[row, tok]))
-            if tok == EOS_ID or tok in (params[row].get("stop_token_ids") or []):
-                done[row], reasons[row] = True, "stop"
-            elif len(tokens[row]) >= limits[row]:
-                done[row] = True
-        ids = torch.cat([ids, choice[:, None].to(device)], dim=1)
-        attn = torch.cat([attn, torch.ones(bsz, 1, dtype=attn.dtype, device=device)], dim=1)
-    return [(tokens[r], logprobs[r], reasons[r]) for r in range(bsz)]
-
-
-def _filter_logits(logits: torch.Tensor, params: Mapping[str, Any]) -> torch.Tensor:
-    """Apply top-k / top-p to one row of logits."""
-    top_k = int(params.get("top_k") or 0)
-    if 0 < top_k < logits.numel():
-        cutoff = logits.topk(top_k).values[-1]
-        logits = logits.masked_fill(logits < cutoff, float("-inf"))
-    top_p = float(params.get("top_p") or 1.0)
-    if top_p < 1.0:
-        sorted_logits, order = logits.sort(descending=True)
-        cum = sorted_logits.softmax(-1).cumsum(-1)
-        drop = cum - sorted_logits.softmax(-1) > top_p
-        logits = logits.masked_fill(torch.zeros_like(drop).scatter(0, order, drop), float("-inf"))
-    return logits
-
-
-def _log_prob_inputs(request: Mapping[str, Any]) -> tuple[list[Any], list[Any], int]:
-    """Validate a LogProbsRequest: prompts, optional matching completions, top_k."""
-    prompts = request.get("prompts")
-    if not isinstance(prompts, list) or not prompts:
-        raise BackendError(ErrorCode.bad_value, "prompts must be a non-empty list")
-    completions = request.get("completions")
-    if completions is None:
-        completions = [None] * len(prompts)
-    elif not isinstance(completions, list) or len(completions) != len(prompts):
-        raise BackendError(ErrorCode.bad_value, "completions must match prompts")
-    return prompts, completions, int(request.get("top_k") or 0)
 
 
 def _metadata(path: Path) -> dict[str, str]:

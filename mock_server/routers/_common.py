@@ -1,19 +1,28 @@
-"""What every area's handlers share: validated answers and open request bodies."""
+"""What every area's handlers share: validated answers, open request bodies, submits."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import cortex_gs_models as models
-from fastapi import Query, Request
-from fastapi.responses import JSONResponse
+from fastapi import Depends, Query, Request
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from mock_server.bodies import log_ignored, plain
 from mock_server.control import iso
-from mock_server.dependencies import JobIdPath, Principal, ServiceDep, read_body
+from mock_server.dependencies import (
+    Idempotency,
+    IdempotencyDep,
+    JobIdPath,
+    Principal,
+    ServiceDep,
+    read_body,
+)
+from mock_server.pages import Page
 from mock_server.service import MockService
 
 log = logging.getLogger("mock_server")
@@ -37,24 +46,59 @@ SubmitWaitS = Annotated[
 FIRST_PAGE_EVENTS = 16
 
 
-def request_status(page: dict[str, Any]) -> JSONResponse:
-    """A poll page as its 200 RequestStatus (store timestamps as ISO 8601)."""
-    page["created_at"] = iso(page["created_at"])
-    page["updated_at"] = iso(page["updated_at"])
-    return reply(models.RequestStatus, page)
+def request_status(page: Page) -> Response:
+    """A poll page as its 200 RequestStatus (store timestamps as ISO 8601).
+
+    The page's own fields are validated here; its result and events were validated once,
+    when the worker stored them, and go out as stored.
+    """
+    fields = page.fields
+    fields["created_at"] = iso(fields["created_at"])
+    fields["updated_at"] = iso(fields["updated_at"])
+    models.RequestStatus.model_validate(fields)
+    return Response(page.body(), media_type="application/json")
 
 
 async def accepted(
     status_body: tuple[int, Any], service: MockService, job_id: str, wait_s: float | None
-) -> JSONResponse:
+) -> Response:
     """A chunk-route or data-plane answer: 200 (chunk stored) or 202 AcceptedRequest, or,
     with ``wait_s``, 200 RequestStatus when the accepted request ends within it."""
     status, body = status_body
     if status == 202 and wait_s:
-        page = await service.finished_page(job_id, body["request_id"], wait_s, FIRST_PAGE_EVENTS)
+        request_id = body["request_id"]
+        page = await service.pages.finished_page(job_id, request_id, wait_s, FIRST_PAGE_EVENTS)
         if page is not None:
             return request_status(page)
     return reply(models.ChunkAccepted if status == 200 else models.AcceptedRequest, body, status)
+
+
+@dataclass(frozen=True)
+class Submit:
+    """A JSON data-plane submit: its job, the service, its ``Idempotency-Key``, ``wait_s``."""
+
+    job_id: str
+    service: MockService
+    idempotency: Idempotency
+    wait_s: float | None
+
+    async def __call__(self, kind: str, data: dict[str, Any]) -> Response:
+        """Queue a request of ``kind`` once its job runs (once per key); its answer."""
+        runner = self.service.submitter(self.job_id, kind, data)
+        submitted = await self.idempotency.run(data, runner)
+        return await accepted(submitted, self.service, self.job_id, self.wait_s)
+
+
+async def _submit(
+    job_id: JobIdPath,
+    service: ServiceDep,
+    idempotency: IdempotencyDep,
+    wait_s: SubmitWaitS = None,
+) -> Submit:
+    return Submit(job_id, service, idempotency, wait_s)
+
+
+SubmitDep = Annotated[Submit, Depends(_submit)]
 
 
 def open_body(model: BaseModel, what: str) -> dict[str, Any]:
@@ -63,7 +107,7 @@ def open_body(model: BaseModel, what: str) -> dict[str, Any]:
     return plain(model)
 
 
-def binary_handler(operation_id: str) -> Callable[..., Awaitable[JSONResponse]]:
+def binary_handler(operation_id: str) -> Callable[..., Awaitable[Response]]:
     """The handler of a DSSST1 route: a chunk envelope or bare frame, for a running job."""
 
     async def handler(
@@ -72,7 +116,7 @@ def binary_handler(operation_id: str) -> Callable[..., Awaitable[JSONResponse]]:
         service: ServiceDep,
         request: Request,
         wait_s: SubmitWaitS = None,
-    ) -> JSONResponse:
+    ) -> Response:
         service.running_job(job_id)
         body = await read_body(request)
         return await accepted(

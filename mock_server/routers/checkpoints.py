@@ -9,23 +9,22 @@ from fastapi.responses import JSONResponse, Response
 from mock_server import control
 from mock_server.dependencies import (
     CheckpointIdPath,
-    IdempotencyDep,
     JobIdPath,
     Principal,
     ServiceDep,
 )
-from mock_server.routers._common import SubmitWaitS, accepted, open_body, reply
+from mock_server.routers._common import SubmitDep, open_body, reply
 
 
 async def list_checkpoints(job_id: JobIdPath, _: Principal, service: ServiceDep) -> JSONResponse:
-    items = control.list_checkpoints(service, job_id)
+    items = await control.list_checkpoints(service, job_id)
     return reply(models.CheckpointList, {"checkpoints": items})
 
 
 async def delete_checkpoint(
     job_id: JobIdPath, checkpoint_id: CheckpointIdPath, _: Principal, service: ServiceDep
 ) -> Response:
-    control.delete_checkpoint(service, job_id, checkpoint_id)
+    await control.delete_checkpoint(service, job_id, checkpoint_id)
     return Response(status_code=204)
 
 
@@ -37,33 +36,20 @@ async def export_checkpoint(
     request: Request,
 ) -> JSONResponse:
     """Short-lived links to each file of the checkpoint (no body in, none needed)."""
-    exported = control.export_checkpoint(service, job_id, checkpoint_id, str(request.base_url))
+    exported = await control.export_checkpoint(
+        service, job_id, checkpoint_id, str(request.base_url)
+    )
     return reply(models.CheckpointExport, exported)
 
 
-async def save_checkpoint(
-    job_id: JobIdPath,
-    body: models.SaveRequest,
-    service: ServiceDep,
-    idempotency: IdempotencyDep,
-    wait_s: SubmitWaitS = None,
-) -> JSONResponse:
+async def save_checkpoint(body: models.SaveRequest, submit: SubmitDep) -> Response:
     """The result's ``checkpoint_id`` is the server's; a caller's one is not used."""
-    data = open_body(body, "save")
-    submitted = await idempotency.run(data, service.submitter(job_id, "save_checkpoint", data))
-    return await accepted(submitted, service, job_id, wait_s)
+    return await submit("save_checkpoint", open_body(body, "save"))
 
 
-async def load_checkpoint(
-    job_id: JobIdPath,
-    body: models.LoadRequest,
-    service: ServiceDep,
-    idempotency: IdempotencyDep,
-    wait_s: SubmitWaitS = None,
-) -> JSONResponse:
+async def load_checkpoint(body: models.LoadRequest, submit: SubmitDep) -> Response:
     """400 for a target outside the job, 501 for a non-training target, 404 when the
     checkpoint is missing."""
     data = open_body(body, "load")
-    control.check_load(service, job_id, data)
-    submitted = await idempotency.run(data, service.submitter(job_id, "load_checkpoint", data))
-    return await accepted(submitted, service, job_id, wait_s)
+    await control.check_load(submit.service, submit.job_id, data)
+    return await submit("load_checkpoint", data)

@@ -21,9 +21,8 @@ async def create_job(
     control.check_sub_job_configs(data["sub_job_configs"])
 
     async def run() -> tuple[int, Any]:
-        return 200, {
-            "job_id": service.create_job(data["sub_job_configs"], data.get("experiment_name"))
-        }
+        job_id = await service.create_job(data["sub_job_configs"], data.get("experiment_name"))
+        return 200, {"job_id": job_id}
 
     status, out = await idempotency.run(data, run)
     return reply(models.CreateJobResponse, out, status)
@@ -48,7 +47,7 @@ async def get_job(job_id: JobIdPath, _: Principal, service: ServiceDep) -> JSONR
 
 async def cancel_job(job_id: JobIdPath, _: Principal, service: ServiceDep) -> Response:
     """200 with an empty body, as today (repeating it is an idempotent success)."""
-    service.cancel_job(job_id)
+    await service.cancel_job(job_id)
     return Response(status_code=200)
 
 

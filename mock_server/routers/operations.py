@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import cortex_gs_models as models
 from cortex_gs_contract import OperationType
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from mock_server import operations
 from mock_server.dependencies import IdempotencyDep, JobIdPath, ServiceDep
@@ -16,7 +16,7 @@ async def run_operation(
     body: models.OperationRequest,
     service: ServiceDep,
     idempotency: IdempotencyDep,
-) -> JSONResponse:
+) -> Response:
     """Async types answer 202 with a request id; inline ones their opaque answer."""
     data = open_body(body, "operation")
     status, out = await idempotency.run(data, operations.plan(service, job_id, data))

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from cortex_gs_contract import CURSOR_PATTERN, REQUEST_ID_PATTERN
 from fastapi import Path, Query
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from mock_server.dependencies import JobIdPath, Principal, ServiceDep
 from mock_server.routers._common import request_status
@@ -24,7 +24,7 @@ async def get_request(
     wait_s: Annotated[
         float | None, Query(ge=0, le=20, description="Long-poll seconds (proposed).")
     ] = None,
-) -> JSONResponse:
+) -> Response:
     service.job_or_404(job_id)
-    page = await service.poll(job_id, request_id, cursor, max_events, wait_s or 0.0)
+    page = await service.pages.poll(job_id, request_id, cursor, max_events, wait_s or 0.0)
     return request_status(page)

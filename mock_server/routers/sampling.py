@@ -7,15 +7,14 @@ import json
 import cortex_gs_models as models
 from cortex_gs_contract import ErrorCode
 from fastapi import Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from mock_server import control, limits
 from mock_server.bodies import parse, plain
-from mock_server.dependencies import IdempotencyDep, JobIdPath, Principal, ServiceDep, read_body
+from mock_server.dependencies import JobIdPath, Principal, ServiceDep, read_body
 from mock_server.errors import ApiError
 from mock_server.routers._common import (
-    SubmitWaitS,
-    accepted,
+    SubmitDep,
     binary_handler,
     open_body,
     reply,
@@ -37,7 +36,7 @@ async def generate_stream(
     generation = open_body(parse(models.GenerateRequest, data, ("body",)), "generate-stream")
     control.check_aligned(generation)
     limits.check_request(service.settings, job, "generate_stream", generation)
-    request_id = service.submit(job_id, "generate_stream", generation)
+    request_id = await service.submit(job_id, "generate_stream", generation)
     count = len(generation["prompts"])
     return reply(
         models.GenerateStreamAccepted,
@@ -46,26 +45,12 @@ async def generate_stream(
     )
 
 
-async def log_probs(
-    job_id: JobIdPath,
-    body: models.LogProbsRequest,
-    service: ServiceDep,
-    idempotency: IdempotencyDep,
-    wait_s: SubmitWaitS = None,
-) -> JSONResponse:
+async def log_probs(body: models.LogProbsRequest, submit: SubmitDep) -> Response:
     data = plain(body)
-    limits.check_request(service.settings, service.running_job(job_id), "log_probs", data)
-    submitted = await idempotency.run(data, service.submitter(job_id, "log_probs", data))
-    return await accepted(submitted, service, job_id, wait_s)
+    job = submit.service.running_job(submit.job_id)
+    limits.check_request(submit.service.settings, job, "log_probs", data)
+    return await submit("log_probs", data)
 
 
-async def sync_weights(
-    job_id: JobIdPath,
-    body: models.SyncWeightsRequest,
-    service: ServiceDep,
-    idempotency: IdempotencyDep,
-    wait_s: SubmitWaitS = None,
-) -> JSONResponse:
-    data = plain(body)
-    submitted = await idempotency.run(data, service.submitter(job_id, "sync_weights", data))
-    return await accepted(submitted, service, job_id, wait_s)
+async def sync_weights(body: models.SyncWeightsRequest, submit: SubmitDep) -> Response:
+    return await submit("sync_weights", plain(body))

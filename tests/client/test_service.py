@@ -30,7 +30,7 @@ from arctic_rl import (
 )
 from arctic_rl._cortex import CortexService
 from client.standins.batches import train_tensors
-from mock_server.testing import LiveMock
+from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV
 

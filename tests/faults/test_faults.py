@@ -24,7 +24,7 @@ from arctic_rl import (
     RateLimitError,
     ServiceUnavailableError,
 )
-from mock_server.testing import LiveMock
+from mock_server.testsupport.harness import LiveMock
 
 from .proxy import Fault, FaultProxy
 

@@ -17,7 +17,7 @@ import torch
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
 from benchmarks.load import MIX, run_load
-from mock_server.testing import LiveMock, request_chunks
+from mock_server.testsupport.harness import LiveMock, request_chunks
 
 from .support import RunningJob, executed, wait_request
 

@@ -35,7 +35,7 @@ from arctic_rl import (
 )
 from examples.grpo_demo import free_port
 from mock_server.settings import Settings
-from mock_server.testing import LiveMock
+from mock_server.testsupport.harness import LiveMock
 
 PAT_ENV = "ARCTIC_RL_SECRETS_PAT"
 PROCESSING = {"post": ["logprobs", "entropy"], "loss_fn": "grpo", "config": {}}

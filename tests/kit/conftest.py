@@ -21,8 +21,8 @@ import pytest
 
 from contract_check.cli import execute, parse_args
 from contract_check.report import Report
-from mock_server.departures import ENV as DEPART_ENV
-from mock_server.testing import LiveMock, MockApi, running_mock
+from mock_server.testsupport.departures import ENV as DEPART_ENV
+from mock_server.testsupport.harness import LiveMock, MockApi, running_mock
 
 PAT_ENV = "KIT_TEST_PAT"
 # Small and fixed: a couple of examples per operation, one seed, no coverage phase (its

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from contract_check.cli import EXIT_CONFORMS, EXIT_DEPARTS
 from contract_check.flow import FLOW_CHECK
-from mock_server.testing import LiveMock
+from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV, KitRun
 

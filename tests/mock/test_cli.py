@@ -16,7 +16,7 @@ import pytest
 import uvicorn
 
 from mock_server.__main__ import main, parse_args
-from mock_server.testing import auth_headers
+from mock_server.testsupport.harness import auth_headers
 
 SECRET = "pat-secret-never-logged-42"
 PREFIX = "/api/v2/databases/DB1/schemas/S1/cortex-training"

@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from arctic_rl import wire
-from mock_server.testing import LiveMock, MockApi, request_chunks
+from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks
 
 from .fidelity import (
     SUB_JOB_DEFAULTS,

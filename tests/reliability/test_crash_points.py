@@ -1,7 +1,7 @@
 """The real ``python -m mock_server``, killed at each commit boundary, then restarted on
 the same state dir: the client's retry completes and the work ran exactly once.
 
-The kill comes from the mock's test-only crash switch (``mock_server.crashpoints``):
+The kill comes from the mock's test-only crash switch (``mock_server.testsupport.crashpoints``):
 the process exits at the named point, as a killed one would. "Exactly once" is read from
 the store itself (its request rows, read-only) and from the canned backend's own step
 counter in the result. The last tests seed what a crash of an older mock (or a lost
@@ -31,9 +31,9 @@ import pytest
 from client.standins.batches import train_tensors
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
-from mock_server import crashpoints
 from mock_server.settings import Settings
-from mock_server.testing import auth_headers, request_chunks
+from mock_server.testsupport import crashpoints
+from mock_server.testsupport.harness import auth_headers, request_chunks
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "crash-test-pat"

@@ -25,7 +25,7 @@ from mock_server.backends.canned import CannedBackend
 from mock_server.service import MockService
 from mock_server.settings import Settings
 from mock_server.store import Store
-from mock_server.testing import LiveMock
+from mock_server.testsupport.harness import LiveMock
 
 PAT_ENV = "ARCTIC_RL_RETRY_TEST_PAT"
 PROMPTS = ["2 + 2 =", "The capital of France is"]

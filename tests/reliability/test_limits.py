@@ -30,7 +30,7 @@ from cortex_gs_contract import CHUNK_OPERATIONS
 from arctic_rl import wire
 from contract_check.dssst1 import lying_chunk
 from mock_server.settings import Settings
-from mock_server.testing import LiveMock, MockApi, request_chunks
+from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 FWD_BWD = CHUNK_OPERATIONS["forward_backward"]
@@ -320,7 +320,7 @@ SERVER = """
 import sys
 from pathlib import Path
 from mock_server.settings import Settings
-from mock_server.testing import LiveMock
+from mock_server.testsupport.harness import LiveMock
 
 mock = LiveMock(Settings(state_dir=Path(sys.argv[1]), token="limits-pat")).start()
 print(mock.port, flush=True)

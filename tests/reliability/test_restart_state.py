@@ -21,7 +21,7 @@ import torch
 from cortex_gs_contract import JobState, RequestState
 
 from mock_server.store import Store
-from mock_server.testing import LiveMock, MockApi
+from mock_server.testsupport.harness import LiveMock, MockApi
 
 MockFactory = Callable[..., LiveMock]
 PROBE = {"prompts": ["abcde", "xyz"], "completions": ["fgh", "uvw"]}

@@ -24,7 +24,7 @@ import pytest
 from cortex_gs_contract import REQUEST_ID_HEADER, RETRY_AFTER_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 from mock_server.settings import Settings
-from mock_server.testing import LiveMock, auth_headers, running_mock
+from mock_server.testsupport.harness import LiveMock, auth_headers, running_mock
 
 # How long a test waits for the server to act before it calls the guard missing; the
 # limits under test are a second or two, so this only bounds a failing run.

@@ -6,7 +6,8 @@ request exactly once. They start ``python -m mock_server`` with
 ``CORTEX_GS_MOCK_CRASH_AT=<point>`` in the environment; the first time the mock reaches
 that point, the process exits at once (``os._exit``: no cleanup, no flush, no answer), as
 a killed process would. Never set it otherwise: the mock then dies on purpose. The
-variable is read once, when this module is first imported. Points:
+variable is read when the app is built (:func:`mock_server.seams.arm`), which imports this
+module only when it is set. Points:
 
 ``request_uncommitted``
     A JSON request (step, save, sync-weights, log-probs, ...) and its idempotency record
@@ -32,8 +33,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable, Mapping
 
-ENV = "CORTEX_GS_MOCK_CRASH_AT"
+from mock_server.seams import CRASH_ENV as ENV
+
 POINTS = frozenset(
     {
         "request_uncommitted",
@@ -50,24 +53,23 @@ EXIT_STATUS = 86
 log = logging.getLogger("mock_server")
 
 
-def _armed(environ: dict[str, str] | os._Environ[str]) -> str | None:
-    """The point named in ``$CORTEX_GS_MOCK_CRASH_AT`` (an unknown name is an error)."""
-    name = environ.get(ENV, "").strip() or None
-    if name is not None and name not in POINTS:
-        raise ValueError(f"{ENV}: unknown crash point {name!r}; known: {sorted(POINTS)}")
-    return name
+def armed_hook(environ: Mapping[str, str]) -> Callable[[str], None]:
+    """What :func:`mock_server.seams.crash_point` calls for ``$CORTEX_GS_MOCK_CRASH_AT``.
 
+    The hook exits the process the first time the armed point is reached; an unknown
+    name (in the variable or at a call) is an error.
+    """
+    armed = environ.get(ENV, "").strip()
+    if armed not in POINTS:
+        raise ValueError(f"{ENV}: unknown crash point {armed!r}; known: {sorted(POINTS)}")
+    log.warning("TEST-ONLY: this mock exits at crash point %r (%s)", armed, ENV)
 
-_ARMED = _armed(os.environ)
-if _ARMED is not None:
-    log.warning("TEST-ONLY: this mock exits at crash point %r (%s)", _ARMED, ENV)
+    def reached(point: str) -> None:
+        if point not in POINTS:
+            raise ValueError(f"unknown crash point {point!r}")
+        if point == armed:
+            sys.stderr.write(f"mock_server: crash point {point} reached; exiting\n")
+            sys.stderr.flush()
+            os._exit(EXIT_STATUS)
 
-
-def reached(point: str) -> None:
-    """Exit the process now when ``point`` is the armed one; otherwise do nothing."""
-    if point not in POINTS:
-        raise ValueError(f"unknown crash point {point!r}")
-    if point == _ARMED:
-        sys.stderr.write(f"mock_server: crash point {point} reached; exiting\n")
-        sys.stderr.flush()
-        os._exit(EXIT_STATUS)
+    return reached

@@ -29,9 +29,9 @@ from typing import Any
 from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mock_server.seams import DEPART_ENV as ENV
 from mock_server.settings import Settings
 
-ENV = "CORTEX_GS_MOCK_DEPART"
 DEPARTURES = frozenset({"renamed-required-field", "wrong-status", "missing-401", "failing-step"})
 log = logging.getLogger("mock_server")
 

@@ -1,0 +1,191 @@
+"""Request status pages: polls, long-polls and a submit's ``wait_s``, woken by the worker.
+
+A request's result and events are stored once, as the JSON text they travel in
+(:mod:`mock_server.results`); a page carries those texts as they are, never decoded.
+When the worker ends a request it hands what it stored (an :class:`Outcome`) straight
+to the long-polls waiting in this process, which answer from it without reading the
+store again. The store is read off the event loop, once per poll at most.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from cortex_gs_contract import ErrorCode
+
+from mock_server.errors import ApiError
+from mock_server.store import IN_FLIGHT, Store
+
+# Today's cap on one poll's events: larger asks are served this many, not refused.
+MAX_EVENTS = 512
+# Request kinds whose events are drained destructively (no client retry cursor).
+STREAMED = ("generate_stream",)
+_EVENT_CURSOR = re.compile(r"ev-(\d{1,12})")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a request ended, as the worker stored it (result and events as JSON texts)."""
+
+    status: str
+    updated_at: float
+    result: str | None
+    error: dict[str, Any] | None
+    events: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Page:
+    """One ``RequestStatus`` answer: its small fields, and the stored result and events."""
+
+    fields: dict[str, Any]
+    result: str
+    events: list[str]
+
+    def body(self) -> bytes:
+        """The answer's JSON: the fields, then the result and events spliced in as stored."""
+        head = json.dumps(self.fields, ensure_ascii=False, separators=(",", ":"))
+        tail = f',"result":{self.result},"events":[{",".join(self.events)}]}}'
+        return (head[:-1] + tail).encode()
+
+
+@dataclass(frozen=True)
+class _View:
+    """A request's row and one page of its events (from the store, or from an outcome)."""
+
+    row: dict[str, Any]
+    events: list[str]
+    total: int
+
+    def has_news(self, start: int) -> bool:
+        """Whether it is over, or holds events this poller has not seen."""
+        seen = self.row["delivered"] if self.row["kind"] in STREAMED else start
+        return self.row["status"] not in IN_FLIGHT or self.total > seen
+
+    def ended(self, outcome: Outcome, start: int, limit: int) -> _View:
+        ended = {"status": outcome.status, "updated_at": outcome.updated_at}
+        row = {**self.row, **ended, "result": outcome.result, "error": outcome.error}
+        events = list(outcome.events[start : start + limit])
+        return replace(self, row=row, events=events, total=len(outcome.events))
+
+
+class RequestPages:
+    """Answers polls of requests; the worker wakes waiters through :meth:`notify`."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._waiters: dict[str, asyncio.Future[Outcome | None]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The event loop the waiters live on (set when the app starts)."""
+        self._loop = loop
+
+    async def poll(
+        self, job_id: str, request_id: str, cursor: str | None, max_events: int, wait_s: float
+    ) -> Page:
+        """One request-status page; waits up to ``wait_s`` for news when there is none.
+
+        ``next_cursor`` is ``""`` unless more events are queued beyond this page (today's
+        clients re-poll at once on a non-empty one). Streamed events are handed out once.
+        """
+        limit = min(max_events, MAX_EVENTS)
+        start = _cursor_start(cursor)
+        view = await self._read(job_id, request_id, start, limit)
+        if wait_s > 0 and not view.has_news(start):
+            view = await self._wait(view, job_id, request_id, (start, limit), wait_s)
+        return await self._page(request_id, view, start, limit)
+
+    async def finished_page(
+        self, job_id: str, request_id: str, wait_s: float, max_events: int
+    ) -> Page | None:
+        """A submit's proposed ``wait_s``: the request's first poll page when it ends within
+        ``wait_s`` seconds, else None (the submit then answers its usual 202)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        view = await self._read(job_id, request_id, 0, max_events)
+        while view.row["status"] in IN_FLIGHT:
+            left = deadline - loop.time()
+            if left <= 0:
+                return None
+            view = await self._wait(view, job_id, request_id, (0, max_events), left)
+        return await self._page(request_id, view, 0, max_events)
+
+    def notify(self, request_id: str, outcome: Outcome | None = None) -> None:
+        """Wake waiters of ``request_id`` (with how it ended, when it did); thread-safe."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._wake, request_id, outcome)
+
+    def _wake(self, request_id: str, outcome: Outcome | None) -> None:
+        waiter = self._waiters.pop(request_id, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(outcome)
+
+    async def _wait(
+        self, view: _View, job_id: str, request_id: str, page: tuple[int, int], wait_s: float
+    ) -> _View:
+        """Long-poll: until the request changes or has unread events, or time runs out."""
+        start, limit = page
+        loop = asyncio.get_running_loop()
+        waiter = self._waiters.get(request_id)
+        if waiter is None or waiter.done():
+            waiter = self._waiters[request_id] = loop.create_future()
+        # Registered before reading again, so a change in between still wakes us.
+        view = await self._read(job_id, request_id, start, limit)
+        if view.has_news(start):
+            return view
+        await asyncio.wait({waiter}, timeout=wait_s)  # shared: never cancelled here
+        outcome = waiter.result() if waiter.done() else None
+        if outcome is not None and view.row["kind"] not in STREAMED:
+            return view.ended(outcome, start, limit)
+        return await self._read(job_id, request_id, start, limit)
+
+    async def _read(self, job_id: str, request_id: str, start: int, limit: int) -> _View:
+        found = await asyncio.to_thread(self._snapshot, request_id, start, limit)
+        if found is None or found.row["job_id"] != job_id:
+            raise ApiError(404, ErrorCode.request_not_found, f"request {request_id} not found")
+        return found
+
+    def _snapshot(self, request_id: str, start: int, limit: int) -> _View | None:
+        """Store thread: the request's row and one page of its events."""
+        row = self.store.get_request(request_id)
+        if row is None:
+            return None
+        events, total = self.store.events(request_id, start, limit)
+        return _View(row, events, total)
+
+    async def _page(self, request_id: str, view: _View, start: int, limit: int) -> Page:
+        row = view.row
+        if row["kind"] in STREAMED:
+            events, _ = await asyncio.to_thread(self.store.drain_events, request_id, limit)
+            next_cursor = ""
+        else:
+            events, end = view.events, start + len(view.events)
+            next_cursor = f"ev-{end}" if end < view.total else ""
+        error = row["error"] or {}
+        fields = {
+            "request_id": request_id,
+            "status": row["status"],
+            "created_at": row["created_at"],
+            "updated_at": row["updated_at"],
+            "error": str(error.get("message") or ""),
+            "next_cursor": next_cursor,
+        }
+        if error.get("code"):
+            fields["error_code"] = error["code"]
+        return Page(fields, row["result"] or "{}", events)
+
+
+def _cursor_start(cursor: str | None) -> int:
+    """Cursors are ``ev-<index>``; any other (pattern-valid) cursor reads from the start.
+
+    Forgiving on purpose: re-reading from the first event is always safe (pages are
+    stable), while rejecting a schema-valid cursor would break the contract. The index
+    has at most 12 digits (as log cursors): a larger one no SQLite integer holds.
+    """
+    match = _EVENT_CURSOR.fullmatch(cursor or "")
+    return int(match.group(1)) if match else 0

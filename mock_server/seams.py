@@ -1,0 +1,46 @@
+"""The two places where test support may hook into the mock; both do nothing by default.
+
+The product never imports :mod:`mock_server.testsupport` unless one of these
+environment variables asks for it (only tests set them):
+
+- ``CORTEX_GS_MOCK_CRASH_AT`` names a commit boundary at which the process exits
+  (:mod:`mock_server.testsupport.crashpoints`); the store marks each boundary with
+  :func:`crash_point`.
+- ``CORTEX_GS_MOCK_DEPART`` names deliberate departures from the contract
+  (:mod:`mock_server.testsupport.departures`), for the contract-check kit's tests.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from mock_server.settings import Settings
+
+CRASH_ENV = "CORTEX_GS_MOCK_CRASH_AT"
+DEPART_ENV = "CORTEX_GS_MOCK_DEPART"
+
+# What a crash point calls: empty (every crash point a no-op) unless a crash test armed one.
+_crash_hook: list[Callable[[str], None]] = []
+
+
+def crash_point(point: str) -> None:
+    """A commit boundary of the store: nothing happens unless a crash test armed one."""
+    for hook in _crash_hook:
+        hook(point)
+
+
+def arm(app: Any, settings: Settings) -> None:
+    """Install the test support the environment asks for (nothing when unset)."""
+    if os.environ.get(CRASH_ENV, "").strip() and not _crash_hook:
+        from mock_server.testsupport import crashpoints
+
+        _crash_hook.append(crashpoints.armed_hook(os.environ))
+    if os.environ.get(DEPART_ENV, "").strip():
+        from mock_server.testsupport import departures
+
+        departures.install(app, settings)
+
+
+__all__ = ["CRASH_ENV", "DEPART_ENV", "arm", "crash_point"]

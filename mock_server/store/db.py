@@ -1,0 +1,120 @@
+"""The SQLite file under --state-dir: its schema, one connection, one lock, transactions.
+
+One connection guarded by a lock is plenty for a mock and keeps writes serialised; every
+caller is a thread (the worker, the store's executor, start-up), never the event loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    job_id TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT, experiment_name TEXT,
+    created_at REAL NOT NULL, updated_at REAL NOT NULL, sub_jobs TEXT NOT NULL,
+    submitted_by TEXT, owner_role TEXT
+);
+CREATE TABLE IF NOT EXISTS requests (
+    request_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, kind TEXT NOT NULL,
+    status TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL,
+    input TEXT, result TEXT, error TEXT, delivered INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS logs (
+    job_id TEXT NOT NULL, seq INTEGER NOT NULL, ts REAL NOT NULL, sub_job_id TEXT,
+    line TEXT NOT NULL, PRIMARY KEY (job_id, seq)
+);
+CREATE TABLE IF NOT EXISTS events (
+    request_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (request_id, seq)
+);
+CREATE TABLE IF NOT EXISTS chunk_groups (
+    job_id TEXT NOT NULL, group_id TEXT NOT NULL, operation TEXT NOT NULL,
+    frame_sha256 TEXT NOT NULL, frame_size INTEGER NOT NULL, total_chunks INTEGER NOT NULL,
+    request_id TEXT, created_at REAL NOT NULL, PRIMARY KEY (job_id, group_id)
+);
+-- The unfinished groups of a job, counted on every new group (the finished ones pile up).
+CREATE INDEX IF NOT EXISTS chunk_groups_open ON chunk_groups (job_id) WHERE request_id IS NULL;
+-- chunk_sha256 is "" when the mock checks a resent chunk against its stored file instead.
+CREATE TABLE IF NOT EXISTS chunks (
+    job_id TEXT NOT NULL, group_id TEXT NOT NULL, chunk_idx INTEGER NOT NULL,
+    chunk_sha256 TEXT NOT NULL, PRIMARY KEY (job_id, group_id, chunk_idx)
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+    scope TEXT NOT NULL, key TEXT NOT NULL, body_hash TEXT NOT NULL, status INTEGER NOT NULL,
+    response TEXT NOT NULL, created_at REAL NOT NULL, request_id TEXT,
+    PRIMARY KEY (scope, key)
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    job_id TEXT NOT NULL, checkpoint_id TEXT NOT NULL, global_steps INTEGER NOT NULL,
+    avg_loss REAL, created_at REAL NOT NULL, checkpoint_type TEXT NOT NULL,
+    PRIMARY KEY (job_id, checkpoint_id)
+);
+"""
+
+# (table, column, declaration) added after the first release of the store.
+ADDED_COLUMNS = (
+    ("jobs", "submitted_by", "TEXT"),
+    ("jobs", "owner_role", "TEXT"),
+    ("requests", "delivered", "INTEGER NOT NULL DEFAULT 0"),
+    ("idempotency", "request_id", "TEXT"),
+)
+
+
+def placeholders(values: Iterable[Any]) -> str:
+    """``?,?,?`` for an ``IN (...)`` of ``values``."""
+    return ",".join("?" for _ in values)
+
+
+class Database:
+    """The connection, its lock and the statement helpers every part of the store uses."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.root = Path(state_dir)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(
+            self.root / "mock.sqlite3", check_same_thread=False, isolation_level=None
+        )
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+        for table, column, decl in ADDED_COLUMNS:  # state dirs written by an older mock
+            have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+
+    def close(self) -> None:
+        """Close the database (tests restart the mock on the same directory)."""
+        with self._lock:
+            self._db.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic unit of statements: all of them, or (on any error) none."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield self._db
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def _exec(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._db.execute(sql, tuple(args))
+
+    def _one(self, sql: str, args: Iterable[Any] = ()) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute(sql, tuple(args)).fetchone()
+        return dict(row) if row is not None else None
+
+    def _all(self, sql: str, args: Iterable[Any] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(r) for r in self._db.execute(sql, tuple(args)).fetchall()]
