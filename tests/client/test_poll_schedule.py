@@ -18,7 +18,7 @@ import pytest
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
 from arctic_rl._cortex import CortexService
 from arctic_rl._polling import PollSettings, Schedule, fallback_polls
-from mock_server.testing import LiveMock
+from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV
 

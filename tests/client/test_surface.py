@@ -21,9 +21,9 @@ from arctic_rl import (
     create_arctic_rl_client,
 )
 from arctic_rl._errors import InvalidRequestError, error_from_response
-from arctic_rl._tracking import normalize_state
 from arctic_rl._requests import forward_request
 from arctic_rl._shim import Done, normalize_forward, normalize_generate, normalize_step
+from arctic_rl._tracking import normalize_state
 
 
 def test_import_is_lazy_in_a_fresh_interpreter():
