@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+if TYPE_CHECKING:  # torch loads on first use: importing the client stays light
+    import torch
 
 __all__ = ["ANSWER_KEYS", "LOGPROB_INPUTS", "AnswerLog", "answer_as_input"]
 
@@ -40,6 +41,8 @@ def answer_as_input(answer: torch.Tensor) -> torch.Tensor:
     """A roll-layout `[B, T]` answer as a token-aligned `[B, T]` input: column `j` becomes
     `answer[:, j - 1]` (the log-probability of token `j`); column 0, which no token
     scores, is zero. The answer's last (wrapped) column is dropped."""
+    import torch
+
     out = torch.zeros_like(answer)
     out[:, 1:] = answer[:, :-1]
     return out
@@ -53,6 +56,8 @@ class AnswerLog:
 
     def remember(self, outputs: Mapping[str, Any]) -> None:
         """Note the `logprobs` / `log_probs` tensors of an answer's outputs."""
+        import torch
+
         for key in ANSWER_KEYS:
             value = outputs.get(key)
             if isinstance(value, torch.Tensor):
@@ -60,7 +65,7 @@ class AnswerLog:
 
     def handed_out(self, value: Any) -> bool:
         """Whether `value` is (the very object of) an answer this log holds."""
-        return isinstance(value, torch.Tensor) and self._held.get(id(value)) is value
+        return value is not None and self._held.get(id(value)) is value
 
     def to_contract(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """`request` with every handed-out answer under a log-prob input name (at the top,
