@@ -29,6 +29,7 @@ from arctic_rl._config import (
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
 from arctic_rl._requests import forward_request
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
+from arctic_rl.integrations._layout import AnswerLog
 
 if TYPE_CHECKING:
     from arctic_rl._client import AsyncArcticRLClient
@@ -164,6 +165,8 @@ class LegacyCortexClient:
         self._server_state = server_state
         self._client = client or ArcticRLClient(config)
         self._warned_none: set[str] = set()
+        # Answers echoed back as old_log_probs (SkyRL does) are token-aligned on the way out.
+        self._answers = AnswerLog()
         if self._client.aio.owns_job and self._client.aio.config.cortex.cancel_on_shutdown:
             atexit.register(self._release_at_exit)
 
@@ -220,16 +223,22 @@ class LegacyCortexClient:
     async def fwd_bwd(
         self, batch: Mapping[str, Any], processing: Mapping[str, Any] | None = None, **legacy: Any
     ) -> dict[str, Any]:
-        body = forward_request(batch, processing=processing, legacy=legacy)
-        result = await self._aio.fwd_bwd(body)
-        return normalize_forward(result, warn=self._warn_none_once)
+        body = self._answers.to_contract(
+            forward_request(batch, processing=processing, legacy=legacy)
+        )
+        return self._answered(await self._aio.fwd_bwd(body))
 
     async def fwd_no_grad(
         self, batch: Mapping[str, Any], reference_model: bool = False, **legacy: Any
     ) -> dict[str, Any]:
         body = forward_request(batch, legacy=legacy)
-        result = await self._aio.fwd_no_grad(body, reference_model=reference_model)
-        return normalize_forward(result, warn=self._warn_none_once)
+        return self._answered(await self._aio.fwd_no_grad(body, reference_model=reference_model))
+
+    def _answered(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        """The callers' form of a forward's result; its log-prob answers are remembered."""
+        out = normalize_forward(result, warn=self._warn_none_once)
+        self._answers.remember(out["batch"])
+        return out
 
     async def step(self, learning_rate: float | None = None, **_legacy: Any) -> dict[str, Any]:
         result = await self._aio.step(learning_rate)
