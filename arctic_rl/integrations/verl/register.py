@@ -8,8 +8,8 @@ verl`: every failure is logged, never raised). In order, it
 2. loads the published Arctic plugin when installed, for its rollout replica `arctic`
    (one built for another verl raises on import, AttributeError included; logged);
 3. registers `cortex` the way this verl's registry asks (see `registry_shape`):
-   merged: the backend class is imported now (that registry has no lazy table) and the
-   published forwarder worker is named lazily through `register_worker`; fork: the
+   merged: the backend class is imported now (that registry has no lazy table) and, once
+   it loaded, the published forwarder worker is named lazily through `register_worker`; fork: the
    backend module goes into the lazy `MODULES` table (imported on first use);
 4. logs once, at INFO on the `arctic_rl` logger, what it chose.
 """
@@ -55,7 +55,6 @@ def _register(registry: type) -> str:
             BACKEND_NAME,
         )
         return "unknown registry: nothing registered"
-    registry.register_worker(BACKEND_NAME, load_worker)  # type: ignore[attr-defined]
     failed = _try_import(BACKEND_MODULE)
     if failed is not None:
         log.warning(
@@ -66,6 +65,7 @@ def _register(registry: type) -> str:
             BACKEND_NAME,
         )
         return f"merged registry (register_worker): backend not loaded ({failed})"
+    registry.register_worker(BACKEND_NAME, load_worker)  # type: ignore[attr-defined]
     return "merged registry (register_worker): backend and worker registered"
 
 
