@@ -58,7 +58,8 @@ if [ ! -f venv/.realfw2-installed ]; then
   venv/bin/pip install -q --disable-pip-version-check -c constraints.txt \
     ray==2.57.0 hydra-core==1.3.2 transformers==5.8.0 tensordict==0.10.0 \
     "datasets>=4.0.0" pandas cloudpathlib loguru jaxtyping func_timeout codetiming pybase64 torchdata \
-    zstandard xxhash peft accelerate 2>&1 | grep -v "^WARNING: Location" || exit 3
+    zstandard xxhash peft accelerate 2>&1 | { grep -v "^WARNING: Location" || true; }
+  [ "${PIPESTATUS[0]}" -eq 0 ] || exit 3
   if ls venv/lib/python3.11/site-packages | grep -qiE '^(torch-|nvidia|triton)'; then
     echo "a torch/CUDA wheel landed in the venv: refusing to go on" >&2
     exit 3

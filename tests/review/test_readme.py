@@ -107,7 +107,8 @@ def test_verl_quickstart_runs_as_written(reference_mock, tmp_path):
     keys = [a.split("=", 1)[0].removeprefix("remote_backend.cortex.") for a in overrides]
     assert {"host", "database", "schema"} <= set(keys) <= {*group_keys, "trainer.remote_backend"}
     # verl's remote-backend trainer refuses more than one forwarder or rollout replica
-    assert {"actor_rollout_ref.rollout.agent.num_workers=1", "trainer.n_gpus_per_node=1"} <= set(argv)
+    single = {"actor_rollout_ref.rollout.agent.num_workers=1", "trainer.n_gpus_per_node=1"}
+    assert single <= set(argv)
     overrides += [
         f"remote_backend.cortex.base_url={reference_mock.root_url}",
         "remote_backend.cortex.long_poll_s=2",
