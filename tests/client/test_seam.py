@@ -160,8 +160,9 @@ LAUNCHER_PROBE = textwrap.dedent(
 )
 
 
-def test_launcher_override_serves_hard_coded_local_in_a_fresh_process(live_mock, tmp_path):
-    """ARCTIC_RL_BACKEND=cortex alone (no integration code), settings from the named file."""
+@pytest.mark.parametrize("switch", ["ARCTIC_RL_BACKEND", "ARCTIC_BACKEND"])
+def test_launcher_override_serves_hard_coded_local_in_a_fresh_process(live_mock, tmp_path, switch):
+    """Either switch set to cortex alone (no integration code), settings from the named file."""
     settings = tmp_path / "cortex.yaml"
     settings.write_text(
         f"base_url: {live_mock.root_url}\ndatabase: RL_DB\nschema: PUBLIC\n"
@@ -169,7 +170,7 @@ def test_launcher_override_serves_hard_coded_local_in_a_fresh_process(live_mock,
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ARCTIC_", "CORTEX_"))}
     env.update(
-        ARCTIC_RL_BACKEND="cortex",
+        {switch: "cortex"},
         ARCTIC_RL_CORTEX_FILE=str(settings),
         ARCTIC_LAUNCH_PAT=live_mock.token,
         PYTHONPATH="",
