@@ -205,8 +205,8 @@ def harness_fit(trainer):
             {k: (float(f"{float(v):.4g}") if isinstance(v, (float, int)) else str(v)[:40]) for k, v in metrics.items()})
         if step == 1:
             inv = {k: metrics.get(f"actor/{k}") for k in ("ppo_kl", "pg_clipfrac_lower", "kl_loss")}
-            rec("V10b step1 PPO invariants (old == current == ref policy): ppo_kl ~ 0, pg_clipfrac_lower 0, kl_loss ~ 0",
-                abs(inv["ppo_kl"]) < 1e-3 and inv["pg_clipfrac_lower"] == 0 and abs(inv["kl_loss"]) < 1e-3,
+            rec("V10b step1 PPO invariants (old == current == ref policy): ppo_kl, pg_clipfrac_lower, kl_loss exactly 0",
+                all(float(v) == 0.0 for v in inv.values()),
                 f"{inv} (V9: ref == old exactly at step 1)")
         ray.get(trainer.actor_rollout_wg.update_weights())  # REAL dispatch (blocking=False) -> sync_weights
         rec(f"V11 step{step} update_weights (sync_weights)", True, "")
