@@ -6,6 +6,7 @@ imported, its factory and LegacyCortexClient's methods are wrapped so that each 
 real framework code makes appends one JSON line to <file>: pid, method, an argument
 summary, a result summary, and (for the factory) where the token came from.
 """
+
 import functools
 import inspect
 import json
@@ -16,17 +17,33 @@ from importlib.abc import MetaPathFinder
 
 _TARGET = "arctic_rl._shim"
 _SWITCHES = ("ARCTIC_REALFW2_TRACE", "ARCTIC_REALFW2_ENV", "REALFW2_CPU_PADDING")
-_METHODS = ("fwd_bwd", "fwd_no_grad", "step", "generate", "sync_weights", "save_checkpoint",
-            "load_checkpoint", "log_probs", "sleep_inference", "wake_inference", "reset_prefix_cache",
-            "sleep_training", "wake_training", "empty_training_cache", "shutdown", "reconnect_config")
+_METHODS = (
+    "fwd_bwd",
+    "fwd_no_grad",
+    "step",
+    "generate",
+    "sync_weights",
+    "save_checkpoint",
+    "load_checkpoint",
+    "log_probs",
+    "sleep_inference",
+    "wake_inference",
+    "reset_prefix_cache",
+    "sleep_training",
+    "wake_training",
+    "empty_training_cache",
+    "shutdown",
+    "reconnect_config",
+)
 
 
 def _summ(v, depth=0):
     try:
         import torch
+
         if isinstance(v, torch.Tensor):
             return f"T{tuple(v.shape)}{'N' if v.is_nested else ''}"
-    except Exception:  # noqa: BLE001
+    except Exception:
         pass
     if isinstance(v, dict) and depth < 2:
         return {str(k): _summ(x, depth + 1) for k, x in list(v.items())[:24]}
@@ -50,14 +67,16 @@ def _cfg_facts(cfg):
     facts = {"type": f"{type(cfg).__module__}.{type(cfg).__name__}"}
     try:
         dump = cfg.model_dump() if hasattr(cfg, "model_dump") else dict(cfg)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return facts
     facts["backend"] = dump.get("backend")
     facts["job_ids"] = {k: v for k, v in dump.items() if k.endswith("job_id") and v}
     cortex = dump.get("cortex") or {}
     facts["cortex_pat_env"] = cortex.get("pat_env") if isinstance(cortex, dict) else None
     flat = json.dumps(dump, default=str)
-    facts["token_value_in_config"] = bool(os.environ.get("ARCTIC_CORTEX_PAT")) and os.environ["ARCTIC_CORTEX_PAT"] in flat
+    facts["token_value_in_config"] = (
+        bool(os.environ.get("ARCTIC_CORTEX_PAT")) and os.environ["ARCTIC_CORTEX_PAT"] in flat
+    )
     return facts
 
 
@@ -67,13 +86,22 @@ def _patch(mod):
     @functools.wraps(factory)
     def traced_factory(config, server_state=None):
         client = factory(config, server_state)
-        _emit({"call": "create_arctic_rl_client", "config": _cfg_facts(config),
-               "client": type(client).__name__, "job_id": getattr(client, "job_id", None),
-               "env": {"ARCTIC_RL_BACKEND": os.environ.get("ARCTIC_RL_BACKEND"),
-                       "pat_present": bool(os.environ.get("ARCTIC_CORTEX_PAT"))},
-               "seam_finder": any(type(f).__name__ == "_Finder" for f in sys.meta_path),
-               "arctic_platform_rl": repr(sys.modules.get("arctic_platform.rl"))[:120]})
+        _emit(
+            {
+                "call": "create_arctic_rl_client",
+                "config": _cfg_facts(config),
+                "client": type(client).__name__,
+                "job_id": getattr(client, "job_id", None),
+                "env": {
+                    "ARCTIC_RL_BACKEND": os.environ.get("ARCTIC_RL_BACKEND"),
+                    "pat_present": bool(os.environ.get("ARCTIC_CORTEX_PAT")),
+                },
+                "seam_finder": any(type(f).__name__ == "_Finder" for f in sys.meta_path),
+                "arctic_platform_rl": repr(sys.modules.get("arctic_platform.rl"))[:120],
+            }
+        )
         return client
+
     mod.create_arctic_rl_client = traced_factory
     cls = mod.LegacyCortexClient
     for name in _METHODS:
@@ -81,17 +109,36 @@ def _patch(mod):
         if orig is None:
             continue
         if inspect.iscoroutinefunction(orig):
+
             async def wrapper(self, *a, __o=orig, __n=name, **k):
                 r = await __o(self, *a, **k)
-                _emit({"call": __n, "job_id": self.job_id, "args": _summ(list(a)), "kwargs": _summ(k),
-                       "result": _summ(r)})
+                _emit(
+                    {
+                        "call": __n,
+                        "job_id": self.job_id,
+                        "args": _summ(list(a)),
+                        "kwargs": _summ(k),
+                        "result": _summ(r),
+                    }
+                )
                 return r
         else:
+
             def wrapper(self, *a, __o=orig, __n=name, **k):
                 r = __o(self, *a, **k)
-                _emit({"call": __n, "job_id": self.job_id, "args": _summ(list(a)), "kwargs": _summ(k),
-                       "result": _summ(getattr(r, "value", r)) if __n != "reconnect_config" else _cfg_facts(r)})
+                _emit(
+                    {
+                        "call": __n,
+                        "job_id": self.job_id,
+                        "args": _summ(list(a)),
+                        "kwargs": _summ(k),
+                        "result": _summ(getattr(r, "value", r))
+                        if __n != "reconnect_config"
+                        else _cfg_facts(r),
+                    }
+                )
                 return r
+
         setattr(cls, name, functools.wraps(orig)(wrapper))
 
 
@@ -112,7 +159,9 @@ def _cpu_padding(mod):
     def _get_attention_functions():
         def rearrange(*_a, **_k):
             raise NotImplementedError("realfw2: einops.rearrange not provided")
+
         return hf._index_first_axis, hf._pad_input, rearrange, hf._unpad_input
+
     mod._get_attention_functions = _get_attention_functions
 
 
@@ -144,10 +193,13 @@ class _AfterImport(MetaPathFinder):
         def exec_module(module):
             orig_exec(module)
             patch(module)
+
         loader.exec_module = exec_module
         return spec
 
 
 def install():
-    if any(os.environ.get(k) for k in _SWITCHES) and not any(isinstance(f, _AfterImport) for f in sys.meta_path):
+    if any(os.environ.get(k) for k in _SWITCHES) and not any(
+        isinstance(f, _AfterImport) for f in sys.meta_path
+    ):
         sys.meta_path.insert(0, _AfterImport())

@@ -6,6 +6,7 @@ On 3.11 `typing_extensions.TypedDict` is the documented drop-in, so it is put in
 of `typing.TypedDict` for every process that has this folder on PYTHONPATH (the driver
 and SkyRL's Ray task, which inherits PYTHONPATH through the entrypoint's runtime_env).
 """
+
 import sys
 import typing
 
@@ -16,8 +17,10 @@ if sys.version_info < (3, 12):
 
 import os as _os
 
-if any(_os.environ.get(k) for k in ("ARCTIC_REALFW2_TRACE", "ARCTIC_REALFW2_ENV",
-                                    "REALFW2_CPU_PADDING")):
+if any(
+    _os.environ.get(k)
+    for k in ("ARCTIC_REALFW2_TRACE", "ARCTIC_REALFW2_ENV", "REALFW2_CPU_PADDING")
+):
     import realfw2_trace
 
     realfw2_trace.install()
