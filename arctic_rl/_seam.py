@@ -143,14 +143,18 @@ class _StandInLoader:
         _fill_stand_in(module, self.kind)
 
 
-class _PublishedLoader:
-    """Runs the published `arctic_platform.rl`; binds this factory, or stands in if it fails."""
+class _WrappingLoader:
+    """Creates the module with the real loader; subclasses run it their way."""
 
     def __init__(self, real: Loader) -> None:
         self.real = real
 
     def create_module(self, spec: ModuleSpec) -> types.ModuleType | None:
         return self.real.create_module(spec)
+
+
+class _PublishedLoader(_WrappingLoader):
+    """Runs the published `arctic_platform.rl`; binds this factory, or stands in if it fails."""
 
     def exec_module(self, module: types.ModuleType) -> None:
         try:
@@ -172,14 +176,8 @@ def _complete(module: types.ModuleType) -> None:
     getattr(importlib.import_module(source), function)(module)
 
 
-class _CompletingLoader:
+class _CompletingLoader(_WrappingLoader):
     """Runs a framework module's own loader, then completes it (see `_COMPLETIONS`)."""
-
-    def __init__(self, real: Loader) -> None:
-        self.real = real
-
-    def create_module(self, spec: ModuleSpec) -> types.ModuleType | None:
-        return self.real.create_module(spec)
 
     def exec_module(self, module: types.ModuleType) -> None:
         self.real.exec_module(module)
