@@ -29,6 +29,7 @@ from arctic_rl._config import (
 )
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
+from arctic_rl.integrations._layout import AnswerLog
 
 __all__ = [
     "LegacyCortexClient",
@@ -165,6 +166,8 @@ class LegacyCortexClient:
         self._server_state = server_state
         self._client = client or ArcticRLClient(config)
         self._warned_none: set[str] = set()
+        # Answers echoed back as old_log_probs (SkyRL does) are token-aligned on the way out.
+        self._answers = AnswerLog()
         if self._client.aio.owns_job and self._client.aio.config.cortex.cancel_on_shutdown:
             atexit.register(self._release_at_exit)
 
@@ -221,9 +224,10 @@ class LegacyCortexClient:
         self, batch: Mapping[str, Any], processing: Mapping[str, Any] | None = None, **legacy: Any
     ) -> dict[str, Any]:
         request, meta, proc = _fold(batch, processing, legacy)
+        request = self._answers.to_contract(request)
         aio = self._client.aio
         result = await self._run(aio.fwd_bwd(request, meta=meta, processing=proc))
-        return normalize_forward(result, warn=self._warn_none_once)
+        return self._answered(result)
 
     async def fwd_no_grad(
         self, batch: Mapping[str, Any], reference_model: bool = False, **legacy: Any
@@ -234,7 +238,13 @@ class LegacyCortexClient:
         result = await self._run(
             aio.fwd_no_grad(request, reference_model=reference_model, meta=meta, processing=proc)
         )
-        return normalize_forward(result, warn=self._warn_none_once)
+        return self._answered(result)
+
+    def _answered(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        """The callers' form of a forward's result; its log-prob answers are remembered."""
+        out = normalize_forward(result, warn=self._warn_none_once)
+        self._answers.remember(out["batch"])
+        return out
 
     async def step(self, learning_rate: float | None = None, **_legacy: Any) -> dict[str, Any]:
         result = await self._run(self._client.aio.step(learning_rate))

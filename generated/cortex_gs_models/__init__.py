@@ -942,6 +942,20 @@ class TrainBatch(BaseModel):
     `[B, P+R]` tensors cover the whole sequence. Extra keys pass through and must
     round-trip unchanged.
 
+    Every per-token input (`old_log_probs`, `ref_log_prob`, `advantages`, `loss_mask`,
+    `response_mask`, `rollout_is_weights`, wherever it sits: `kwargs`, `context`, or
+    `meta` for `rollout_is_weights`) has one layout, `x-token-layout`: **token-aligned and
+    right-justified against `input_ids`**. With `input_ids` of shape `[B, T]`, column `j`
+    of a `[B, w]` tensor holds the value of token `input_ids[:, T - w + j]`: its
+    log-probability under the old or the reference policy, its advantage, its mask bit,
+    its importance weight. So a `[B, T]` tensor is aligned column for column with
+    `input_ids` (column 0 is ignored: the first token has no log-probability), a
+    `[B, R]` response tensor is aligned with `responses`, and a `[B, T-1]` tensor starts
+    at the second token. Answers differ: `logprobs` and `entropy` come back in the
+    shifted (roll) layout, `[B, T]` with column `i` scoring `input_ids[:, i + 1]` and the
+    last column zero, so an answer sent back as `old_log_probs` must first move one
+    column right (or drop its last column, which makes it a valid `[B, T-1]` input).
+
     """
 
     model_config = ConfigDict(
@@ -952,12 +966,31 @@ class TrainBatch(BaseModel):
     position_ids: TensorRef
     prompts: TensorRef
     responses: TensorRef
-    response_mask: TensorRef
-    loss_mask: TensorRef | MISSING = MISSING
-    advantages: TensorRef
-    old_log_probs: TensorRef
-    ref_log_prob: TensorRef | MISSING = MISSING
-    rollout_is_weights: TensorRef | MISSING = MISSING
+    response_mask: Annotated[
+        TensorRef,
+        Field(description="1 for response tokens; token-aligned (`x-token-layout`)."),
+    ]
+    loss_mask: Annotated[
+        TensorRef | MISSING,
+        Field(description="1 for tokens the loss counts (default `response_mask`); token-aligned."),
+    ] = MISSING
+    advantages: Annotated[TensorRef, Field(description="Each token's advantage; token-aligned.")]
+    old_log_probs: Annotated[
+        TensorRef,
+        Field(
+            description="Each token's log-probability under the policy that sampled it; token-aligned (an answer's `logprobs` moved one column right)."
+        ),
+    ]
+    ref_log_prob: Annotated[
+        TensorRef | MISSING,
+        Field(description="Each token's log-probability under the reference model; token-aligned."),
+    ] = MISSING
+    rollout_is_weights: Annotated[
+        TensorRef | MISSING,
+        Field(
+            description="Each token's rollout importance weight (verl sends it in `meta`); token-aligned."
+        ),
+    ] = MISSING
 
 
 class LossConfig(BaseModel):
@@ -1073,7 +1106,12 @@ class PostProcessOutputs(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    logprobs: TensorRef | MISSING = MISSING
+    logprobs: Annotated[
+        TensorRef | MISSING,
+        Field(
+            description="`[B, T]`, shifted convention: column `i` scores `input_ids[:, i + 1]`, the last column is zero."
+        ),
+    ] = MISSING
     entropy: TensorRef | MISSING = MISSING
 
 
@@ -1153,7 +1191,10 @@ class ForwardNoGradBatch(BaseModel):
 
 class ModelOutputs(BaseModel):
     """
-    Per-token outputs of a forward-no-grad, shape `[B, T]` (shifted convention).
+    Per-token outputs of a forward-no-grad, shape `[B, T]` (shifted convention: column `i`
+    scores `input_ids[:, i + 1]`, the last column is zero). Sent back as a per-token input
+    they must first be token-aligned (`TrainBatch`, `x-token-layout`).
+
     """
 
     model_config = ConfigDict(

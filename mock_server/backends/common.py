@@ -12,11 +12,12 @@ Conventions (also documented in the contract's TrainBatch description):
   when asked for by name, or with ``compute_entropy_and_logprobs`` and
   ``meta.calculate_entropy`` set.
 - Per-token inputs (advantages, old_log_probs, ref_log_prob, loss/response masks,
-  rollout_is_weights) are right-aligned with input_ids: column j of a width-w tensor
-  refers to token input_ids[:, T - w + j]. So [B, R] response tensors, [B, T-1]
-  shifted tensors and [B, T] whole-sequence tensors (first column unused: token 0 has
-  no log-probability) all work; except that old_log_probs and ref_log_prob of width T
-  are read in the roll layout the forwards return (SkyRL sends that answer back as is).
+  rollout_is_weights) have the contract's one input layout (TrainBatch's
+  x-token-layout): token-aligned, right-justified against input_ids, column j of a
+  width-w tensor holding the value of token input_ids[:, T - w + j]. So [B, R] response
+  tensors, [B, T-1] shifted tensors and [B, T] whole-sequence tensors (first column
+  unused: token 0 has no log-probability) all work, every input the same way.
+  rollout_is_weights may also sit in ``meta`` (where verl puts it).
 """
 
 from __future__ import annotations
@@ -247,14 +248,9 @@ def input_ids_of(batch: Mapping[str, Any]) -> torch.Tensor:
     return ids
 
 
-def to_shifted_frame(
-    value: Any, name: str, batch_size: int, width: int, *, rolled: bool = False
-) -> torch.Tensor | None:
-    """Place a right-aligned per-token tensor into the [B, T-1] shifted frame.
-
-    ``rolled``: a width-T tensor is in the roll layout the forwards return (column i is
-    token i + 1), so SkyRL can send that answer straight back as old_log_probs.
-    """
+def to_shifted_frame(value: Any, name: str, batch_size: int, width: int) -> torch.Tensor | None:
+    """Place a token-aligned, right-justified per-token tensor into the [B, T-1] shifted
+    frame (frame column i is token i + 1; a width-T tensor's column 0 is dropped)."""
     if value is None:
         return None
     if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != batch_size:
@@ -264,7 +260,7 @@ def to_shifted_frame(
         raise BackendError(ErrorCode.bad_value, f"{name} is wider than input_ids")
     value = value.to(torch.float32)
     if cols == width:
-        return value[:, :-1] if rolled else value[:, 1:]
+        return value[:, 1:]
     out = torch.zeros(batch_size, width - 1, dtype=torch.float32)
     out[:, width - 1 - cols :] = value
     return out
@@ -352,17 +348,21 @@ class TrainView:
             mask=mask,
             advantages=advantages,
             old_log_probs=to_shifted_frame(
-                lookup(batch, "old_log_probs"), "old_log_probs", bsz, width, rolled=True
+                lookup(batch, "old_log_probs"), "old_log_probs", bsz, width
             ),
             ref_log_prob=to_shifted_frame(
-                lookup(batch, "ref_log_prob"), "ref_log_prob", bsz, width, rolled=True
+                lookup(batch, "ref_log_prob"), "ref_log_prob", bsz, width
             ),
-            is_weights=to_shifted_frame(
-                lookup(batch, "rollout_is_weights"), "rollout_is_weights", bsz, width
-            ),
+            is_weights=to_shifted_frame(_is_weights(batch, meta), "rollout_is_weights", bsz, width),
             loss_fn=str(proc.get("loss_fn") or default_loss_fn),
             config=config,
         )
+
+
+def _is_weights(batch: Mapping[str, Any], meta: Mapping[str, Any]) -> Any:
+    """``rollout_is_weights`` from the tensors, else from ``meta`` (verl's place for it)."""
+    found = lookup(batch, "rollout_is_weights")
+    return meta.get("rollout_is_weights") if found is None else found
 
 
 def _targets(ids: torch.Tensor, labels: Any) -> tuple[torch.Tensor, torch.Tensor]:

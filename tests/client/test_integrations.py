@@ -123,5 +123,9 @@ def test_verl_replay_trains_and_make_njt_slices_the_answer(tmp_path, reference_m
     assert njt["rows"] == 16 and njt["exact"] is True
     assert njt["max_gap_to_route"] < 1e-5  # the response slice is what the route scores
     assert report["entropy_rows"] == 16 and report["ref_keys"] == ["log_probs"]
+    # Step 1 is on-policy (policy == old == reference): verl's response-aligned old and
+    # reference log-probs, left-padded, line up with the tokens the loss scores.
+    first = report["metrics"][0]
+    assert (first["ppo_kl"], first["pg_clipfrac_lower"], first["kl_loss"]) == (0.0, 0.0, 0.0)
     for metrics in report["metrics"]:  # np.mean reduced every metric: no None reached it
         assert "lr" in metrics and all(isinstance(v, float) for v in metrics.values())

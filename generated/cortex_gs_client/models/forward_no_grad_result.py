@@ -22,7 +22,10 @@ class ForwardNoGradResult:
     """The value inside a forward-no-grad result frame.
 
     Attributes:
-        model_outputs (ModelOutputs): Per-token outputs of a forward-no-grad, shape `[B, T]` (shifted convention).
+        model_outputs (ModelOutputs): Per-token outputs of a forward-no-grad, shape `[B, T]` (shifted convention: column
+            `i`
+            scores `input_ids[:, i + 1]`, the last column is zero). Sent back as a per-token input
+            they must first be token-aligned (`TrainBatch`, `x-token-layout`).
         metrics (ForwardNoGradMetrics | Unset): Timing and diagnostic metrics of a forward-no-grad; servers choose the
             keys.
     """

@@ -18,14 +18,16 @@ T = TypeVar("T", bound="ModelOutputs")
 
 @_attrs_define
 class ModelOutputs:
-    """Per-token outputs of a forward-no-grad, shape `[B, T]` (shifted convention).
+    """Per-token outputs of a forward-no-grad, shape `[B, T]` (shifted convention: column `i`
+    scores `input_ids[:, i + 1]`, the last column is zero). Sent back as a per-token input
+    they must first be token-aligned (`TrainBatch`, `x-token-layout`).
 
-    Attributes:
-        logprobs (TensorRef): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape. On the
-            wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
-        entropy (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
-            On the
-            wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
+        Attributes:
+            logprobs (TensorRef): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape. On the
+                wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
+            entropy (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
+                On the
+                wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
     """
 
     logprobs: TensorRef

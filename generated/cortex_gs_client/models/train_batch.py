@@ -23,6 +23,20 @@ class TrainBatch:
     `[B, P+R]` tensors cover the whole sequence. Extra keys pass through and must
     round-trip unchanged.
 
+    Every per-token input (`old_log_probs`, `ref_log_prob`, `advantages`, `loss_mask`,
+    `response_mask`, `rollout_is_weights`, wherever it sits: `kwargs`, `context`, or
+    `meta` for `rollout_is_weights`) has one layout, `x-token-layout`: **token-aligned and
+    right-justified against `input_ids`**. With `input_ids` of shape `[B, T]`, column `j`
+    of a `[B, w]` tensor holds the value of token `input_ids[:, T - w + j]`: its
+    log-probability under the old or the reference policy, its advantage, its mask bit,
+    its importance weight. So a `[B, T]` tensor is aligned column for column with
+    `input_ids` (column 0 is ignored: the first token has no log-probability), a
+    `[B, R]` response tensor is aligned with `responses`, and a `[B, T-1]` tensor starts
+    at the second token. Answers differ: `logprobs` and `entropy` come back in the
+    shifted (roll) layout, `[B, T]` with column `i` scoring `input_ids[:, i + 1]` and the
+    last column zero, so an answer sent back as `old_log_probs` must first move one
+    column right (or drop its last column, which makes it a valid `[B, T-1]` input).
+
         Attributes:
             input_ids (TensorRef): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape. On the
                 wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.

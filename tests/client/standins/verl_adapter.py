@@ -163,6 +163,8 @@ class ArcticRLClientWrapper(RemoteBackend):
             "old_log_probs": data["old_log_probs"],
             "advantages": data["advantages"],
         }
+        if actor_config.get("use_kl_loss"):
+            batch["ref_log_prob"] = data["ref_log_prob"]
         meta = self._meta(data, rollout_n, False, pad_token_id)
         meta["actor_config"] = dict(actor_config)
         meta["policy_loss_config"] = {"loss_mode": "vanilla"}

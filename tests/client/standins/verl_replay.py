@@ -102,12 +102,13 @@ def verl_batch(prompts: list[list[int]], responses: list[list[int]]) -> dict[str
 
 
 def response_part(njt: torch.Tensor, data: dict[str, Any]) -> torch.Tensor:
-    """verl's view of the response log-probs: the last R_i values of each jagged row."""
+    """verl's `no_padding_2_padding`: per jagged row, the R_i values that score the response
+    tokens (one left of them, the answer being shifted), right-padded to [B, R]."""
     width_r = data["responses"].shape[1]
     out = torch.zeros(len(data["response_mask"]), width_r)
     for i, (row, r_len) in enumerate(zip(njt.unbind(), data["response_mask"].sum(1), strict=True)):
         n = int(r_len)
-        out[i, :n] = row[len(row) - n :]
+        out[i, :n] = row[len(row) - n - 1 : len(row) - 1]
     return out
 
 
@@ -170,8 +171,9 @@ async def train(cfg: DictConfig, handle: dict[str, Any], iterations: int) -> dic
         adv = (groups - groups.mean(1, keepdim=True)) / (groups.std(1, keepdim=True) + 1e-6)
         data["advantages"] = adv.view(-1, 1) * data["response_mask"].float()
         data["old_log_probs"] = response_part(log_probs, data)
+        data["ref_log_prob"] = response_part(make_njt(data, ref["model_output"]["log_probs"]), data)
         data["rollout_is_weights"] = torch.ones_like(data["advantages"])
-        actor_config = {"clip_ratio": 0.2, "use_kl_loss": False, "loss_agg_mode": "token-mean"}
+        actor_config = {"clip_ratio": 0.2, "use_kl_loss": True, "loss_agg_mode": "token-mean"}
         result = await worker.update_actor(
             data, actor_config=actor_config, pad_token_id=PAD, rollout_n=n, temperature=1.0
         )
