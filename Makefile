@@ -12,7 +12,7 @@ PORT    ?= 8765
 BACKEND ?= reference
 BASE    ?= HEAD
 
-.PHONY: setup generate check-generated test lint serve demo docs bench fuzz spec-diff contract-check clean
+.PHONY: setup generate check-generated test lint serve demo docs bench fuzz spec-diff contract-check realfw clean
 
 setup: $(STAMP) $(PUBLISHED_STAMP) $(NODE_STAMP)
 
@@ -68,6 +68,12 @@ bench: setup
 
 fuzz: setup
 	$(BIN)/python scripts/fuzz.py
+
+# By hand, not in CI: the real SkyRL trainer and the real verl TaskRunner against the mock
+# (minutes; a large scratch venv under $$TMPDIR). MIRROR names a folder of bare git mirrors
+# of the pinned public sources (see scripts/realfw2/README.md).
+realfw: setup
+	MIRROR=$(MIRROR) bash scripts/realfw2/run.sh
 
 # Two checks: no proposal breaks a client of today's service (today's view -> full contract),
 # and the working tree breaks no client of the contract at BASE.

@@ -44,6 +44,8 @@ DEFAULT_CHUNK_BYTES = 60 * 1024 * 1024
 DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
 DEFAULT_PAT_ENV = "ARCTIC_CORTEX_PAT"
 SELECT_ENV = "ARCTIC_RL_BACKEND"
+# Either selects Cortex; the second is the name Arctic-Platform's own Cortex client reads.
+SELECT_ENVS = (SELECT_ENV, "ARCTIC_BACKEND")
 CORTEX_FILE_ENV = "ARCTIC_RL_CORTEX_FILE"  # the small cortex yaml a recipe may name
 # A full service URL carries this path; a bare base_url is scheme + host (+ port).
 _SERVICE_PATH = "/api/v2/"
@@ -324,10 +326,17 @@ def _drop_secrets(block: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in block.items() if k.lower() not in _SECRET_KEYS}
 
 
-def cortex_selected(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether the launcher override `ARCTIC_RL_BACKEND=cortex` is exported."""
+def selecting_env(environ: Mapping[str, str] | None = None) -> str | None:
+    """The variable that selects Cortex (`ARCTIC_RL_BACKEND` or `ARCTIC_BACKEND` set to
+    `cortex`), or None when neither does."""
     env = os.environ if environ is None else environ
-    return env.get(SELECT_ENV, "").strip().lower() == "cortex"
+    return next((n for n in SELECT_ENVS if env.get(n, "").strip().lower() == "cortex"), None)
+
+
+def cortex_selected(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the launcher override (`ARCTIC_RL_BACKEND=cortex` or `ARCTIC_BACKEND=cortex`)
+    is exported."""
+    return selecting_env(environ) is not None
 
 
 def effective_backend(
@@ -336,7 +345,7 @@ def effective_backend(
     """The backend after the launcher override: "local" becomes "cortex" when selected.
 
     Both frameworks hard-code backend="local", so the override must beat it; any other
-    value of ARCTIC_RL_BACKEND, and any other backend, is left alone.
+    value of the selecting variables, and any other backend, is left alone.
     """
     if config.backend == "local" and cortex_selected(environ):
         return "cortex"
@@ -358,7 +367,7 @@ def resolve_config(
     backend = effective_backend(config, env)
     if backend != config.backend:
         resolved.backend = backend  # type: ignore[assignment]
-        sources["backend"] = f"env {SELECT_ENV}"
+        sources["backend"] = f"env {selecting_env(env)}"
     else:
         explicit = "backend" in config.model_fields_set
         sources["backend"] = config._origin if explicit else "default"

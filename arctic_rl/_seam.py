@@ -11,7 +11,11 @@ create_arctic_rl_client` and nothing else reaches a factory. Once Cortex is sele
   module is a stand-in holding this package's config class and factory, plus
   `ray_server.ArcticRLRayServerState` (a placeholder: Cortex runs no Ray server).
 
-Selected means `ARCTIC_RL_BACKEND=cortex` in the environment, read at interpreter start
+Selected, it also completes framework modules with a known gap on the Cortex path right
+after they load (`_COMPLETIONS`: SkyRL's Arctic dispatch lacks `finalize_pending_saves`).
+
+Selected means `ARCTIC_RL_BACKEND=cortex` (or `ARCTIC_BACKEND=cortex`, the name
+Arctic-Platform's own Cortex client reads) in the environment, read at interpreter start
 by the one-line `arctic_rl-seam.pth` (so fresh processes such as SkyRL's Ray task get
 it), or an integration of this package calling `install()` in its own process. With
 nothing selected nothing is installed and nothing is imported: the line only reads the
@@ -43,15 +47,22 @@ PLATFORM = "arctic_platform"
 PLATFORM_RL = "arctic_platform.rl"
 RAY_SERVER = "arctic_platform.rl.ray_server"
 SELECT_ENV = "ARCTIC_RL_BACKEND"
+SELECT_ENVS = (SELECT_ENV, "ARCTIC_BACKEND")  # either one, set to cortex, selects it
 _STAND_IN = "__arctic_rl_stand_in__"  # marks modules this seam made
 PTH_NAME = "arctic_rl-seam.pth"
 # Reads one variable; only when it selects Cortex does it look further (and a line left
 # behind by an uninstalled package stays silent: find_spec finds nothing).
 PTH_LINE = (
-    'import os; os.environ.get("ARCTIC_RL_BACKEND", "").strip().lower() == "cortex" '
+    'import os; "cortex" in (os.environ.get("ARCTIC_RL_BACKEND", "").strip().lower(), '
+    'os.environ.get("ARCTIC_BACKEND", "").strip().lower()) '
     'and __import__("importlib.util").util.find_spec("arctic_rl") is not None '
     'and __import__("arctic_rl._seam", fromlist=["install"]).install()\n'
 )
+# Framework modules with a known gap on the Cortex path, each completed right after it
+# loads by the named function of this package (module -> "module:function").
+_COMPLETIONS = {
+    "integrations.arctic_rl.trainer": "arctic_rl.integrations.skyrl:complete_dispatch",
+}
 _LAZY_NAMES = {
     "ArcticRLClientConfig": "arctic_rl._config",
     "create_arctic_rl_client": "arctic_rl._shim",
@@ -59,8 +70,9 @@ _LAZY_NAMES = {
 
 
 def selected() -> bool:
-    """Whether `ARCTIC_RL_BACKEND=cortex` is exported (any other value selects nothing)."""
-    return os.environ.get(SELECT_ENV, "").strip().lower() == "cortex"
+    """Whether `ARCTIC_RL_BACKEND=cortex` or `ARCTIC_BACKEND=cortex` is exported (any other
+    value selects nothing)."""
+    return any(os.environ.get(n, "").strip().lower() == "cortex" for n in SELECT_ENVS)
 
 
 def create_arctic_rl_client(config: Any, server_state: Any = None) -> Any:
@@ -81,6 +93,9 @@ def install() -> None:
     loaded = sys.modules.get(PLATFORM_RL)
     if loaded is not None and not getattr(loaded, _STAND_IN, False):
         _bind_factory(loaded)
+    for name in _COMPLETIONS:
+        if name in sys.modules:
+            _complete(sys.modules[name])
 
 
 def rebind(module_name: str) -> None:
@@ -128,14 +143,18 @@ class _StandInLoader:
         _fill_stand_in(module, self.kind)
 
 
-class _PublishedLoader:
-    """Runs the published `arctic_platform.rl`; binds this factory, or stands in if it fails."""
+class _WrappingLoader:
+    """Creates the module with the real loader; subclasses run it their way."""
 
     def __init__(self, real: Loader) -> None:
         self.real = real
 
     def create_module(self, spec: ModuleSpec) -> types.ModuleType | None:
         return self.real.create_module(spec)
+
+
+class _PublishedLoader(_WrappingLoader):
+    """Runs the published `arctic_platform.rl`; binds this factory, or stands in if it fails."""
 
     def exec_module(self, module: types.ModuleType) -> None:
         try:
@@ -152,12 +171,31 @@ class _PublishedLoader:
         _bind_factory(module)
 
 
+def _complete(module: types.ModuleType) -> None:
+    source, _, function = _COMPLETIONS[module.__name__].partition(":")
+    getattr(importlib.import_module(source), function)(module)
+
+
+class _CompletingLoader(_WrappingLoader):
+    """Runs a framework module's own loader, then completes it (see `_COMPLETIONS`)."""
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self.real.exec_module(module)
+        _complete(module)
+
+
 class _Finder:
-    """Answers `arctic_platform`, `arctic_platform.rl` and its `ray_server` only."""
+    """Answers `arctic_platform`, `arctic_platform.rl` and its `ray_server`; wraps the
+    loaders of the modules in `_COMPLETIONS`."""
 
     def find_spec(
         self, name: str, path: Sequence[str] | None, target: types.ModuleType | None = None
     ) -> ModuleSpec | None:
+        if name in _COMPLETIONS:
+            found = _real_spec(self, name, path, target)
+            if found is not None and found.loader is not None:
+                found.loader = _CompletingLoader(found.loader)
+            return found
         if name not in (PLATFORM, PLATFORM_RL, RAY_SERVER):
             return None
         if name == RAY_SERVER:

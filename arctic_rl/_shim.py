@@ -18,6 +18,7 @@ import warnings
 from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from arctic_rl import _client_era
 from arctic_rl._blocking import ArcticRLClient
 from arctic_rl._config import (
     CORTEX_BACKENDS,
@@ -52,7 +53,8 @@ _ON_PREM_CONFIG = "arctic_platform.rl.config"
 _ON_PREM_HINT = (
     "backend {backend!r} runs the on-prem Arctic RL servers, which this package does not "
     "ship ({reason}): install arctic-platform with its rl extras for it, or select Cortex "
-    "(ARCTIC_RL_BACKEND=cortex, or backend: cortex with a cortex: block in the yaml)"
+    "(ARCTIC_RL_BACKEND=cortex or ARCTIC_BACKEND=cortex, or backend: cortex with a cortex: block "
+    "in the yaml)"
 )
 
 
@@ -103,8 +105,10 @@ def _adopt(config: Any) -> ArcticRLClientConfig:
     if isinstance(config, ArcticRLClientConfig):
         return config
     dump = getattr(config, "model_dump", None)
-    if callable(dump):  # the published config: same field names, plain values
-        return ArcticRLClientConfig.from_mapping(dump(), origin="framework")
+    if callable(dump):  # the published config: flat (same field names) or nested
+        plain = dump()
+        flat = _client_era.flatten(plain) if _client_era.is_nested(plain) else plain
+        return ArcticRLClientConfig.from_mapping(flat, origin="framework")
     if isinstance(config, Mapping):
         return ArcticRLClientConfig.from_mapping(config, origin="explicit")
     raise ConfigError(f"expected an ArcticRLClientConfig or a mapping, got {type(config)}")

@@ -15,6 +15,12 @@ SkyRL's `main_base` imports this module and calls `main()`, which
    the client once (backend "local" becomes Cortex), and its Ray task reconnects with
    the pickled `reconnect_config()`, which carries every Cortex setting but the token.
 
+SkyRL's trainer ends `train()` with `dispatch.finalize_pending_saves(model)`, which its
+Arctic dispatch does not define (an upstream gap: the run would fail after its last
+step). Wherever the seam is installed, `complete_dispatch` gives that dispatch a no-op
+one (Cortex saves synchronously: nothing is pending), logged once; a SkyRL that defines
+it keeps its own.
+
 The token is read from the variable `pat_env` names; it must start with `ARCTIC_` for
 SkyRL to forward it to the Ray task.
 """
@@ -22,9 +28,11 @@ SkyRL to forward it to the Ray task.
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 import yaml
@@ -34,7 +42,17 @@ from arctic_rl._config import CORTEX_FILE_ENV, SELECT_ENV, CortexConfig, resolve
 from arctic_rl._errors import ConfigError
 from arctic_rl._shim import route_on_prem_to_cortex
 
-__all__ = ["FILE_ARG", "SETTING_ARG", "SKYRL_ENTRYPOINT", "cortex_settings", "main", "use_cortex"]
+__all__ = [
+    "FILE_ARG",
+    "SETTING_ARG",
+    "SKYRL_ENTRYPOINT",
+    "complete_dispatch",
+    "cortex_settings",
+    "main",
+    "use_cortex",
+]
+
+log = logging.getLogger("arctic_rl")
 
 SKYRL_ENTRYPOINT = "integrations.arctic_rl.entrypoint"
 FILE_ARG = "arctic_rl.cortex_file="
@@ -63,6 +81,23 @@ def cortex_settings(argv: Sequence[str], environ: dict[str, str] | None = None) 
                 raise ConfigError(f"expected {SETTING_ARG}<key>=<value>, got {entry!r}")
             base[key] = yaml.safe_load(raw)
     return CortexConfig.model_validate(base)
+
+
+def _no_pending_saves(self: Any, model: str | None = None) -> None:
+    """Cortex saves a checkpoint before the save call returns: nothing is left to drain."""
+
+
+def complete_dispatch(trainer_module: ModuleType) -> None:
+    """Give SkyRL's Arctic dispatch the `finalize_pending_saves` its trainer calls at the
+    end of `train()`, when that SkyRL lacks it (a no-op, logged)."""
+    dispatch = getattr(trainer_module, "_ArcticDispatch", None)
+    if dispatch is None or hasattr(dispatch, "finalize_pending_saves"):
+        return
+    dispatch.finalize_pending_saves = _no_pending_saves
+    log.info(
+        "arctic_rl: SkyRL's Arctic dispatch has no finalize_pending_saves, which its trainer "
+        "calls after training; supplied as a no-op (Cortex leaves no save pending)"
+    )
 
 
 def _own(entry: str) -> bool:

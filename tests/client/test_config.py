@@ -199,6 +199,16 @@ def test_launcher_override_turns_hard_coded_local_into_cortex():
     assert effective_backend(dss, env) == "dss-platform"
 
 
+def test_arctic_platforms_own_switch_selects_cortex_too():
+    """`ARCTIC_BACKEND=cortex`, the name Arctic-Platform's Cortex client reads."""
+    resolved, sources = resolve_config(
+        ArcticRLClientConfig(model_name="m"), {"ARCTIC_BACKEND": "cortex"}
+    )
+    assert resolved.backend == "cortex" and sources["backend"] == "env ARCTIC_BACKEND"
+    env = {"ARCTIC_BACKEND": "onprem"}
+    assert effective_backend(ArcticRLClientConfig(model_name="m"), env) == "local"
+
+
 @pytest.mark.parametrize("value", ["onprem", "local", "remote", "dss-platform", ""])
 def test_other_launcher_values_change_nothing(value):
     env = {"ARCTIC_RL_BACKEND": value}

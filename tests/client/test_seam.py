@@ -160,8 +160,9 @@ LAUNCHER_PROBE = textwrap.dedent(
 )
 
 
-def test_launcher_override_serves_hard_coded_local_in_a_fresh_process(live_mock, tmp_path):
-    """ARCTIC_RL_BACKEND=cortex alone (no integration code), settings from the named file."""
+@pytest.mark.parametrize("switch", ["ARCTIC_RL_BACKEND", "ARCTIC_BACKEND"])
+def test_launcher_override_serves_hard_coded_local_in_a_fresh_process(live_mock, tmp_path, switch):
+    """Either switch set to cortex alone (no integration code), settings from the named file."""
     settings = tmp_path / "cortex.yaml"
     settings.write_text(
         f"base_url: {live_mock.root_url}\ndatabase: RL_DB\nschema: PUBLIC\n"
@@ -169,7 +170,7 @@ def test_launcher_override_serves_hard_coded_local_in_a_fresh_process(live_mock,
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ARCTIC_", "CORTEX_"))}
     env.update(
-        ARCTIC_RL_BACKEND="cortex",
+        {switch: "cortex"},
         ARCTIC_RL_CORTEX_FILE=str(settings),
         ARCTIC_LAUNCH_PAT=live_mock.token,
         PYTHONPATH="",
@@ -182,3 +183,22 @@ def test_launcher_override_serves_hard_coded_local_in_a_fresh_process(live_mock,
     assert out["backend"] == "cortex" and out["url"] == live_mock.root_url
     assert out["ids"][0].endswith(":training:0") and out["ids"][1].endswith(":sampling:0")
     assert live_mock.token not in done.stdout + done.stderr
+
+
+def test_skyrl_dispatch_gets_finalize_pending_saves_only_when_it_lacks_one(caplog):
+    from types import ModuleType
+
+    from arctic_rl.integrations.skyrl import complete_dispatch
+
+    def own(self, model=None):
+        return "own"
+
+    lacking, having = ModuleType("lacking"), ModuleType("having")
+    lacking._ArcticDispatch = type("_ArcticDispatch", (), {})
+    having._ArcticDispatch = type("_ArcticDispatch", (), {"finalize_pending_saves": own})
+    with caplog.at_level("INFO", logger="arctic_rl"):
+        complete_dispatch(lacking)
+        complete_dispatch(having)
+    assert lacking._ArcticDispatch().finalize_pending_saves("policy") is None
+    assert having._ArcticDispatch().finalize_pending_saves("policy") == "own"
+    assert len([r for r in caplog.records if "finalize_pending_saves" in r.getMessage()]) == 1

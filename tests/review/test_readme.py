@@ -113,9 +113,12 @@ def test_verl_quickstart_runs_as_written(reference_mock, tmp_path):
         GROUP_FILE.parent.parent
     )
     group_keys = yaml.safe_load(GROUP_FILE.read_text(encoding="utf-8"))["cortex"]
-    overrides = [a for a in argv if a.startswith(("remote_backend.", "trainer."))]
+    overrides = [a for a in argv if a.startswith(("remote_backend.", "trainer.remote_backend"))]
     keys = [a.split("=", 1)[0].removeprefix("remote_backend.cortex.") for a in overrides]
     assert {"host", "database", "schema"} <= set(keys) <= {*group_keys, "trainer.remote_backend"}
+    # verl's remote-backend trainer refuses more than one forwarder or rollout replica
+    single = {"actor_rollout_ref.rollout.agent.num_workers=1", "trainer.n_gpus_per_node=1"}
+    assert single <= set(argv)
     overrides += [
         f"remote_backend.cortex.base_url={reference_mock.root_url}",
         "remote_backend.cortex.long_poll_s=2",

@@ -4,22 +4,63 @@
   every verl process; it registers the backend name `cortex` (the published Arctic
   adapter, reading its Cortex settings from `config.remote_backend.cortex`).
 - `'hydra.searchpath=[pkg://arctic_rl.integrations.verl]'` plus `remote_backend=cortex`
+  (`+remote_backend=cortex` on a verl whose defaults list has no `remote_backend` entry)
   loads `remote_backend/cortex.yaml` (the adapter's keys and a `cortex:` block).
 - `trainer.remote_backend=cortex` makes verl use it.
+
+verl's registry comes in two shapes, told apart by what it has (`registry_shape`):
+"merged" (verl's release branch: `register_worker` / `get_worker`, no module table) and
+"fork" (the pre-merge branch: a lazy `MODULES` name -> module table, no worker slot).
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from arctic_rl._config import ArcticRLClientConfig, CortexConfig, _to_plain
 from arctic_rl._errors import ConfigError
 
-__all__ = ["CONFIG_DIR", "GROUP_FILE", "client_config", "cortex_settings"]
+__all__ = [
+    "ADAPTER",
+    "BACKEND_MODULE",
+    "BACKEND_NAME",
+    "CONFIG_DIR",
+    "GROUP_FILE",
+    "PUBLISHED_PLUGIN",
+    "PUBLISHED_WORKER",
+    "RegistryShape",
+    "client_config",
+    "cortex_settings",
+    "load_worker",
+    "registry_shape",
+]
 
 CONFIG_DIR = Path(__file__).resolve().parent
 GROUP_FILE = CONFIG_DIR / "remote_backend" / "cortex.yaml"
+BACKEND_NAME = "cortex"
+BACKEND_MODULE = "arctic_rl.integrations.verl.backend"
+ADAPTER = "arctic_platform.integrations.verl.adapter"
+PUBLISHED_PLUGIN = "arctic_platform.integrations.verl.register"
+PUBLISHED_WORKER = "arctic_platform.integrations.verl.worker"
+RegistryShape = Literal["merged", "fork", "unknown"]
+
+
+def registry_shape(registry: Any) -> RegistryShape:
+    """Which registry this verl has: "merged" (a lazy worker slot, `register_worker`),
+    "fork" (a `MODULES` table of backend modules) or "unknown" (neither)."""
+    if callable(getattr(registry, "register_worker", None)):
+        return "merged"
+    if isinstance(getattr(registry, "MODULES", None), dict):
+        return "fork"
+    return "unknown"
+
+
+def load_worker() -> type:
+    """The forwarder worker of the `cortex` backend on the merged registry: the published
+    adapter's own worker, which awaits every backend call (loaded on first lookup)."""
+    return importlib.import_module(PUBLISHED_WORKER).ArcticRLActorRolloutRefWorker  # type: ignore[no-any-return]
 
 
 def cortex_settings(cfg: Any) -> CortexConfig:

@@ -1,11 +1,17 @@
 """verl plugin: makes the remote backend name `cortex` resolvable in every verl process.
 
 Load it with `VERL_USE_EXTERNAL_MODULES=arctic_rl.integrations.verl.register` (verl
-imports the listed modules whenever it is imported). It answers `arctic_platform.rl`
-from this package before the published Arctic adapter binds its factory, names the
-module that defines the `cortex` backend in verl's lazy registry table (so the adapter
-is imported only when `trainer.remote_backend=cortex` asks for it), and loads the
-published Arctic plugin when installed (its rollout replica `arctic` is reused).
+imports the listed modules whenever it is imported, so nothing here may break `import
+verl`: every failure is logged, never raised). In order, it
+
+1. answers `arctic_platform.rl` from this package (the adapter imports from there);
+2. loads the published Arctic plugin when installed, for its rollout replica `arctic`
+   (one built for another verl raises on import, AttributeError included; logged);
+3. registers `cortex` the way this verl's registry asks (see `registry_shape`):
+   merged: the backend class is imported now (that registry has no lazy table) and, once
+   it loaded, the published forwarder worker is named lazily through `register_worker`; fork: the
+   backend module goes into the lazy `MODULES` table (imported on first use);
+4. logs once, at INFO on the `arctic_rl` logger, what it chose.
 """
 
 from __future__ import annotations
@@ -13,23 +19,70 @@ from __future__ import annotations
 import importlib
 import logging
 
-from verl.remote_backend.base import RemoteBackendRegistry
-
 from arctic_rl import _seam
+from arctic_rl.integrations.verl import (
+    BACKEND_MODULE,
+    BACKEND_NAME,
+    PUBLISHED_PLUGIN,
+    load_worker,
+    registry_shape,
+)
 
-__all__ = ["ADAPTER", "BACKEND_MODULE", "BACKEND_NAME"]
+__all__: list[str] = []
 
 log = logging.getLogger("arctic_rl")
 
-BACKEND_NAME = "cortex"
-BACKEND_MODULE = "arctic_rl.integrations.verl.backend"
-_PUBLISHED_PLUGIN = "arctic_platform.integrations.verl.register"
-ADAPTER = "arctic_platform.integrations.verl.adapter"
 
-_seam.install()
-_seam.rebind(ADAPTER)  # listed after the published plugin: the adapter is already bound
-RemoteBackendRegistry.MODULES.setdefault(BACKEND_NAME, BACKEND_MODULE)
-try:
-    importlib.import_module(_PUBLISHED_PLUGIN)
-except ImportError as exc:  # absent, or a verl without its hooks: `cortex` says so when used
-    log.debug("arctic_rl: the published verl plugin was not loaded: %s", exc)
+def _try_import(name: str) -> str | None:
+    """Import a module; the error it raised, as text, or None when it loaded."""
+    try:
+        importlib.import_module(name)
+    except Exception as exc:  # any error: a plugin for another verl raises AttributeError
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _register(registry: type) -> str:
+    """Register `cortex` with this registry; what was done, for the log line."""
+    shape = registry_shape(registry)
+    if shape == "fork":
+        registry.MODULES.setdefault(BACKEND_NAME, BACKEND_MODULE)  # type: ignore[attr-defined]
+        return "fork registry (MODULES): backend imported on first use"
+    if shape == "unknown":
+        log.warning(
+            "arctic_rl: this verl's RemoteBackendRegistry has neither register_worker nor "
+            "MODULES; the remote backend %r is not registered",
+            BACKEND_NAME,
+        )
+        return "unknown registry: nothing registered"
+    failed = _try_import(BACKEND_MODULE)
+    if failed is not None:
+        log.warning(
+            "arctic_rl: the verl remote backend %r could not be loaded (%s); "
+            "trainer.remote_backend=%s will not resolve",
+            BACKEND_NAME,
+            failed,
+            BACKEND_NAME,
+        )
+        return f"merged registry (register_worker): backend not loaded ({failed})"
+    registry.register_worker(BACKEND_NAME, load_worker)  # type: ignore[attr-defined]
+    return "merged registry (register_worker): backend and worker registered"
+
+
+def _load() -> None:
+    try:
+        from verl.remote_backend.base import RemoteBackendRegistry
+    except ImportError as exc:
+        log.warning("arctic_rl: this verl has no remote backends (%s); nothing registered", exc)
+        return
+    _seam.install()
+    published = _try_import(PUBLISHED_PLUGIN)
+    chose = _register(RemoteBackendRegistry)
+    log.info(
+        "arctic_rl: verl plugin: %s; published Arctic plugin %s",
+        chose,
+        "loaded" if published is None else f"not loaded ({published})",
+    )
+
+
+_load()

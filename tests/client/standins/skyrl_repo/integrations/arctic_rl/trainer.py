@@ -118,8 +118,20 @@ async def iteration(client: Any, cfg: dict[str, Any]) -> float:
     return float(rewards.mean())
 
 
-def train(client: Any, cfg: dict[str, Any], iterations: int) -> list[float]:
-    async def loop() -> list[float]:
-        return [await iteration(client, cfg) for _ in range(iterations)]
+class _ArcticDispatch:
+    """SkyRL's Arctic dispatch defines no `finalize_pending_saves`, which SkyRL's core
+    trainer calls once training is done."""
 
-    return asyncio.run(loop())
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+
+def train(client: Any, cfg: dict[str, Any], iterations: int) -> list[float]:
+    dispatch = _ArcticDispatch(client)
+
+    async def loop() -> list[float]:
+        return [await iteration(dispatch.client, cfg) for _ in range(iterations)]
+
+    rewards = asyncio.run(loop())
+    dispatch.finalize_pending_saves("policy")  # the end of SkyRL's RayPPOTrainer.train
+    return rewards

@@ -1,0 +1,348 @@
+"""Roles the verl drive (verl_drive.py) plugs into REAL verl code (61ed850f or the merged 9dfab8e5d).
+
+Importable by Ray workers (its folder is on PYTHONPATH, which they inherit).
+
+* HarnessTaskRunner: passed to verl's real `run_ppo(config, task_runner_class=...)` (its own
+  hook "for recipe to change TaskRunner"). Its run() is verl's REAL TaskRunner.run (role
+  mapping -> the remote backend's forwarder worker, validate_config, hf_tokenizer, RLHFDataset,
+  RemoteBackendTrainer(...) which builds the backend through the registry), with two cuts:
+  - RayPPOTrainer.init_workers runs for real up to `actor_rollout_wg.init_model()` and is
+    cut where it builds the reward-loop / agent-loop rollout managers (vLLM servers, the
+    published ArcticReplica);
+  - RayPPOTrainer.fit is replaced by `harness_fit`: the rollout is the adapter's generate()
+    (what ArcticReplica calls), everything else is the trainer's REAL methods
+    (_compute_old_log_prob, _compute_ref_log_prob, compute_advantage, _update_actor) over the
+    REAL worker group.
+* observed(worker_cls): the worker class verl's TaskRunner mapped (verl@61ed850f's generic
+  forwarder, or on the merged verl the one the plugin registered through `register_worker`:
+  the published ArcticRLActorRolloutRefWorker), unchanged but for one extra read-only
+  method, `facts`, that V6b reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import traceback
+
+import ray
+
+REPORT = os.environ.get("REALFW2_VERL_REPORT", "run/verl_report.jsonl")
+ITERATIONS = int(os.environ.get("REALFW2_VERL_ITERATIONS", "2"))
+
+
+def rec(name, ok, detail=""):
+    with open(REPORT, "a", encoding="utf-8") as fh:
+        d = str(detail)
+        fh.write(
+            json.dumps(
+                {
+                    "name": name,
+                    "ok": bool(ok),
+                    "detail": d if len(d) <= 900 else d[:300] + " ... " + d[-600:],
+                    "pid": os.getpid(),
+                },
+                default=str,
+            )
+            + "\n"
+        )
+
+
+class _LoopThread:
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+
+    def run(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+
+from verl.single_controller.base.decorator import Dispatch, register  # noqa: E402
+
+
+def observed(worker_cls):
+    """The real worker class plus `facts` (observation only)."""
+
+    class Observed(worker_cls):
+        @register(dispatch_mode=Dispatch.ONE_TO_ALL)
+        def facts(self):
+            backend = self.backend
+            client = getattr(backend, "_client", None)
+            return {
+                "pid": os.getpid(),
+                "worker": worker_cls.__name__,
+                "backend": f"{type(backend).__module__}.{type(backend).__name__}",
+                "mro": [f"{c.__module__}.{c.__name__}" for c in type(backend).__mro__[1:4]],
+                "client": type(client).__name__,
+                "job_id": getattr(client, "job_id", None),
+                "pat_present": bool(os.environ.get("ARCTIC_CORTEX_PAT")),
+                "pad_token_id": self.pad_token_id,
+                "rollout_n": self.actor_config.rollout_n,
+            }
+
+    Observed.__name__ = Observed.__qualname__ = f"Observed{worker_cls.__name__}"
+    return Observed
+
+
+class _CutHere(Exception):
+    pass
+
+
+def _cut(*_a, **_k):
+    raise _CutHere("reward loop / agent loop rollout managers are not built by the harness")
+
+
+def harness_init_workers(trainer):
+    import verl.experimental.reward_loop as reward_loop
+    from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+    from verl.trainer.ppo.utils import Role
+
+    role = (
+        Role.ActorRolloutRef
+        if Role.ActorRolloutRef in trainer.role_worker_mapping
+        else Role.ActorRollout
+    )
+    real_cls = trainer.role_worker_mapping[role]
+    name = getattr(real_cls, "__ray_actor_class__", real_cls).__name__
+    want = os.environ.get("REALFW2_VERL_WORKER", "RemoteBackendActorRolloutRefWorker")
+    rec(
+        f"V6a TaskRunner mapped the actor role to the remote backend's forwarder worker ({want})",
+        name == want,
+        f"{role}: {name}; wg_kwargs keys {sorted(trainer.wg_kwargs)}",
+    )
+    trainer.role_worker_mapping[role] = ray.remote(
+        observed(getattr(real_cls, "__ray_actor_class__", real_cls))
+    )
+    real_rlm = reward_loop.RewardLoopManager
+    reward_loop.RewardLoopManager = _cut
+    try:
+        RayPPOTrainer.init_workers(trainer)  # REAL up to actor_rollout_wg.init_model()
+    except _CutHere:
+        pass
+    finally:
+        reward_loop.RewardLoopManager = real_rlm
+    facts = trainer.actor_rollout_wg.facts()[0]
+    driver_job = trainer.backend._client.job_id
+    rec(
+        "V6b worker group (real RayWorkerGroup, fresh Ray actor) re-attached via from_config(handle=reconnect_handle())",
+        facts["job_id"] == driver_job
+        and facts["pid"] != os.getpid()
+        and facts["client"] == "LegacyCortexClient"
+        and facts["pat_present"],
+        json.dumps(facts),
+    )
+
+
+def _ascii_share(ids):
+    data = bytes(i for i in ids if i < 256)
+    return sum(b < 128 for b in data) / max(1, len(data))
+
+
+def harness_fit(trainer):
+    """RayPPOTrainer.fit's remote-backend step, ITERATIONS times, with its REAL methods."""
+    import numpy as np
+    import torch
+    from verl import DataProto
+    from verl.trainer.ppo.ray_trainer import compute_advantage, compute_response_mask
+    from verl.utils.model import compute_position_id_with_mask
+
+    cfg = trainer.config
+    n = cfg.actor_rollout_ref.rollout.n
+    R = cfg.data.max_response_length
+    pad = trainer.tokenizer.pad_token_id
+    backend = trainer.backend  # the driver-side CortexBackend RemoteBackendTrainer built
+    loop = _LoopThread()
+    from verl.utils.chat_template import apply_chat_template
+
+    P = cfg.data.max_prompt_length
+    it = iter(trainer.train_dataloader)
+    for step in range(1, ITERATIONS + 1):
+        try:
+            batch_dict = next(it)  # REAL StatefulDataLoader over RLHFDataset (raw_prompt rows)
+        except StopIteration:  # next epoch, as fit() does
+            it = iter(trainer.train_dataloader)
+            batch_dict = next(it)
+        batch = DataProto.from_single_dict(batch_dict)
+        batch.non_tensor_batch["uid"] = np.array(
+            [f"s{step}-{i}" for i in range(len(batch))], dtype=object
+        )
+        batch = batch.repeat(repeat_times=n, interleave=True)
+        # --- stands in for verl's agent loop + the ArcticReplica rollout server ---------------
+        # SingleTurnAgentLoop: real chat template -> prompt ids; the replica calls the adapter's
+        # generate(); AgentLoopWorker pads prompts left to P and responses right to R.
+        prompts = torch.full((len(batch), P), pad, dtype=torch.long)
+        prompt_mask = torch.zeros(len(batch), P, dtype=torch.long)
+        responses, rewards = [], []
+        for i, messages in enumerate(batch.non_tensor_batch["raw_prompt"]):
+            ids = apply_chat_template(
+                trainer.tokenizer, list(messages), add_generation_prompt=True, tokenize=True
+            )
+            ids = list(ids)[-P:]
+            prompts[i, P - len(ids) :] = torch.tensor(ids, dtype=torch.long)
+            prompt_mask[i, P - len(ids) :] = 1
+            out = loop.run(backend.generate(ids, {"max_tokens": R, "temperature": 1.0}))
+            responses.append(list(out[0]["token_ids"])[:R])
+        resp = torch.full((len(responses), R), pad, dtype=torch.long)
+        resp_mask = torch.zeros(len(responses), R, dtype=torch.long)
+        scores = torch.zeros(len(responses), R)
+        for i, r in enumerate(responses):
+            resp[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+            resp_mask[i, : len(r)] = 1
+            if r:
+                scores[i, len(r) - 1] = _ascii_share(r)
+            rewards.append(_ascii_share(r))
+        attention = torch.cat([prompt_mask, resp_mask], dim=1)
+        batch.batch["prompts"] = prompts
+        batch.batch["responses"] = resp
+        batch.batch["input_ids"] = torch.cat([prompts, resp], dim=1)
+        batch.batch["attention_mask"] = attention
+        batch.batch["position_ids"] = compute_position_id_with_mask(attention)
+        batch.meta_info["temperature"] = cfg.actor_rollout_ref.rollout.temperature
+        batch.batch["response_mask"] = compute_response_mask(batch)
+        rec(
+            f"V7 step{step} generate via the adapter (what ArcticReplica serves)",
+            all(responses),
+            f"{len(responses)} rollouts, lengths {[len(r) for r in responses]}, rewards {[round(x, 3) for x in rewards]}",
+        )
+
+        old, mfu = trainer._compute_old_log_prob(
+            batch
+        )  # REAL: to_tensordict, left_right_2_no_padding,
+        batch = batch.union(old)  # wg.compute_log_prob -> make_njt, no_padding_2_padding
+        lp = batch.batch["old_log_probs"]
+        # independent check: the mock's log_probs route scores the same response tokens
+        rows_p, rows_c = [], []
+        for i in range(len(batch)):
+            rows_p.append(prompts[i][prompt_mask[i].bool()].tolist())
+            rows_c.append(resp[i][resp_mask[i].bool()].tolist())
+        scored = loop.run(backend._client.log_probs(rows_p, rows_c, top_k=0))
+        gaps = [
+            float((lp[i, : len(c)] - torch.as_tensor(ref_row, dtype=lp.dtype)).abs().max())
+            for i, (c, ref_row) in enumerate(zip(rows_c, scored["logprobs"], strict=True))
+        ]
+        rec(
+            f"V8 step{step} old log-probs: real make_njt + no_padding_2_padding slice the adapter's answer right",
+            max(gaps) < 1e-4,
+            f"old_log_probs {tuple(lp.shape)}, max |gap| to the log_probs route {max(gaps):.2e}, "
+            f"entropys {tuple(batch.batch['entropys'].shape)}, mfu {mfu}",
+        )
+        ref = trainer._compute_ref_log_prob(batch)  # REAL (reference_model=True)
+        batch = batch.union(ref)
+        rec(
+            f"V9 step{step} ref log-probs (fwd_no_grad reference_model=True)",
+            "ref_log_prob" in batch.batch,
+            f"ref_log_prob {tuple(batch.batch['ref_log_prob'].shape)}, "
+            f"max |ref-old| {float((batch.batch['ref_log_prob'] - lp).abs().max()):.2e}",
+        )
+        batch.batch["token_level_scores"] = scores
+        batch.batch["token_level_rewards"] = scores
+        batch = compute_advantage(
+            batch,
+            adv_estimator=cfg.algorithm.adv_estimator,
+            gamma=cfg.algorithm.gamma,
+            lam=cfg.algorithm.lam,
+            num_repeat=n,
+            norm_adv_by_std_in_grpo=cfg.algorithm.get("norm_adv_by_std_in_grpo", True),
+            config=cfg.algorithm,
+        )  # REAL GRPO advantages
+        out = trainer._update_actor(batch)  # REAL: wg.update_actor -> adapter fwd_bwd + step
+        from verl.utils.metric import reduce_metrics
+
+        metrics = reduce_metrics(out.meta_info["metrics"])  # REAL, as fit() does
+        gn = metrics.get("actor/grad_norm")
+        rec(
+            f"V10 step{step} update_actor (fwd_bwd + step) through the real worker group; GRPO advantages -> grad_norm > 0",
+            isinstance(gn, (int, float)) and gn > 0,
+            {
+                k: (float(f"{float(v):.4g}") if isinstance(v, (float, int)) else str(v)[:40])
+                for k, v in metrics.items()
+            },
+        )
+        if step == 1:
+            inv = {k: metrics.get(f"actor/{k}") for k in ("ppo_kl", "pg_clipfrac_lower", "kl_loss")}
+            rec(
+                "V10b step1 PPO invariants (old == current == ref policy): ppo_kl, pg_clipfrac_lower, kl_loss exactly 0",
+                all(float(v) == 0.0 for v in inv.values()),
+                f"{inv} (V9: ref == old exactly at step 1)",
+            )
+        ray.get(
+            trainer.actor_rollout_wg.update_weights()
+        )  # REAL dispatch (blocking=False) -> sync_weights
+        rec(f"V11 step{step} update_weights (sync_weights)", True, "")
+    ray.get(trainer.actor_rollout_wg.save_checkpoint(cfg.trainer.default_local_dir))
+    rec("V12 save_checkpoint through the worker group", True, "")
+    trainer.actor_rollout_wg.destroy()  # REAL -> worker backend.destroy() -> client.shutdown()
+    rec("V14 worker-side destroy (shutdown)", True, "")
+    trainer._realfw2_backend = backend
+
+
+from verl.trainer.main_ppo import TaskRunner  # noqa: E402  REAL
+
+
+class HarnessTaskRunner(TaskRunner):
+    def run(self, config):
+        import verl.remote_backend.trainer as rbt
+        from verl.remote_backend.base import RemoteBackendRegistry
+
+        rbt.RemoteBackendTrainer.init_workers = harness_init_workers
+        rbt.RemoteBackendTrainer.fit = harness_fit
+        real_create = RemoteBackendRegistry.create.__func__
+        made = {}
+
+        def create(cls, name, main_config):  # observe what RemoteBackendTrainer gets
+            made["backend"] = real_create(cls, name, main_config)
+            return made["backend"]
+
+        RemoteBackendRegistry.create = classmethod(create)
+        real_destroy = rbt.RemoteBackendTrainer.destroy
+
+        def destroy(trainer):
+            backend = trainer.backend
+            import warnings
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                real_destroy(
+                    trainer
+                )  # REAL: 61ed850f calls backend.destroy() without await, 9dfab8e5d via asyncio.run
+                import gc
+
+                gc.collect()
+            left_open = getattr(backend, "_client", None) is not None
+            never_awaited = [
+                str(w.message)[:90] for w in caught if "never awaited" in str(w.message)
+            ]
+            rec(
+                "V15 RemoteBackendTrainer.destroy() (real) shuts the driver-side client, nothing left un-awaited",
+                not left_open and not never_awaited,
+                f"client still open after destroy: {left_open}; "
+                f"warnings: {[str(w.message)[:90] for w in caught]}",
+            )
+            asyncio.run(
+                backend.destroy()
+            )  # as the merged trainer calls it; a second call is a no-op
+            rec(
+                "V16 a second destroy (through asyncio.run, as the merged trainer calls it) is a no-op",
+                True,
+                "",
+            )
+
+        rbt.RemoteBackendTrainer.destroy = destroy
+        try:
+            super().run(config)  # REAL TaskRunner.run
+            b = made.get("backend")
+            rec(
+                "V5 TaskRunner.run -> RemoteBackendTrainer -> RemoteBackendRegistry.create('cortex', config)",
+                b is not None and type(b).__name__ == "CortexBackend",
+                f"{type(b).__module__}.{type(b).__name__} (bases {[c.__module__ + '.' + c.__name__ for c in type(b).__mro__[1:3]]})"
+                if b is not None
+                else "no backend",
+            )
+        except Exception as exc:
+            rec(
+                "V5 TaskRunner.run (real) completed",
+                False,
+                "".join(traceback.format_exception(exc))[-1500:],
+            )
