@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -31,6 +30,7 @@ from arctic_rl._errors import (
     JobFailedError,
     RequestTimeoutError,
 )
+from arctic_rl._pools import LoopPools
 from arctic_rl._progress import ProgressFactory
 
 if TYPE_CHECKING:
@@ -110,32 +110,23 @@ class CortexService:
             max_answer_bytes=max_answer_bytes,
             inner=httpx_transport,
         )
-        self._opened: dict[asyncio.AbstractEventLoop, Client] = {}
-        self._opening = threading.Lock()
+        self._pools = LoopPools(self._open_client)
         self._poll_settings = poll
         self._planner: PollPlanner | None = None
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"
 
+    def _open_client(self) -> Client:
+        from arctic_rl._http import open_client
+
+        return open_client(self._settings)
+
     @property
     def _client(self) -> Client:
-        """The generated client over the service transport for the running event loop.
-
-        An httpx connection pool belongs to the loop it was opened on, and callers come
-        from several (a framework's own, a blocking client's private one): each loop gets
-        its own, opened on its first call there, so every call runs on its caller's loop.
-        """
-        loop = asyncio.get_running_loop()
-        client = self._opened.get(loop)
-        if client is None:
-            from arctic_rl._http import open_client
-
-            with self._opening:
-                # a closed loop's client is dropped (its sockets close with it)
-                self._opened = {k: c for k, c in self._opened.items() if not k.is_closed()}
-                client = self._opened[loop] = open_client(self._settings)
-        return client
+        """The generated client over the service transport for the running event loop
+        (`LoopPools`: so that every call runs on its caller's loop)."""
+        return self._pools.here()
 
     @property
     def polls(self) -> PollPlanner:
@@ -152,16 +143,7 @@ class CortexService:
         return Uploader(self._client, self.chunk_bytes, self._progress)
 
     async def aclose(self) -> None:
-        """Close every loop's client: this loop's now, another running loop's on it."""
-        with self._opening:
-            opened, self._opened = self._opened, {}
-        here = asyncio.get_running_loop()
-        for loop, client in opened.items():
-            http = client.get_async_httpx_client()
-            if loop is here:
-                await http.aclose()
-            elif loop.is_running():  # scheduled, not awaited: that loop may be waiting on us
-                asyncio.run_coroutine_threadsafe(http.aclose(), loop)
+        await self._pools.aclose()
 
     # -- control plane ----------------------------------------------------------------
 
