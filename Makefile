@@ -49,8 +49,8 @@ test: setup
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check arctic_rl mock_server contract_check tests scripts benchmarks examples
-	$(BIN)/ruff format --check arctic_rl mock_server contract_check tests scripts benchmarks examples
+	$(BIN)/ruff check arctic_rl mock_server arctic_rl_kit tests scripts benchmarks examples
+	$(BIN)/ruff format --check arctic_rl mock_server arctic_rl_kit tests scripts benchmarks examples
 
 serve: setup
 	$(BIN)/python -m mock_server --host $(HOST) --port $(PORT) --backend $(BACKEND) --state-dir .mock-state --no-auth
@@ -83,7 +83,7 @@ MODE      ?= safe
 REPORT    ?= contract-check-report
 contract-check: setup
 	@test -n "$(URL)" -a -n "$(PAT_ENV)" || { echo "usage: make contract-check URL=<service URL> PAT_ENV=<variable holding a token> [MODE=safe|full] [JOB=<job id>] [PROPOSALS=1]" >&2; exit 2; }
-	$(BIN)/python -m contract_check --url '$(URL)' --pat-env '$(PAT_ENV)' --mode '$(MODE)' \
+	$(BIN)/python -m arctic_rl_kit --url '$(URL)' --pat-env '$(PAT_ENV)' --mode '$(MODE)' \
 		--report-dir '$(REPORT)' $(if $(JOB),--job '$(JOB)') $(if $(PROPOSALS),--with-proposals)
 
 clean:

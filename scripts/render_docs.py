@@ -25,8 +25,7 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import contract_views  # a sibling module (scripts/ is not a package)
+from arctic_rl_kit import views as contract_views
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "cortex_gs.yaml"

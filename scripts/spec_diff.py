@@ -2,7 +2,7 @@
 
 ``make spec-diff BASE=<ref>`` compares the contract at a git ref with the working tree;
 ``make spec-diff`` also compares today's view of the working tree's contract (every
-``x-status: proposed`` element removed, see contract_views.py) with the full contract, so
+``x-status: proposed`` element removed, see arctic_rl_kit/views.py) with the full contract, so
 that no proposal can break a client of today's service. A change is breaking when a client
 built from the old contract could fail against a server built from the new one:
 
@@ -36,8 +36,9 @@ from typing import Any
 
 import yaml
 
+from arctic_rl_kit import views as contract_views
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import contract_views  # sibling modules (scripts/ is not a package)
 from schema_diff import Direction, Finding, SchemaDiffer, Spec
 
 SPEC = Path("openapi/cortex_gs.yaml")

@@ -18,10 +18,11 @@ from openapi_spec_validator import validate
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from arctic_rl_kit import views
+
 from .conftest import HTTP_METHODS, ROOT, SPEC_PATH, TODAY_PATH, load_script
 from .test_contract_spec import PROPOSED_OPERATIONS, ROUTES
 
-views = load_script("contract_views")
 BODIES = json.loads((Path(__file__).parent / "published_client_bodies.json").read_text())["bodies"]
 BODY_LINKS = ("x-dssst1-schema", "x-json-schema")
 
