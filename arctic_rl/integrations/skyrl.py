@@ -62,7 +62,7 @@ def cortex_settings(argv: Sequence[str], environ: dict[str, str] | None = None) 
             if not sep or not key:
                 raise ConfigError(f"expected {SETTING_ARG}<key>=<value>, got {entry!r}")
             base[key] = yaml.safe_load(raw)
-    return CortexConfig.model_validate(base)
+    return CortexConfig.checked(base, SETTING_ARG.rstrip("."))
 
 
 def _own(entry: str) -> bool:
