@@ -296,6 +296,7 @@ def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> 
         max_answer_bytes=cortex.max_answer_bytes,
         allow_insecure_http=cortex.allow_insecure_http,
         progress=ProgressFactory(cortex.progress, cortex.progress_min_bytes),
+        token_env=cortex.pat_env,
     )
 
 

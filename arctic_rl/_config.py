@@ -431,6 +431,7 @@ class ClientSettings:
     retry_timeout: float = 600.0
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     inner: httpx.AsyncBaseTransport | None = None
+    token_env: str | None = None  # the variable the token came from (named in a 401)
 
 
 def _is_loopback(host: str) -> bool:

@@ -149,6 +149,7 @@ class CortexService:
         allow_insecure_http: bool = False,
         progress: ProgressFactory | None = None,
         httpx_transport: httpx.AsyncBaseTransport | None = None,
+        token_env: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         check_scheme(self.base_url, allow_insecure_http=allow_insecure_http)
@@ -168,6 +169,7 @@ class CortexService:
             retry_timeout=retry_timeout,
             max_answer_bytes=max_answer_bytes,
             inner=httpx_transport,
+            token_env=token_env,
         )
         self._opened: Client | None = None
 
