@@ -42,9 +42,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def schemathesis_command(base_url: str, args: argparse.Namespace, view: str) -> list[str]:
+def schemathesis_command(
+    base_url: str, args: argparse.Namespace, view: str, max_time: int
+) -> list[str]:
     """The CLI invocation for one view (``--checks all``; schemathesis.toml switches
-    nothing off)."""
+    nothing off), bounded by ``max_time`` seconds (its share of the run's time)."""
     exe = Path(sys.executable).with_name("schemathesis")
     return [
         str(exe),
@@ -61,7 +63,7 @@ def schemathesis_command(base_url: str, args: argparse.Namespace, view: str) -> 
         "--max-examples",
         str(args.max_examples),
         "--max-time",
-        str(args.max_time),
+        str(max_time),
         "--seed",
         str(args.seed),
         "--workers",
@@ -77,6 +79,7 @@ def schemathesis_command(base_url: str, args: argparse.Namespace, view: str) -> 
 def main(argv: list[str] | None = None) -> int:
     """Serve, fuzz each view, stop; returns 0 when every view passed."""
     args = parse_args(argv)
+    sys.path.insert(0, str(ROOT))  # the mock lives in the checkout, not in the package
     from mock_server.testing import running_mock
 
     token = secrets.token_urlsafe(24)
@@ -90,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fuzz: mock at {mock.base_url} (state in {state})", flush=True)
         status = 0
         try:
-            for view in VIEWS if args.view == "both" else [args.view]:
-                command = schemathesis_command(mock.base_url, args, view)
+            views = list(VIEWS) if args.view == "both" else [args.view]
+            share = max(1, args.max_time // len(views))  # --max-time bounds the whole run
+            for view in views:
+                command = schemathesis_command(mock.base_url, args, view, share)
                 print(f"fuzz ({view} view): " + " ".join(command), flush=True)
                 returned = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
                 print(f"fuzz ({view} view): exit status {returned}", flush=True)
