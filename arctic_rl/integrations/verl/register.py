@@ -13,7 +13,14 @@ from __future__ import annotations
 import importlib
 import logging
 
-from verl.remote_backend.base import RemoteBackendRegistry
+try:
+    from verl.remote_backend.base import RemoteBackendRegistry
+except ModuleNotFoundError as exc:  # loaded by hand, or verl is missing
+    raise ImportError(
+        "arctic_rl.integrations.verl.register is verl's plugin: install verl, then set "
+        "VERL_USE_EXTERNAL_MODULES=arctic_rl.integrations.verl.register for verl to load it "
+        f"(missing: {exc.name})"
+    ) from None
 
 from arctic_rl import _seam
 
