@@ -79,6 +79,12 @@ def schemathesis_command(
     ]
 
 
+def planned_views(args: argparse.Namespace) -> tuple[list[str], int]:
+    """The views to fuzz and each one's seconds: ``--max-time`` bounds the whole run."""
+    views = list(VIEWS) if args.view == "both" else [args.view]
+    return views, max(1, args.max_time // len(views))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Serve, fuzz each view, stop; returns 0 when every view passed."""
     args = parse_args(argv)
@@ -96,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fuzz: mock at {mock.base_url} (state in {state})", flush=True)
         status = 0
         try:
-            views = list(VIEWS) if args.view == "both" else [args.view]
-            share = max(1, args.max_time // len(views))  # --max-time bounds the whole run
+            views, share = planned_views(args)
             for view in views:
                 command = schemathesis_command(mock.base_url, args, view, share)
                 print(f"fuzz ({view} view): " + " ".join(command), flush=True)
