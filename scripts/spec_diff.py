@@ -28,6 +28,7 @@ something does, 2 when a contract cannot be loaded.
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -214,10 +215,47 @@ def _report(old: Mapping[str, Any], new: Mapping[str, Any], old_name: str, new_n
     if not findings:
         print(f"spec-diff: no breaking changes between {old_name} and {new_name}")
         return 0
-    print(f"spec-diff: {len(findings)} breaking change(s) between {old_name} and {new_name}:")
-    for finding in findings:
-        print(f"  - {finding}")
+    lines = grouped(findings)
+    print(
+        f"spec-diff: {len(findings)} breaking change(s), {len(lines)} distinct, between "
+        f"{old_name} and {new_name}:"
+    )
+    for line in lines:
+        print(f"  - {line}")
     return 1
+
+
+_RESPONSE_WHERE = re.compile(r"^(?P<operation>.+?) response (?P<status>\S+) (?P<part>.+)$")
+
+
+def grouped(findings: list[Finding]) -> list[str]:
+    """One line per change: the same change to the same part of several responses (an
+    enum shared by every error answer, say) is listed once, with where it happens."""
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    lines: list[str | tuple[str, str]] = []
+    for finding in findings:
+        match = _RESPONSE_WHERE.match(finding.where)
+        if match is None:
+            lines.append(str(finding))
+            continue
+        key = (match["part"], finding.what)
+        if key not in groups:
+            groups[key] = []
+            lines.append(key)
+        groups[key].append((match["operation"], match["status"]))
+    return [line if isinstance(line, str) else _group_line(line, groups[line]) for line in lines]
+
+
+def _group_line(key: tuple[str, str], places: list[tuple[str, str]]) -> str:
+    part, what = key
+    if len(places) == 1:
+        operation, status = places[0]
+        return f"{operation} response {status} {part}: {what}"
+    statuses: dict[str, list[str]] = {}
+    for operation, status in places:
+        statuses.setdefault(operation, []).append(status)
+    where = "; ".join(f"{op} {', '.join(codes)}" for op, codes in statuses.items())
+    return f"{part}: {what} (in {len(places)} responses: {where})"
 
 
 def main(argv: list[str] | None = None) -> int:
