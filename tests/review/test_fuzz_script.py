@@ -30,3 +30,11 @@ def test_log_probs_may_refuse_a_sequence_longer_than_the_jobs_limit():
     entries = [e for e in config["operations"] if "log_probs" in e["include-operation-id"]]
     assert len(entries) == 1
     assert "422" in entries[0]["checks"]["positive_data_acceptance"]["expected-statuses"]
+
+
+def test_load_checkpoint_may_answer_its_documented_501():
+    config = tomllib.loads((fuzz.ROOT / "schemathesis.toml").read_text(encoding="utf-8"))
+    entries = [e for e in config["operations"] if "load_checkpoint" in e["include-operation-id"]]
+    assert len(entries) == 1
+    assert entries[0]["include-operation-id"] == ["load_checkpoint"]
+    assert "501" in entries[0]["checks"]["not_a_server_error"]["expected-statuses"]
