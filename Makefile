@@ -16,10 +16,17 @@ BASE    ?= HEAD
 
 setup: $(STAMP) $(PUBLISHED_STAMP) $(NODE_STAMP)
 
-# torch is installed first and pinned so that nothing can pull a CUDA build.
+# torch is installed first, on its own, so the user chooses its build (docs/setup.md):
+# TORCH_SPEC is the requirement, TORCH_INDEX the package index to take it from (empty:
+# pip's configured indexes). Without a GPU and without TORCH_INDEX, setup says how to
+# avoid the multi-gigabyte CUDA build before it installs anything.
+TORCH_SPEC  ?= torch==2.13.0
+TORCH_INDEX ?=
+HAS_GPU     := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check torch==2.13.0
+	@test -n "$(HAS_GPU)$(TORCH_INDEX)" || echo "setup: no GPU found; if pip would pull the CUDA build of torch, stop and rerun with TORCH_INDEX=<a CPU-only torch index> (see docs/setup.md)" >&2
+	$(BIN)/pip install --quiet --disable-pip-version-check $(if $(TORCH_INDEX),--index-url '$(TORCH_INDEX)') '$(TORCH_SPEC)'
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[mock,dev]'
 	$(BIN)/python -m arctic_rl._seam  # the arctic_platform.rl seam's .pth line
 	touch $(STAMP)
@@ -49,8 +56,8 @@ test: setup
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check arctic_rl mock_server contract_check tests scripts benchmarks examples
-	$(BIN)/ruff format --check arctic_rl mock_server contract_check tests scripts benchmarks examples
+	$(BIN)/ruff check arctic_rl mock_server arctic_rl_kit tests scripts benchmarks examples
+	$(BIN)/ruff format --check arctic_rl mock_server arctic_rl_kit tests scripts benchmarks examples
 
 serve: setup
 	$(BIN)/python -m mock_server --host $(HOST) --port $(PORT) --backend $(BACKEND) --state-dir .mock-state --no-auth
@@ -89,7 +96,7 @@ MODE      ?= safe
 REPORT    ?= contract-check-report
 contract-check: setup
 	@test -n "$(URL)" -a -n "$(PAT_ENV)" || { echo "usage: make contract-check URL=<service URL> PAT_ENV=<variable holding a token> [MODE=safe|full] [JOB=<job id>] [PROPOSALS=1]" >&2; exit 2; }
-	$(BIN)/python -m contract_check --url '$(URL)' --pat-env '$(PAT_ENV)' --mode '$(MODE)' \
+	$(BIN)/python -m arctic_rl_kit --url '$(URL)' --pat-env '$(PAT_ENV)' --mode '$(MODE)' \
 		--report-dir '$(REPORT)' $(if $(JOB),--job '$(JOB)') $(if $(PROPOSALS),--with-proposals)
 
 clean:

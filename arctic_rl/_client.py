@@ -307,6 +307,7 @@ def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> 
             cortex.poll_max_s,
             cortex.poll_probes,
         ),
+        token_env=cortex.pat_env,
     )
 
 

@@ -16,12 +16,20 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    model_validator,
+)
 
+from arctic_rl._config_check import explain, key_lines, load_yaml, refuse_unknown
 from arctic_rl._errors import ConfigError
 
 if TYPE_CHECKING:
@@ -129,6 +137,26 @@ class CortexConfig(BaseModel):
     progress_min_bytes: int = 16 * 1024 * 1024
     cancel_on_shutdown: bool = Field(True, description="Cancel the job we created on shutdown.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_unknown_keys(cls, data: Any) -> Any:
+        """A misspelt setting is an error naming the nearest valid one, never ignored."""
+        if isinstance(data, Mapping):
+            data = _drop_secrets(dict(data))
+            fields = cls.model_fields.items()
+            refuse_unknown(data, {n for n, _ in fields} | {f.alias for _, f in fields if f.alias})
+        return data
+
+    @classmethod
+    def checked(cls, data: Any, prefix: str) -> CortexConfig:
+        """Validate settings given as ``<prefix>.<key>`` (``arctic_rl.cortex`` on the command
+        line, ``remote_backend.cortex`` in verl's config); a problem is a
+        :class:`ConfigError` naming the setting by that full name."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise explain(exc, "", tuple(prefix.split("."))) from None
+
     def url(self) -> str:
         """The service prefix every route hangs off."""
         if self.base_url and _SERVICE_PATH in self.base_url:
@@ -154,17 +182,16 @@ class CortexConfig(BaseModel):
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> CortexConfig:
         """The small cortex yaml a recipe names: the fields at the top, or under `cortex:`."""
-        import yaml
-
-        try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        except OSError as exc:
-            raise ConfigError(f"cannot read the cortex settings file {path}: {exc}") from None
+        data = load_yaml(path, "cortex settings file") or {}
+        prefix: tuple[str, ...] = ()
         if isinstance(data, Mapping) and isinstance(data.get("cortex"), Mapping):
-            data = data["cortex"]
+            data, prefix = data["cortex"], ("cortex",)
         if not isinstance(data, Mapping):
             raise ConfigError(f"the cortex settings file {path} must hold a mapping")
-        return cls.model_validate(_drop_secrets(dict(data)))
+        try:
+            return cls.model_validate(dict(data))
+        except ValidationError as exc:
+            raise explain(exc, str(path), prefix, key_lines(path)) from None
 
     def read_token(self, environ: Mapping[str, str] | None = None) -> SecretStr:
         """The PAT from the environment variable named by `pat_env` (never from a file)."""
@@ -270,28 +297,40 @@ class ArcticRLClientConfig(BaseModel):
         cls, data: Any, section: str | None = None, *, origin: str = "yaml", **overrides: Any
     ) -> ArcticRLClientConfig:
         """Build from a dict or an OmegaConf DictConfig, optionally from a dotted `section`."""
-        data = _to_plain(data)
-        for part in (section or "").split(".") if section else []:
-            if not isinstance(data, Mapping) or part not in data:
-                raise ConfigError(f"config section {section!r} not found")
-            data = data[part]
-        if not isinstance(data, Mapping):
-            raise ConfigError(f"config section {section!r} is not a mapping")
-        cfg = cls.model_validate({**data, **overrides})
-        cfg._origin = origin
-        return cfg
+        return cls._validated(data, section, origin, "the config", None, overrides)
 
     @classmethod
     def from_yaml(
         cls, path: str | os.PathLike[str], section: str | None = None, **overrides: Any
     ) -> ArcticRLClientConfig:
         """Load a yaml file (the recommended way to select Cortex and its settings)."""
-        import yaml
+        data = load_yaml(path) or {}
+        return cls._validated(data, section, f"yaml {path}", str(path), key_lines(path), overrides)
 
-        text = Path(path).read_text(encoding="utf-8")
-        return cls.from_mapping(
-            yaml.safe_load(text) or {}, section, origin=f"yaml {path}", **overrides
-        )
+    @classmethod
+    def _validated(
+        cls,
+        data: Any,
+        section: str | None,
+        origin: str,
+        where: str,
+        lines: Mapping[tuple[str, ...], int] | None,
+        overrides: Mapping[str, Any],
+    ) -> ArcticRLClientConfig:
+        data = _to_plain(data)
+        prefix = tuple(section.split(".")) if section else ()
+        for part in prefix:
+            if not isinstance(data, Mapping) or part not in data:
+                raise ConfigError(f"config section {section!r} not found")
+            data = data[part]
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"config section {section!r} is not a mapping")
+        try:
+            cfg = cls.model_validate({**data, **overrides})
+        except ValidationError as exc:
+            raise explain(exc, where, prefix, lines) from None
+        cfg._origin = origin
+        return cfg
 
     def reconnect_copy(
         self, job_id: str, sub_jobs: Mapping[str, str | None]
@@ -383,15 +422,16 @@ def resolve_config(
             continue
         setattr(resolved.cortex, field, env[name])
         sources[f"cortex.{label}"] = f"env {name}"
-    sources["token"] = f"env {resolved.cortex.pat_env}"
-    summary = ", ".join(f"{k}={_show(resolved, k)} ({v})" for k, v in sources.items())
+    pat_env = resolved.cortex.pat_env
+    sources["token"] = f"env {pat_env}" if env.get(pat_env) else f"env {pat_env}, which is not set"
+    summary = ", ".join(f"{k}={_show(resolved, k, env)} ({v})" for k, v in sources.items())
     log.info("arctic_rl config: %s", summary)
     return resolved, sources
 
 
-def _show(cfg: ArcticRLClientConfig, key: str) -> str:
+def _show(cfg: ArcticRLClientConfig, key: str, env: Mapping[str, str]) -> str:
     if key == "token":
-        return "***"
+        return "***" if env.get(cfg.cortex.pat_env) else "unset"
     obj: Any = cfg
     for part in key.split("."):
         obj = getattr(obj, "schema_" if part == "schema" else part)
@@ -411,6 +451,7 @@ class ClientSettings:
     retry_timeout: float = 600.0
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     inner: httpx.AsyncBaseTransport | None = None
+    token_env: str | None = None  # the variable the token came from (named in a 401)
 
 
 def _is_loopback(host: str) -> bool:

@@ -90,6 +90,7 @@ class CortexService:
         progress: ProgressFactory | None = None,
         httpx_transport: httpx.AsyncBaseTransport | None = None,
         poll: PollSettings | None = None,
+        token_env: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         check_scheme(self.base_url, allow_insecure_http=allow_insecure_http)
@@ -109,6 +110,7 @@ class CortexService:
             retry_timeout=retry_timeout,
             max_answer_bytes=max_answer_bytes,
             inner=httpx_transport,
+            token_env=token_env,
         )
         self._pools = LoopPools(self._open_client)
         self._poll_settings = poll

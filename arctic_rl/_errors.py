@@ -330,3 +330,25 @@ def error_from_response(
     if isinstance(err, RateLimitError | ServerError):
         err.retry_after = parse_retry_after(headers.get(RETRY_AFTER_HEADER.lower()))
     return err
+
+
+URL_SETTINGS = (
+    "cortex.base_url, or cortex.host with cortex.database, cortex.schema and cortex.endpoint"
+)
+
+
+def add_remedy(err: APIStatusError, method: str, url: str, token_env: str | None) -> None:
+    """Say what to fix on a 401/403 (the token's variable) or a 404 (the URL and the
+    settings that built it); other errors are left as they are."""
+    if isinstance(err, AuthenticationError):
+        variable = f"${token_env}" if token_env else "the variable cortex.pat_env names"
+        remedy = (
+            f"{method} {url} refused the token in {variable} (cortex.pat_env): set it to a "
+            "valid, unexpired programmatic access token"
+        )
+    elif isinstance(err, NotFoundError):
+        remedy = f"{method} {url}; that URL is built from {URL_SETTINGS}"
+    else:
+        return
+    err.message = f"{err.message}: {remedy}"
+    err.args = (err.message,)

@@ -29,9 +29,11 @@ once per client and reused by every call; tests may put any other httpx transpor
 from __future__ import annotations
 
 import json
+import logging
 import urllib.request
 import uuid
 import zlib
+from contextvars import ContextVar, Token
 from typing import Any
 
 import httpx
@@ -47,6 +49,7 @@ from pydantic import SecretStr
 
 from arctic_rl._config import DEFAULT_MAX_ANSWER_BYTES, ClientSettings
 from arctic_rl._errors import (
+    URL_SETTINGS,
     AnswerTooLargeError,
     APIConnectionError,
     APIStatusError,
@@ -54,6 +57,7 @@ from arctic_rl._errors import (
     RedirectError,
     ServerError,
     UnexpectedAnswerError,
+    add_remedy,
     error_from_response,
 )
 
@@ -63,6 +67,11 @@ LONG_POLL_PARAM = "wait_s"
 MAX_RETRY_AFTER_S = 60.0
 RETRY_WAIT_INITIAL_S = 0.5
 RETRY_WAIT_MAX_S = 12.0
+# Until the service has answered once, a failure to reach it is most likely a wrong URL or a
+# server not started: give up after this long (later requests keep the whole retry budget,
+# so an established run still rides out a restart).
+FIRST_CONTACT_RETRY_S = 5.0
+UNREACHABLE_HINT = f"is the service running there? The URL comes from {URL_SETTINGS}"
 # The encodings this client can decompress under a cap; it asks for no others.
 ACCEPT_ENCODING = "gzip, deflate"
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
@@ -84,6 +93,31 @@ def _retry_hook(exc: Exception) -> bool | float:
     return isinstance(exc, httpx.TransportError)
 
 
+# The request being retried in this task, for the retry log line.
+_RETRYING: ContextVar[str | None] = ContextVar("arctic_rl_retrying", default=None)
+
+
+class _ReadableRetries(logging.Filter):
+    """Turns stamina's bare ``stamina.retry_scheduled`` record for one of our requests into
+    one readable line: what failed, why, and when the next try goes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        what = _RETRYING.get()
+        if what is not None and record.msg == "stamina.retry_scheduled":
+            extra = record.__dict__
+            record.msg = "arctic_rl: %s failed (%s); retry %s in %.1f s"
+            record.args = (
+                what,
+                extra.get("stamina.caused_by"),
+                extra.get("stamina.retry_num"),
+                extra.get("stamina.wait_for", 0.0),
+            )
+        return True
+
+
+logging.getLogger("stamina").addFilter(_ReadableRetries())
+
+
 class ServiceTransport(httpx.AsyncBaseTransport):
     """Auth, retries, typed errors, capped answers and idempotency keys around a transport."""
 
@@ -96,13 +130,16 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         max_retries: int = 10,
         retry_timeout: float = 600.0,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        token_env: str | None = None,
     ) -> None:
         self._inner = inner
+        self._token_env = token_env  # the variable the token came from, for a 401's message
         self._base_url = base_url
         self._authorization = SecretStr(f"Bearer {token}")
         self._max_retries = max_retries
         self._retry_timeout = retry_timeout
         self._max_answer_bytes = max_answer_bytes
+        self._reached = False  # whether the service has answered this transport once
 
     def __repr__(self) -> str:
         return f"ServiceTransport(base_url={self._base_url!r})"
@@ -112,6 +149,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         _outlast_long_poll(request)
         request.headers["Authorization"] = self._authorization.get_secret_value()
         request.headers["Accept-Encoding"] = ACCEPT_ENCODING
+        retrying: Token[str | None] | None = None
         try:
             try:
                 return await self._attempt(request, retried=False)
@@ -119,13 +157,15 @@ class ServiceTransport(httpx.AsyncBaseTransport):
                 if _retry_hook(exc) is False or self._max_retries <= 1:
                     raise
                 first_failure: Exception | None = exc
+            retrying = _RETRYING.set(f"{request.method} {request.url}")
+            budget = self._retry_timeout if self._reached else FIRST_CONTACT_RETRY_S
             # Only a failed first attempt pays for stamina (tens of microseconds a request):
             # its failure is replayed as stamina's first attempt, so the waits, the attempt
             # count and the time budget are what they would have been had stamina run it.
             async for attempt in stamina.retry_context(
                 on=_retry_hook,
                 attempts=self._max_retries,
-                timeout=self._retry_timeout,
+                timeout=min(budget, self._retry_timeout),
                 wait_initial=RETRY_WAIT_INITIAL_S,
                 wait_max=RETRY_WAIT_MAX_S,
             ):
@@ -136,12 +176,16 @@ class ServiceTransport(httpx.AsyncBaseTransport):
                     return await self._attempt(request, retried=True)
         except httpx.TransportError as exc:
             raise APIConnectionError(
-                f"cannot reach {self._base_url}: {type(exc).__name__}: {exc}"
+                f"cannot reach {self._base_url}: {type(exc).__name__}: {exc}; {UNREACHABLE_HINT}"
             ) from exc
+        finally:
+            if retrying is not None:
+                _RETRYING.reset(retrying)
         raise AssertionError("stamina ran no attempt")  # pragma: no cover
 
     async def _attempt(self, request: httpx.Request, *, retried: bool) -> httpx.Response:
         response = await self._inner.handle_async_request(request)
+        self._reached = True
         return await self._checked(request, response, retried=retried)
 
     async def _checked(
@@ -178,7 +222,10 @@ class ServiceTransport(httpx.AsyncBaseTransport):
             raise err
         if request.method == "DELETE" and retried and status == 404:
             return httpx.Response(204, request=request)  # our earlier try deleted it
-        raise _status_error(answer)
+        err = _status_error(answer)
+        if isinstance(err, APIStatusError):
+            add_remedy(err, request.method, str(request.url), self._token_env)
+        raise err
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -312,6 +359,7 @@ def open_client(settings: ClientSettings) -> Client:
         max_retries=settings.max_retries,
         retry_timeout=settings.retry_timeout,
         max_answer_bytes=settings.max_answer_bytes,
+        token_env=settings.token_env,
     )
     headers = {TOKEN_TYPE_HEADER: TOKEN_TYPE}
     timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)

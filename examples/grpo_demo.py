@@ -39,9 +39,11 @@ from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 from arctic_rl import CortexConfig
 from arctic_rl.integrations.skyrl import use_cortex
-from mock_server.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # the mock lives in the checkout, not in the installed package
+from mock_server.settings import Settings  # noqa: E402
+
 MOCK_TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"  # what the mock reads its token from
 PAT_ENV = "ARCTIC_RL_DEMO_PAT"  # what the client reads it from (named in the config)
 PROMPTS = ("Say it: ", "Again: ", "Once more: ", "Go on: ")
@@ -350,13 +352,11 @@ def learned(history: Sequence[IterationStats], window: int = 5, margin: float = 
 
 def run_demo(base_url: str, settings: DemoSettings) -> tuple[list[IterationStats], Any]:
     """Build the client as SkyRL does (synchronously), train, save a checkpoint, shut down."""
-    from tqdm import tqdm
-
     client = create_client(base_url, settings)
     print(f"job {client.job_id}: training {client.training_job_id}, "
           f"sampling {client.sampling_job_id}")  # fmt: skip
-    print(HEADER)
-    bar = tqdm(total=settings.iterations, desc="GRPO", unit="it", dynamic_ncols=True)
+    print(HEADER, flush=True)
+    bar = progress_bar(settings.iterations)
 
     def report(stats: IterationStats) -> None:
         bar.write(table_row(stats))
@@ -374,6 +374,15 @@ def run_demo(base_url: str, settings: DemoSettings) -> tuple[list[IterationStats
         client.shutdown()
 
 
+def progress_bar(total: int) -> Any:
+    """The iteration bar, on a terminal only: written to a file or a pipe, its redraws
+    would run into the table rows, which are the record there."""
+    from tqdm import tqdm
+
+    on_terminal = sys.stderr.isatty()
+    return tqdm(total=total, desc="GRPO", unit="it", dynamic_ncols=True, disable=not on_terminal)
+
+
 def _shown(path: Path) -> str:
     """A path relative to the working directory when it lies below it."""
     try:
@@ -385,10 +394,27 @@ def _shown(path: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Start the mock, train, plot, stop the mock; 0 only when the reward clearly rose."""
     defaults = DemoSettings()
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=int, default=defaults.iterations)
-    parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument("--out", type=Path, default=REPO / "demo-output" / "grpo_demo.png")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Starts its own mock on 127.0.0.1 and stops it at the end; needs no token or "
+        "account. Exit status 0 when the final reward is clearly above the first.",
+    )
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=defaults.iterations,
+        help=f"GRPO iterations to run (default {defaults.iterations})",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=defaults.seed, help="seed of the model and the sampling"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "demo-output" / "grpo_demo.png",
+        help="where the reward and loss plot goes; the mock's log lands beside it "
+        "(default demo-output/grpo_demo.png)",
+    )
     args = parser.parse_args(argv)
     settings = DemoSettings(iterations=args.iterations, seed=args.seed)
     torch.set_num_threads(1)  # this side only pads a few small tensors

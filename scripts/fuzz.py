@@ -35,16 +35,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-examples", type=int, default=200, help="per operation and phase")
     parser.add_argument("--max-time", type=int, default=420, help="seconds for the whole run")
     parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--workers", type=int, default=2)
+    # One worker: with two, hypothesis parses lambda sources for its reprs in both threads
+    # at once, and CPython 3.11's AST constructor is not safe for that (schemathesis then
+    # fails with "AST constructor recursion depth mismatch").
+    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--phases", default="coverage,fuzzing,stateful")
     parser.add_argument("--view", choices=[*VIEWS, "both"], default="both")
     parser.add_argument("extra", nargs="*", help="passed to `schemathesis run` as is")
     return parser.parse_args(argv)
 
 
-def schemathesis_command(base_url: str, args: argparse.Namespace, view: str) -> list[str]:
+def schemathesis_command(
+    base_url: str, args: argparse.Namespace, view: str, max_time: int
+) -> list[str]:
     """The CLI invocation for one view (``--checks all``; schemathesis.toml switches
-    nothing off)."""
+    nothing off), bounded by ``max_time`` seconds (its share of the run's time)."""
     exe = Path(sys.executable).with_name("schemathesis")
     return [
         str(exe),
@@ -61,7 +66,7 @@ def schemathesis_command(base_url: str, args: argparse.Namespace, view: str) -> 
         "--max-examples",
         str(args.max_examples),
         "--max-time",
-        str(args.max_time),
+        str(max_time),
         "--seed",
         str(args.seed),
         "--workers",
@@ -74,9 +79,16 @@ def schemathesis_command(base_url: str, args: argparse.Namespace, view: str) -> 
     ]
 
 
+def planned_views(args: argparse.Namespace) -> tuple[list[str], int]:
+    """The views to fuzz and each one's seconds: ``--max-time`` bounds the whole run."""
+    views = list(VIEWS) if args.view == "both" else [args.view]
+    return views, max(1, args.max_time // len(views))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Serve, fuzz each view, stop; returns 0 when every view passed."""
     args = parse_args(argv)
+    sys.path.insert(0, str(ROOT))  # the mock lives in the checkout, not in the package
     from mock_server.testsupport.harness import running_mock
 
     token = secrets.token_urlsafe(24)
@@ -90,8 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fuzz: mock at {mock.base_url} (state in {state})", flush=True)
         status = 0
         try:
-            for view in VIEWS if args.view == "both" else [args.view]:
-                command = schemathesis_command(mock.base_url, args, view)
+            views, share = planned_views(args)
+            for view in views:
+                command = schemathesis_command(mock.base_url, args, view, share)
                 print(f"fuzz ({view} view): " + " ".join(command), flush=True)
                 returned = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
                 print(f"fuzz ({view} view): exit status {returned}", flush=True)

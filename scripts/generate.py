@@ -3,7 +3,9 @@
 The contract (openapi/cortex_gs.yaml) is the single source of truth: everything under
 generated/ is rebuilt from it here, never edited by hand. That is both packages, plus
 generated/openapi/: the contract as today's service alone (every `x-status: proposed`
-element removed, see contract_views.py) and a Markdown page of what the proposals add.
+element removed, see arctic_rl_kit/views.py) and a Markdown page of what the proposals add.
+The contract package also carries both views (the contract and today's view) as data, so
+the kit installed from a wheel checks the same documents.
 The client is generated with the templates under openapi/templates/ (overrides of the
 generator's own, so a template change drifts generated/ like a contract change does).
 Generation always happens in a scratch directory and is then copied (or, with --check,
@@ -29,8 +31,9 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import contract_table  # sibling modules (scripts/ is not a package)
-import contract_views
+import contract_table  # a sibling module (scripts/ is not a package)
+
+from arctic_rl_kit import views as contract_views
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "cortex_gs.yaml"
@@ -250,6 +253,9 @@ def generate_into(out: Path) -> None:
     _run([ruff, "format", *common, "--quiet", str(out)])
     for package in (client_dir, models_dir, contract_dir):
         (package / "py.typed").write_text("", encoding="utf-8")
+    # Both views ship inside the contract package, so an installed kit finds them.
+    shutil.copyfile(SPEC, contract_dir / SPEC.name)
+    shutil.copyfile(out / TODAY_VIEW, contract_dir / Path(TODAY_VIEW).name)
 
 
 def _files(base: Path) -> set[str]:

@@ -24,9 +24,9 @@ import tempfile
 from pathlib import Path
 
 import yaml
+from markdown_it import MarkdownIt
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import contract_views  # a sibling module (scripts/ is not a package)
+from arctic_rl_kit import views as contract_views
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "cortex_gs.yaml"
@@ -96,9 +96,10 @@ def _check(page: Path, text: str, expected: tuple[str, ...], absent: tuple[str, 
 
 def proposals_html(contract: dict) -> str:
     """One self-contained page listing what the proposals add (the Markdown page, as HTML)."""
+    inline = MarkdownIt("commonmark").renderInline  # the rationales are Markdown
     rows = "\n".join(
         f"<tr><td>{html.escape(item.kind)}</td><td><code>{html.escape(item.summary)}</code></td>"
-        f"<td>{html.escape(item.rationale)}</td></tr>"
+        f"<td>{inline(item.rationale)}</td></tr>"
         for item in contract_views.proposals(contract)
     )
     return (

@@ -2,7 +2,7 @@
 
 ``make spec-diff BASE=<ref>`` compares the contract at a git ref with the working tree;
 ``make spec-diff`` also compares today's view of the working tree's contract (every
-``x-status: proposed`` element removed, see contract_views.py) with the full contract, so
+``x-status: proposed`` element removed, see arctic_rl_kit/views.py) with the full contract, so
 that no proposal can break a client of today's service. A change is breaking when a client
 built from the old contract could fail against a server built from the new one:
 
@@ -28,6 +28,7 @@ something does, 2 when a contract cannot be loaded.
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -36,8 +37,9 @@ from typing import Any
 
 import yaml
 
+from arctic_rl_kit import views as contract_views
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import contract_views  # sibling modules (scripts/ is not a package)
 from schema_diff import Direction, Finding, SchemaDiffer, Spec
 
 SPEC = Path("openapi/cortex_gs.yaml")
@@ -213,10 +215,47 @@ def _report(old: Mapping[str, Any], new: Mapping[str, Any], old_name: str, new_n
     if not findings:
         print(f"spec-diff: no breaking changes between {old_name} and {new_name}")
         return 0
-    print(f"spec-diff: {len(findings)} breaking change(s) between {old_name} and {new_name}:")
-    for finding in findings:
-        print(f"  - {finding}")
+    lines = grouped(findings)
+    print(
+        f"spec-diff: {len(findings)} breaking change(s), {len(lines)} distinct, between "
+        f"{old_name} and {new_name}:"
+    )
+    for line in lines:
+        print(f"  - {line}")
     return 1
+
+
+_RESPONSE_WHERE = re.compile(r"^(?P<operation>.+?) response (?P<status>\S+) (?P<part>.+)$")
+
+
+def grouped(findings: list[Finding]) -> list[str]:
+    """One line per change: the same change to the same part of several responses (an
+    enum shared by every error answer, say) is listed once, with where it happens."""
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    lines: list[str | tuple[str, str]] = []
+    for finding in findings:
+        match = _RESPONSE_WHERE.match(finding.where)
+        if match is None:
+            lines.append(str(finding))
+            continue
+        key = (match["part"], finding.what)
+        if key not in groups:
+            groups[key] = []
+            lines.append(key)
+        groups[key].append((match["operation"], match["status"]))
+    return [line if isinstance(line, str) else _group_line(line, groups[line]) for line in lines]
+
+
+def _group_line(key: tuple[str, str], places: list[tuple[str, str]]) -> str:
+    part, what = key
+    if len(places) == 1:
+        operation, status = places[0]
+        return f"{operation} response {status} {part}: {what}"
+    statuses: dict[str, list[str]] = {}
+    for operation, status in places:
+        statuses.setdefault(operation, []).append(status)
+    where = "; ".join(f"{op} {', '.join(codes)}" for op, codes in statuses.items())
+    return f"{part}: {what} (in {len(places)} responses: {where})"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -80,7 +80,7 @@ def cortex_settings(argv: Sequence[str], environ: dict[str, str] | None = None) 
             if not sep or not key:
                 raise ConfigError(f"expected {SETTING_ARG}<key>=<value>, got {entry!r}")
             base[key] = yaml.safe_load(raw)
-    return CortexConfig.model_validate(base)
+    return CortexConfig.checked(base, SETTING_ARG.rstrip("."))
 
 
 def _no_pending_saves(self: Any, model: str | None = None) -> None:
@@ -134,4 +134,27 @@ def main() -> Any:
     sys.argv[1:] = [a for a in argv if not _own(a)]
     os.environ[SELECT_ENV] = "cortex"  # reaches the Ray task: its .pth line installs the seam
     use_cortex(settings)
-    return importlib.import_module(SKYRL_ENTRYPOINT).main()
+    try:
+        entrypoint = importlib.import_module(SKYRL_ENTRYPOINT)
+    except ModuleNotFoundError as exc:
+        if not SKYRL_ENTRYPOINT.startswith(exc.name or "?"):
+            raise
+        raise ConfigError(
+            f"SkyRL is not installed here ({SKYRL_ENTRYPOINT} is missing): install SkyRL, "
+            "then run its trainer with trainer.override_entrypoint=arctic_rl.integrations.skyrl"
+        ) from None
+    return entrypoint.main()
+
+
+USAGE = """\
+arctic_rl.integrations.skyrl is SkyRL's entrypoint on Cortex, not a command of its own.
+Run SkyRL's trainer with it:
+
+    python -m skyrl.train.entrypoints.main_base \\
+        trainer.override_entrypoint=arctic_rl.integrations.skyrl \\
+        arctic_rl.cortex_file=cortex.yaml [arctic_rl.cortex.<key>=<value> ...] [SkyRL's own entries]
+"""
+
+if __name__ == "__main__":
+    sys.stderr.write(USAGE)
+    sys.exit(2)

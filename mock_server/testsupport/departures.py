@@ -1,6 +1,6 @@
 """Test-only: make the mock depart from the contract in chosen ways.
 
-The contract-check kit (``contract_check``) must find a server's departures and name the
+The contract-check kit (``arctic_rl_kit``) must find a server's departures and name the
 operation; its tests prove that against this mock started with
 ``CORTEX_GS_MOCK_DEPART=name[,name...]`` in the environment. Never set it otherwise: the
 mock then deliberately breaks the contract. Departures:

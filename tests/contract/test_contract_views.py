@@ -13,15 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from arctic_rl_kit import views
+
 from .conftest import HTTP_METHODS, ROOT, SPEC_PATH, TODAY_PATH, load_script
 from .test_contract_spec import PROPOSED_OPERATIONS, ROUTES
 
-views = load_script("contract_views")
 BODIES = json.loads((Path(__file__).parent / "published_client_bodies.json").read_text())["bodies"]
 BODY_LINKS = ("x-dssst1-schema", "x-json-schema")
 
@@ -263,8 +265,8 @@ def test_proposals_list_every_marked_element() -> None:
     found = {(item.kind, item.summary) for item in views.proposals(_tiny_contract())}
     assert found == {
         ("operation", "GET /b"),
-        ("header", "header H"),
-        ("parameter", "header parameter Key"),
+        ("header", "response header H"),
+        ("parameter", "request header Key"),
         ("field", "A.y"),
         ("enum values", "A.mode: ['turbo']"),
     }
@@ -291,10 +293,10 @@ def test_the_proposals_page_lists_each_proposal_of_the_contract(spec) -> None:
         "POST /{job_id}/forward-no-grad",
         "POST /{job_id}/log-probs",
         "POST /{job_id}/sync-weights",
-        "GET /{job_id}/requests/{request_id} (query wait_s)",
-        "header parameter Idempotency-Key",
-        "header RetryAfter",
-        "header XSnowflakeRequestId",
+        "query parameter wait_s",
+        "request header Idempotency-Key",
+        "response header Retry-After",
+        "response header x-snowflake-request-id",
         "ChunkAccepted",
         "ErrorCode",
         "TrainBatch",
@@ -356,3 +358,20 @@ def test_schemathesis_can_generate_requests_for_every_operation(view: str) -> No
         draw()
     expected = len(ROUTES) - (len(PROPOSED_OPERATIONS) if view == "today" else 0)
     assert len(set(drawn)) == expected
+
+
+def test_the_proposals_name_each_element_one_way_and_once():
+    found = views.proposals(yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8")))
+    summaries = [item.summary for item in found]
+    assert summaries.count("query parameter wait_s") == 1
+    assert "response header x-snowflake-request-id" in summaries
+    assert "request header Idempotency-Key" in summaries
+    assert len(summaries) == len(set(summaries))
+
+
+def test_the_proposals_page_renders_the_rationales_markdown():
+    page = load_script("render_docs").proposals_html(
+        yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    )
+    assert "<code>wait_s</code>" in page
+    assert "`" not in page

@@ -3,7 +3,7 @@ where stateful scenarios start.
 
 Loaded by the pytest fuzz tests (as ``fuzz.hooks``) and by the CLI run of ``make fuzz``
 (``hooks = "tests.fuzz.hooks"`` in schemathesis.toml). The DSSST1 strategy and the
-``dssst1_body_handling`` check live in ``contract_check.dssst1`` (the server team's kit
+``dssst1_body_handling`` check live in ``arctic_rl_kit.dssst1`` (the server team's kit
 runs them too); importing it registers both, once.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import schemathesis
 from hypothesis import strategies as st
 
-from contract_check.dssst1 import (
+from arctic_rl_kit.dssst1 import (
     BAD_REQUEST_CODES,
     BINARY_MEDIA_TYPE,
     Body,

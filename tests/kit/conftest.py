@@ -1,6 +1,6 @@
 """Runs of the contract-check kit against live mocks, shared by the tests of a module.
 
-Each run is one call of the kit's CLI entry (``contract_check.cli.execute``) against a
+Each run is one call of the kit's CLI entry (``arctic_rl_kit.cli.execute``) against a
 mock on 127.0.0.1 -- a clean one, or one started with the test-only departure switch
 (``CORTEX_GS_MOCK_DEPART``). The token is a fresh random string held only in the
 environment variable the kit is told to read; everything each run prints, logs and
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from contract_check.cli import execute, parse_args
-from contract_check.report import Report
+from arctic_rl_kit.cli import execute, parse_args
+from arctic_rl_kit.report import Report
 from mock_server.testsupport.departures import ENV as DEPART_ENV
 from mock_server.testsupport.harness import LiveMock, MockApi, running_mock
 

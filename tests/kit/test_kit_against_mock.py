@@ -9,8 +9,8 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-from contract_check.cli import EXIT_CONFORMS, EXIT_DEPARTS
-from contract_check.flow import FLOW_CHECK
+from arctic_rl_kit.cli import EXIT_CONFORMS, EXIT_DEPARTS
+from arctic_rl_kit.flow import FLOW_CHECK
 from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV, KitRun

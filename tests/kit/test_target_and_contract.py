@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from contract_check.contract import Contract
-from contract_check.generated import EngineFailed, run_engine
-from contract_check.kit import Kit
-from contract_check.target import Target, TargetError, check_url
+from arctic_rl_kit.contract import Contract
+from arctic_rl_kit.generated import EngineFailed, run_engine
+from arctic_rl_kit.kit import Kit
+from arctic_rl_kit.target import Target, TargetError, check_url
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ import yaml
 from cortex_gs_contract import CHUNK_OPERATIONS
 
 from arctic_rl import wire
-from contract_check.dssst1 import lying_chunk
+from arctic_rl_kit.dssst1 import lying_chunk
 from mock_server.settings import Settings
 from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks
 

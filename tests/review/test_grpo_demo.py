@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import subprocess
 import sys
 
 import pytest
@@ -113,3 +115,24 @@ def test_main_end_to_end_says_when_nothing_was_learned(
     captured = capsys.readouterr()
     assert "not clearly above the first" in captured.err
     assert "checkpoint: " in captured.out and out.is_file()
+
+
+def test_the_demo_explains_itself_with_help():
+    done = subprocess.run(
+        [sys.executable, str(demo.REPO / "examples" / "grpo_demo.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "COLUMNS": "200"},  # one line per option
+    )
+    assert "GRPO iterations to run (default" in done.stdout
+    assert "needs no token or account" in done.stdout
+
+
+def test_off_a_terminal_the_progress_bar_stays_out_of_the_table():
+    bar = demo.progress_bar(3)  # pytest's captured stderr is not a terminal
+    try:
+        assert bar.disable
+    finally:
+        bar.close()

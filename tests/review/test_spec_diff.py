@@ -322,3 +322,23 @@ def test_cli_today_mode(tmp_path, capsys):
     spec.write_text(yaml.safe_dump(broken), encoding="utf-8")
     assert spec_diff.main(["--today", "--spec", str(spec)]) == 1
     assert "priority" in capsys.readouterr().out
+
+
+def test_a_change_repeated_across_responses_is_one_line():
+    what = "enum values added: ['x']"
+    findings = [
+        spec_diff.Finding(f"GET / (list_jobs) response {code} [application/json].error_code", what)
+        for code in ("401", "500")
+    ] + [
+        spec_diff.Finding(
+            "GET /{job_id} (get_job) response 404 [application/json].error_code", what
+        ),
+        spec_diff.Finding("POST /x (op) request body [application/json].a", "new bound maxItems=1"),
+        spec_diff.Finding("GET /{job_id} (get_job) response 200 [application/json].s", what),
+    ]
+    assert spec_diff.grouped(findings) == [
+        "[application/json].error_code: enum values added: ['x'] (in 3 responses: "
+        "GET / (list_jobs) 401, 500; GET /{job_id} (get_job) 404)",
+        "POST /x (op) request body [application/json].a: new bound maxItems=1",
+        "GET /{job_id} (get_job) response 200 [application/json].s: enum values added: ['x']",
+    ]

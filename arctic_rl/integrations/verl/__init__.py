@@ -69,7 +69,8 @@ def cortex_settings(cfg: Any) -> CortexConfig:
     block = (plain.get("remote_backend") or {}).get("cortex") if isinstance(plain, dict) else None
     if not isinstance(block, dict):
         raise ConfigError("remote_backend.cortex not found: select remote_backend=cortex")
-    return CortexConfig.model_validate({k: v for k, v in block.items() if v is not None})
+    settings = {k: v for k, v in block.items() if v is not None}
+    return CortexConfig.checked(settings, "remote_backend.cortex")
 
 
 def client_config(cfg: Any, **fields: Any) -> ArcticRLClientConfig:

@@ -17,7 +17,14 @@ verl`: every failure is logged, never raised). In order, it
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
+
+if importlib.util.find_spec("verl") is None:  # loaded by hand, without verl
+    raise ImportError(
+        "arctic_rl.integrations.verl.register is verl's plugin: install verl, then set "
+        "VERL_USE_EXTERNAL_MODULES=arctic_rl.integrations.verl.register for verl to load it"
+    )
 
 from arctic_rl import _seam
 from arctic_rl.integrations.verl import (

@@ -1,5 +1,5 @@
 """What every part of a run shares: the target, the contract view loaded into schemathesis,
-and the way an answer becomes :class:`~contract_check.report.Finding` s.
+and the way an answer becomes :class:`~arctic_rl_kit.report.Finding` s.
 
 Answers are judged by schemathesis' own checks (status code, content type, body schema
 and headers against the contract, no 5xx) plus the kit's, so a server engineer's report
@@ -24,10 +24,10 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from contract_check import dssst1
-from contract_check.contract import Contract
-from contract_check.report import Finding
-from contract_check.target import Target
+from arctic_rl_kit import dssst1
+from arctic_rl_kit.contract import Contract
+from arctic_rl_kit.report import Finding
+from arctic_rl_kit.target import Target
 
 # The schemathesis checks every answer the kit provokes by hand must pass.
 ANSWER_CHECKS = (

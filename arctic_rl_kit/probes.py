@@ -24,9 +24,9 @@ from typing import Any
 from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 from arctic_rl import wire
-from contract_check import dssst1
-from contract_check.kit import ANSWER_CHECKS, Kit
-from contract_check.report import Finding
+from arctic_rl_kit import dssst1
+from arctic_rl_kit.kit import ANSWER_CHECKS, Kit
+from arctic_rl_kit.report import Finding
 
 JSON = "application/json"
 WRONG_TOKEN_TYPE = "KEYPAIR_JWT"

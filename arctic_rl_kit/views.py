@@ -258,29 +258,64 @@ def _kind(parts: tuple[str, ...]) -> str:
     return "element"
 
 
-def _label(parts: tuple[str, ...], node: Mapping[str, Any]) -> str:
+def _label(parts: tuple[str, ...], node: Mapping[str, Any], header_names: Mapping[str, str]) -> str:
     """A short human name: `POST /{job_id}/sync-weights`, `StepResult.metrics`, ..."""
     if parts[0] == "paths" and len(parts) >= 3 and parts[2] in METHODS:
         text = f"{parts[2].upper()} {parts[1]}"
         if len(parts) > 3 and parts[3] != "parameters":
             text += " " + "/".join(parts[3:])
         if "name" in node:
-            text += f" ({node.get('in')} {node['name']})"
+            return _parameter_label(node)
         return text
     if parts[0] == "paths" and "parameters" in parts and "name" in node:
-        return f"{parts[1]} ({node.get('in')} {node['name']})"
+        return _parameter_label(node)
     if parts[:2] == ("components", "schemas"):
         return ".".join(part for part in parts[2:] if part != "properties")
     if parts[:2] == ("components", "parameters") and "name" in node:
-        return f"{node.get('in')} parameter {node['name']}"
+        return _parameter_label(node)
     if parts[:2] == ("components", "headers"):
-        return f"header {parts[2]}"
+        return f"response header {header_names.get(parts[2], parts[2])}"
     return "/".join(parts)
 
 
+def _parameter_label(node: Mapping[str, Any]) -> str:
+    """``request header Idempotency-Key``, ``query parameter wait_s``: one name wherever
+    the parameter is declared (an operation or the components)."""
+    where = node.get("in")
+    return (
+        f"request header {node['name']}"
+        if where == "header"
+        else f"{where} parameter {node['name']}"
+    )
+
+
+def _header_names(contract: Mapping[str, Any]) -> dict[str, str]:
+    """The header a ``components/headers`` entry is sent as, from the responses using it."""
+    names: dict[str, str] = {}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            headers = node.get("headers")
+            if isinstance(headers, Mapping):
+                for name, header in headers.items():
+                    ref = header.get("$ref", "") if isinstance(header, Mapping) else ""
+                    if ref.startswith(COMPONENTS_PREFIX + "headers/"):
+                        names.setdefault(ref.rsplit("/", 1)[1], str(name))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(contract)
+    return names
+
+
 def proposals(contract: Mapping[str, Any]) -> list[Proposal]:
-    """Every proposal in the contract, in document order, outermost first."""
+    """Every proposal in the contract, in document order, outermost first; one declared in
+    two places (a parameter on an operation and in the components) is listed once."""
     found: list[Proposal] = []
+    header_names = _header_names(contract)
 
     def walk(node: Any, parts: tuple[str, ...]) -> None:
         if isinstance(node, Mapping):
@@ -289,7 +324,7 @@ def proposals(contract: Mapping[str, Any]) -> list[Proposal]:
                     Proposal(
                         where=_pointer(parts),
                         kind=_kind(parts),
-                        summary=_label(parts, node),
+                        summary=_label(parts, node, header_names),
                         rationale=" ".join(str(node.get("x-rationale", "")).split()),
                     )
                 )
@@ -298,7 +333,7 @@ def proposals(contract: Mapping[str, Any]) -> list[Proposal]:
                     Proposal(
                         where=_pointer(parts),
                         kind="enum values",
-                        summary=f"{_label(parts, node)}: {node['x-proposed-enum']}",
+                        summary=f"{_label(parts, node, header_names)}: {node['x-proposed-enum']}",
                         rationale=" ".join(str(node.get("x-rationale", "")).split()),
                     )
                 )
@@ -310,7 +345,10 @@ def proposals(contract: Mapping[str, Any]) -> list[Proposal]:
                 walk(item, (*parts, str(index)))
 
     walk(contract, ())
-    return found
+    unique: dict[tuple[str, str], Proposal] = {}
+    for item in found:
+        unique.setdefault((item.kind, item.summary), item)
+    return list(unique.values())
 
 
 def leftover_markers(node: Any, parts: tuple[str, ...] = ()) -> list[str]:

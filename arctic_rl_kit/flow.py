@@ -26,11 +26,11 @@ import httpx
 from cortex_gs_client.models import OperationRequest
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, CortexService, wire
-from contract_check import generated
-from contract_check.dssst1 import small_batch
-from contract_check.kit import Kit
-from contract_check.probes import Probes
-from contract_check.report import Finding
+from arctic_rl_kit import generated
+from arctic_rl_kit.dssst1 import small_batch
+from arctic_rl_kit.kit import Kit
+from arctic_rl_kit.probes import Probes
+from arctic_rl_kit.report import Finding
 
 # Small enough that the batch below travels as several chunks (the chunked path).
 CHUNK_BYTES = 64 * 1024

@@ -8,38 +8,21 @@ contract plus the line of the source file, so a report line leads straight to th
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-CONTRACT_PATH = REPO_ROOT / "openapi" / "cortex_gs.yaml"
-# The generated "today view" of the repo's contract (``make generate``: proposals removed).
-TODAY_VIEW_PATH = REPO_ROOT / "generated" / "openapi" / "cortex_gs.today.yaml"
+from arctic_rl_kit.views import today_view
+
+# Both views ship as data of the generated contract package (``make generate`` writes them),
+# so the kit reads the same documents from a checkout and from an installed wheel.
+CONTRACT_DATA = resources.files("cortex_gs_contract")
+CONTRACT_PATH = Path(str(CONTRACT_DATA / "cortex_gs.yaml"))
+TODAY_VIEW_PATH = Path(str(CONTRACT_DATA / "cortex_gs.today.yaml"))
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
-
-
-def today_view(document: dict[str, Any]) -> dict[str, Any]:
-    """Today's view of a contract other than the repo's (whose view is generated), made by
-    the project's own definition of "today" (``scripts/contract_views.py``)."""
-    module_path = REPO_ROOT / "scripts" / "contract_views.py"
-    if not module_path.is_file():
-        raise FileNotFoundError(
-            f"cannot derive today's view without {module_path}; pass --with-proposals"
-        )
-    name = "contract_check._contract_views"
-    module = sys.modules.get(name)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(name, module_path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while it loads
-        spec.loader.exec_module(module)
-    return dict(module.today_view(document))
 
 
 def iter_operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -75,10 +58,10 @@ class Contract:
         full = yaml.safe_load(source.read_text(encoding="utf-8"))
         if with_proposals:
             document, view = full, "full"
-        elif path is None and TODAY_VIEW_PATH.is_file():
+        elif path is None:
             document, view = yaml.safe_load(TODAY_VIEW_PATH.read_text(encoding="utf-8")), "today"
         else:
-            document, view = today_view(full), "today"
+            document, view = dict(today_view(full)), "today"
         contract = cls(document=document, source=source, view=view)
         contract._lines = _key_lines(source.read_text(encoding="utf-8"))
         return contract

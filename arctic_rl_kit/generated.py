@@ -7,7 +7,7 @@ Two runs, both safe to point at a shared service:
 * **refusals**: every other operation except ``create_job``, invalid inputs only
   (coverage and fuzzing; the examples phase would send the contract's valid examples) and
   made-up ids, so whatever the server does with them there is nothing to change.
-  ``create_job`` is left to :mod:`contract_check.probes`: schemathesis' negative mode may
+  ``create_job`` is left to :mod:`arctic_rl_kit.probes`: schemathesis' negative mode may
   still produce a body the server accepts, and that would create a job.
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 import requests
 from schemathesis.engine import Status, events, from_schema
 
-from contract_check.kit import Kit, describe, operation_id
-from contract_check.report import Finding
+from arctic_rl_kit.kit import Kit, describe, operation_id
+from arctic_rl_kit.report import Finding
 
 READ_ONLY_METHODS = ["GET", "HEAD", "OPTIONS"]
 MUTATING_METHODS = ["POST", "PUT", "PATCH", "DELETE"]

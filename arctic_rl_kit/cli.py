@@ -12,7 +12,9 @@ chunked forward-backward, a step, a generate and a weight sync with the project'
 checks every answer, and cancels the job at the end whatever happened.
 
 Writes report.md and junit.xml to --report-dir. Exit status: 0 conforms, 1 departs,
-2 the check could not run (bad URL, no token, job not running, target unreachable).
+2 the check could not run (bad URL, no token, job not running, target unreachable). Before
+any check, one authenticated read must succeed: a token the service refuses, or a URL that
+is no Cortex GS endpoint, exits 2 with the reason and never passes.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from contract_check import generated
-from contract_check.contract import Contract
-from contract_check.flow import full_flow
-from contract_check.kit import Kit
-from contract_check.probes import Probes
-from contract_check.report import Report
-from contract_check.target import Target, TargetError
+from arctic_rl_kit import generated
+from arctic_rl_kit.contract import Contract
+from arctic_rl_kit.flow import full_flow
+from arctic_rl_kit.kit import Kit
+from arctic_rl_kit.preflight import PreflightFailed, preflight
+from arctic_rl_kit.probes import Probes
+from arctic_rl_kit.report import Report
+from arctic_rl_kit.target import Target, TargetError
 
 EXIT_CONFORMS, EXIT_DEPARTS, EXIT_CANNOT_RUN = 0, 1, 2
 DEFAULT_REPORT_DIR = Path("contract-check-report")
@@ -55,7 +58,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--job", default=None, help="a running job for the chunk-group refusals")
     parser.add_argument("--with-proposals", action="store_true", help="check the full contract")
     parser.add_argument(
-        "--contract", type=Path, default=None, help="contract file (default: the repo's)"
+        "--contract", type=Path, default=None, help="contract file (default: the one installed)"
     )
     parser.add_argument("--report-dir", type=Path, default=DEFAULT_REPORT_DIR)
     parser.add_argument("--max-examples", type=int, default=20, help="per operation and phase")
@@ -86,6 +89,11 @@ def execute(
         contract = Contract.load(with_proposals=args.with_proposals, path=args.contract)
     except (TargetError, FileNotFoundError) as exc:
         print(f"contract-check: {exc}", file=sys.stderr)
+        return EXIT_CANNOT_RUN, None
+    try:
+        preflight(target, contract)
+    except PreflightFailed as exc:
+        print(f"contract-check: {target.mask(str(exc))}", file=sys.stderr)
         return EXIT_CANNOT_RUN, None
     report = Report(
         target=target.base_url, mode=args.mode, view=contract.view, contract=str(contract.source)
