@@ -28,7 +28,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode, JobState, RequestState
 
 from arctic_rl import wire
-from mock_server import limits
+from mock_server import limits, recovery
 from mock_server.backends import Backend
 from mock_server.chunks import (
     Chunk,
@@ -114,13 +114,7 @@ class MockService:
         self._loop = asyncio.get_running_loop()
         await asyncio.to_thread(self._reconcile)
         self.worker.start()
-        interrupted = request_error(
-            ErrorCode.internal_error, "interrupted by a mock server restart"
-        )
-        started = (RequestState.running, RequestState.streaming)
-        for request_id in self.store.requests_in(started):
-            self.store.set_request_status(request_id, RequestState.failed, error=interrupted)
-        for request_id in self.store.requests_in((RequestState.pending,)):
+        for request_id in recovery.resume_interrupted(self.store):
             self.worker.run_request(request_id)
         for job in self.store.list_jobs():
             if job["status"] in JOB_FLOW[:-1]:
