@@ -257,6 +257,8 @@ class ErrorCode(StrEnum):
     too_many_chunk_groups = "too_many_chunk_groups"
     sequence_too_long = "sequence_too_long"
     request_timeout = "request_timeout"
+    batch_over_budget = "batch_over_budget"
+    generation_over_budget = "generation_over_budget"
 
 
 class ValidationIssue(BaseModel):
