@@ -12,7 +12,7 @@ PORT    ?= 8765
 BACKEND ?= reference
 BASE    ?= HEAD
 
-.PHONY: setup generate check-generated test lint serve demo docs bench fuzz spec-diff contract-check realfw clean
+.PHONY: setup generate check-generated test lint serve demo chaos docs bench fuzz spec-diff contract-check realfw clean
 
 setup: $(STAMP) $(PUBLISHED_STAMP) $(NODE_STAMP)
 
@@ -64,6 +64,13 @@ serve: setup
 
 demo: setup
 	$(BIN)/python examples/grpo_demo.py
+
+# The demo's loop under random network faults and SIGKILLs of the mock, then clean with
+# the same seed: are metrics, samples and final weights bit-identical? (SEED=, ITERATIONS=)
+SEED       ?= 1
+ITERATIONS ?= 6
+chaos: setup
+	OMP_NUM_THREADS=1 $(BIN)/python -m examples.chaos --seed $(SEED) --iterations $(ITERATIONS)
 
 # site/cortex_gs.html (full contract), site/cortex_gs.today.html (today's service alone),
 # site/proposals.html (what the proposals add).

@@ -33,6 +33,7 @@ from cortex_gs_client.models import AcceptedRequest, RequestStatus
 from cortex_gs_client.types import UNSET, File, Response, Unset
 from cortex_gs_contract import CHUNK_OPERATIONS, REQUEST_ID_HEADER, ErrorCode
 
+from arctic_rl._budgets import refuse_over_budget
 from arctic_rl._errors import ArcticRLError, ChunkGroupError, UnexpectedAnswerError
 from arctic_rl._progress import Progress, ProgressFactory
 
@@ -98,6 +99,7 @@ class Uploader:
 
         ``wait_s`` goes with the final chunk: the server may then answer the finished
         request's status instead of its acceptance."""
+        refuse_over_budget(operation_id, value)
         group_id = uuid.uuid4().hex
         only: set[int] | None = None
         replayed = refilled = False

@@ -2,9 +2,11 @@
 
 Each limit bounds what one small request can make the mock compute (openapi/cortex_gs.yaml,
 "Proposed: limits"): prompts per generation or scoring request, ``sampling_params.n``,
-and sequence width against the job's ``max_seq_len``. A chunked frame is checked when
-its final chunk has been decoded; a JSON body after its schema validation (the schema
-carries the contract's numbers, the settings may lower them).
+sequence width against the job's ``max_seq_len``, and the cost budgets the fields
+multiply into (``arctic_rl._budgets``: rows x width² of a batch, tokens of a
+generation). A chunked frame is checked when its final chunk has been decoded; a JSON
+body after its schema validation (the schema carries the contract's numbers, the
+settings may lower them).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any
 
 from cortex_gs_contract import ErrorCode, JobType
 
-from mock_server.backends.common import lookup
+from arctic_rl._budgets import input_shape, over_budget
+from mock_server.backends.common import DEFAULT_MAX_TOKENS
 from mock_server.errors import ApiError
 from mock_server.settings import Settings
 
@@ -35,6 +38,7 @@ def check_request(settings: Settings, job: Mapping[str, Any], kind: str, value: 
         _check_prompt_count(settings, value)
     if kind in _GENERATIONS:
         _check_completions(settings, value)
+    _check_budgets(settings, kind, value)
     limit = max_seq_len(job, _WIDTH_SOURCES.get(kind, ()))
     if limit is None:
         return
@@ -84,16 +88,26 @@ def _check_completions(settings: Settings, value: Mapping[str, Any]) -> None:
             raise _invalid(loc, f"n={n} completions per prompt; at most {cap}", "less_than_equal")
 
 
+def _check_budgets(settings: Settings, kind: str, value: Mapping[str, Any]) -> None:
+    """The cost budgets (``arctic_rl._budgets``): 422 with the budget's code, before any work."""
+    overrun = over_budget(
+        kind,
+        value,
+        max_batch_cost=settings.max_batch_cost,
+        max_generation_tokens=settings.max_generation_tokens,
+        default_max_tokens=DEFAULT_MAX_TOKENS,
+    )
+    if overrun is not None:
+        issue = {"loc": ["body", *overrun.loc], "msg": overrun.message, "type": overrun.code}
+        raise ApiError(422, overrun.code, overrun.message, details=[issue])
+
+
 def _check_input_width(value: Mapping[str, Any], limit: int) -> None:
     """The last dimension of ``input_ids`` (a tensor, or nested lists) against the job's."""
-    ids = lookup(value, "input_ids")
-    shape = getattr(ids, "shape", None)
-    if shape is not None and len(shape) >= 1:
-        width = int(shape[-1])
-    elif _is_list(ids) and all(_is_list(row) for row in ids):
-        width = max((len(row) for row in ids), default=0)
-    else:
+    shape = input_shape(value)
+    if shape is None:
         return  # no recognisable input_ids: the backend refuses the batch
+    width = shape[1]
     if width > limit:
         raise _too_long(["kwargs", "input_ids"], f"input_ids are {width} tokens wide", limit)
 

@@ -23,7 +23,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode, JobState, RequestState
 
 from arctic_rl import wire
-from mock_server import limits
+from mock_server import limits, recovery
 from mock_server.backends import Backend
 from mock_server.chunk_group import Chunk, decode, read_request_chunk
 from mock_server.chunks import NO_CHUNK_DIGEST, ChunkGroups
@@ -85,7 +85,7 @@ class MockService:
 
         A complete group without a request (an older mock stored the final chunk first)
         gets one; one whose frame does not verify is dropped. Requests a restart cut off
-        while running fail; the pending ones are queued again.
+        run again (`recovery`); the pending ones are queued again.
         """
         store = self.store
         for job_id, group_id in store.reconcile():
@@ -102,12 +102,7 @@ class MockService:
             log.info(
                 "chunk group %s of job %s was complete: its request is queued", group_id, job_id
             )
-        interrupted = request_error(
-            ErrorCode.internal_error, "interrupted by a mock server restart"
-        )
-        for request_id in store.requests_in((RequestState.running, RequestState.streaming)):
-            store.set_request_status(request_id, RequestState.failed, error=interrupted)
-        return store.requests_in((RequestState.pending,))
+        return recovery.resume_interrupted(store)
 
     async def stop(self) -> None:
         """Stop lifecycle tasks and the worker (after the request it is running)."""

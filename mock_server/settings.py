@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arctic_rl._budgets import MAX_BATCH_COST, MAX_GENERATION_TOKENS
 from arctic_rl.wire import MAX_BODY_BYTES
 
 INLINE_RESULT_BYTES = 1024 * 1024
@@ -37,7 +38,9 @@ class Settings:
     contract's proposed limits: unfinished chunk groups per job and their lifetime from
     the first chunk, ``total_chunks`` per group, how many missing indexes a
     ``chunk_group_missing_chunks`` answer lists, prompts per generate / generate-stream /
-    log-probs and ``sampling_params.n``.
+    log-probs and ``sampling_params.n``; ``max_batch_cost`` and ``max_generation_tokens``
+    are the cost budgets (rows x width² of a forward batch, prompts x n x max_tokens of a
+    generation).
     """
 
     state_dir: Path
@@ -63,6 +66,8 @@ class Settings:
     missing_chunks_listed: int = MISSING_CHUNKS_LISTED
     max_prompts: int = MAX_PROMPTS
     max_completions_per_prompt: int = MAX_COMPLETIONS_PER_PROMPT
+    max_batch_cost: int = MAX_BATCH_COST
+    max_generation_tokens: int = MAX_GENERATION_TOKENS
 
     @property
     def prefix(self) -> str:

@@ -161,7 +161,17 @@ class RequestState(StrEnum):
     A data-plane request's state. In flight: `pending`, `running`, `streaming`. Success:
     `done` (what the service sends), `completed`, `succeeded`. Failure: `failed`.
     Cancelled: `cancelled`, `canceled`. Raw enum names such as `REQUEST_STATE_DONE` can
-    also appear; clients lowercase and drop the prefix.
+    also appear; clients lowercase and drop the prefix.<!-- proposed:start -->
+
+    *Proposed, not built:* a request outlives a restart of the service (a deploy, a
+    preemption). One that was `running` when the service stopped goes back to `pending`
+    and runs again, from the state before it: nothing of a run is kept until the run is
+    `done`, so it takes effect once. A client polling it across the restart sees it end
+    as if nothing had happened; while the service is down, its polls and submits fail to
+    connect or answer `503`, and it retries them (submits with the same `Idempotency-Key`
+    or chunk group id). The one exception is a `streaming` request that had already handed
+    out events: it fails with `internal_error`, and the client submits it again. A request
+    that failed on its own stays `failed`.<!-- proposed:end -->
 
     """
 
@@ -247,6 +257,8 @@ class ErrorCode(StrEnum):
     too_many_chunk_groups = "too_many_chunk_groups"
     sequence_too_long = "sequence_too_long"
     request_timeout = "request_timeout"
+    batch_over_budget = "batch_over_budget"
+    generation_over_budget = "generation_over_budget"
 
 
 class ValidationIssue(BaseModel):

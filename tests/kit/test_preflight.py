@@ -14,9 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from mock_server.testsupport.harness import LiveMock
 
 from arctic_rl_kit.cli import EXIT_CANNOT_RUN, execute, parse_args
+from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV, QUICK
 

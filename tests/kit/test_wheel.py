@@ -19,8 +19,9 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
-from mock_server.testsupport.harness import LiveMock
 from packaging.requirements import Requirement
+
+from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV, QUICK
 

@@ -14,8 +14,6 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import random
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -31,6 +29,7 @@ import pytest
 from client.standins.batches import train_tensors
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
+from examples.chaos import stable_port
 from mock_server.settings import Settings
 from mock_server.testsupport import crashpoints
 from mock_server.testsupport.harness import auth_headers, request_chunks
@@ -76,21 +75,6 @@ def big_batch() -> dict[str, Any]:
     import torch
 
     return {**train_tensors(), "padding": torch.zeros(48, 1024)}
-
-
-def _free_port() -> int:
-    """A free port below the ephemeral range: while the killed mock is down, no other
-    process's connection (or port-0 server) can be handed its port before it restarts."""
-    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range")
-    lowest = int(ephemeral.read_text().split()[0]) if ephemeral.exists() else 32768
-    for port in random.sample(range(10_000, lowest), 200):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no free port below the ephemeral range")
 
 
 @dataclass
@@ -169,7 +153,7 @@ class MockProcess:
 
 @pytest.fixture
 def mock(tmp_path: Path) -> Iterator[MockProcess]:
-    server = MockProcess(tmp_path / "state", _free_port())
+    server = MockProcess(tmp_path / "state", stable_port())
     try:
         yield server
     finally:

@@ -33,7 +33,17 @@ class RequestStatus:
             status (RequestState): A data-plane request's state. In flight: `pending`, `running`, `streaming`. Success:
                 `done` (what the service sends), `completed`, `succeeded`. Failure: `failed`.
                 Cancelled: `cancelled`, `canceled`. Raw enum names such as `REQUEST_STATE_DONE` can
-                also appear; clients lowercase and drop the prefix.
+                also appear; clients lowercase and drop the prefix.<!-- proposed:start -->
+
+                *Proposed, not built:* a request outlives a restart of the service (a deploy, a
+                preemption). One that was `running` when the service stopped goes back to `pending`
+                and runs again, from the state before it: nothing of a run is kept until the run is
+                `done`, so it takes effect once. A client polling it across the restart sees it end
+                as if nothing had happened; while the service is down, its polls and submits fail to
+                connect or answer `503`, and it retries them (submits with the same `Idempotency-Key`
+                or chunk group id). The one exception is a `streaming` request that had already handed
+                out events: it fails with `internal_error`, and the client submits it again. A request
+                that failed on its own stays `failed`.<!-- proposed:end -->
             created_at (datetime.datetime | Unset): When the request was accepted.
             updated_at (datetime.datetime | Unset): When it last changed.
             result (InlineBinaryResult | JsonResult | None | Unset): The result, when done (see above).

@@ -1,0 +1,45 @@
+"""The demo's GRPO loop carries on across SIGKILLs of the mock and random network faults,
+and ends exactly where a clean run with the same seed ends (``make chaos``, shortened).
+
+The mock is a real ``python -m mock_server`` subprocess, killed with SIGKILL while a
+request runs (the store says so) and restarted on the same state dir and port; the
+client is the legacy client the demo uses, over real HTTP. "Exactly" is bit-for-bit:
+each iteration's reward, loss, grad_norm, kl and sample, and the final weights' exact
+log-probabilities of a probe with the saved checkpoint's step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from examples import chaos
+
+SETTINGS = chaos.ChaosSettings(seed=3, iterations=6, kills=3, faults=0)
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> chaos.Outcome:
+    """The same loop, same seed, nothing going wrong."""
+    return chaos.run(tmp_path_factory.mktemp("clean"), SETTINGS, chaos=False)
+
+
+def assert_same(outcome: chaos.Outcome, clean: chaos.Outcome) -> None:
+    for ours, theirs in zip(outcome.rows, clean.rows, strict=True):
+        assert ours == theirs, f"iteration {ours[0]} differs"
+    assert outcome.fingerprint == clean.fingerprint
+
+
+def test_a_run_survives_sigkills_of_the_service(tmp_path: Path, clean: chaos.Outcome) -> None:
+    outcome = chaos.run(tmp_path, SETTINGS, chaos=True)
+    assert (outcome.kills, outcome.kills_while_running) == (3, 3)
+    assert_same(outcome, clean)
+
+
+def test_a_run_survives_faults_and_a_sigkill(tmp_path: Path, clean: chaos.Outcome) -> None:
+    settings = chaos.ChaosSettings(seed=5, iterations=6, kills=1, faults=10)
+    outcome = chaos.run(tmp_path, settings, chaos=True)
+    assert (outcome.kills, outcome.kills_while_running) == (1, 1)
+    assert outcome.faults_hit >= 5
+    assert_same(outcome, clean)
