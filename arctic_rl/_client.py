@@ -11,7 +11,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from arctic_rl._config import ArcticRLClientConfig, CortexConfig, resolve_config
+from arctic_rl._config import ArcticRLClientConfig, CortexConfig
 from arctic_rl._cortex import CortexService
 from arctic_rl._errors import ArcticRLError, ConfigError, NotFoundError
 from arctic_rl._progress import ProgressFactory
@@ -22,6 +22,7 @@ from arctic_rl._requests import (
     plain_params,
     plain_tokens,
 )
+from arctic_rl._sources import resolve_config
 
 if TYPE_CHECKING:
     from cortex_gs_client.models import Job

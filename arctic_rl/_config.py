@@ -11,13 +11,10 @@ Selection is separate: `ARCTIC_RL_BACKEND=cortex` turns a config whose backend i
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -30,17 +27,12 @@ from pydantic import (
 )
 
 from arctic_rl._config_check import explain, key_lines, load_yaml, refuse_unknown
+from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES
 from arctic_rl._errors import ConfigError
-
-if TYPE_CHECKING:
-    import httpx
 
 __all__ = [
     "ArcticRLClientConfig",
-    "ClientSettings",
     "CortexConfig",
-    "check_scheme",
-    "resolve_config",
 ]
 
 log = logging.getLogger("arctic_rl")
@@ -49,7 +41,6 @@ Backend = Literal["local", "dss-platform", "cortex", "remote"]
 CORTEX_BACKENDS = frozenset({"cortex", "remote"})
 DEFAULT_CHUNK_BYTES = 60 * 1024 * 1024
 # Poll pages carry result chunks (base64) too; 256 MiB holds the largest page by far.
-DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
 DEFAULT_PAT_ENV = "ARCTIC_CORTEX_PAT"
 SELECT_ENV = "ARCTIC_RL_BACKEND"
 # Either selects Cortex; the second is the name Arctic-Platform's own Cortex client reads.
@@ -58,7 +49,6 @@ CORTEX_FILE_ENV = "ARCTIC_RL_CORTEX_FILE"  # the small cortex yaml a recipe may 
 # A full service URL carries this path; a bare base_url is scheme + host (+ port).
 _SERVICE_PATH = "/api/v2/"
 
-LOOPBACK_NAMES = frozenset({"localhost"})
 
 # Keys that look like secrets: dropped from yaml with a warning instead of being used.
 _SECRET_KEYS = frozenset({"token", "pat", "password", "secret", "api_key"})
@@ -363,113 +353,3 @@ def _drop_secrets(block: dict[str, Any]) -> dict[str, Any]:
             ", ".join(found),
         )
     return {k: v for k, v in block.items() if k.lower() not in _SECRET_KEYS}
-
-
-def selecting_env(environ: Mapping[str, str] | None = None) -> str | None:
-    """The variable that selects Cortex (`ARCTIC_RL_BACKEND` or `ARCTIC_BACKEND` set to
-    `cortex`), or None when neither does."""
-    env = os.environ if environ is None else environ
-    return next((n for n in SELECT_ENVS if env.get(n, "").strip().lower() == "cortex"), None)
-
-
-def cortex_selected(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether the launcher override (`ARCTIC_RL_BACKEND=cortex` or `ARCTIC_BACKEND=cortex`)
-    is exported."""
-    return selecting_env(environ) is not None
-
-
-def effective_backend(
-    config: ArcticRLClientConfig, environ: Mapping[str, str] | None = None
-) -> str:
-    """The backend after the launcher override: "local" becomes "cortex" when selected.
-
-    Both frameworks hard-code backend="local", so the override must beat it; any other
-    value of the selecting variables, and any other backend, is left alone.
-    """
-    if config.backend == "local" and cortex_selected(environ):
-        return "cortex"
-    return config.backend
-
-
-def resolve_config(
-    config: ArcticRLClientConfig, environ: Mapping[str, str] | None = None
-) -> tuple[ArcticRLClientConfig, dict[str, str]]:
-    """Apply the launcher override and fill unset cortex settings from the environment.
-
-    Explicit settings (yaml or code) always win over the environment. Returns the result
-    and each setting's source; one log line reports them (never the token).
-    """
-    env = os.environ if environ is None else environ
-    resolved = config.model_copy(deep=True)
-    resolved._origin = config._origin
-    sources: dict[str, str] = {}
-    backend = effective_backend(config, env)
-    if backend != config.backend:
-        resolved.backend = backend  # type: ignore[assignment]
-        sources["backend"] = f"env {selecting_env(env)}"
-    else:
-        explicit = "backend" in config.model_fields_set
-        sources["backend"] = config._origin if explicit else "default"
-    cortex_set = config.cortex.model_fields_set if "cortex" in config.model_fields_set else set()
-    for field, names in ENV_FALLBACKS.items():
-        label = "schema" if field == "schema_" else field
-        if field in cortex_set and getattr(config.cortex, field) is not None:  # null = unset
-            sources[f"cortex.{label}"] = config._origin
-            continue
-        name = next((n for n in names if env.get(n)), None)
-        if name is None:
-            sources[f"cortex.{label}"] = "default"
-            continue
-        setattr(resolved.cortex, field, env[name])
-        sources[f"cortex.{label}"] = f"env {name}"
-    pat_env = resolved.cortex.pat_env
-    sources["token"] = f"env {pat_env}" if env.get(pat_env) else f"env {pat_env}, which is not set"
-    summary = ", ".join(f"{k}={_show(resolved, k, env)} ({v})" for k, v in sources.items())
-    log.info("arctic_rl config: %s", summary)
-    return resolved, sources
-
-
-def _show(cfg: ArcticRLClientConfig, key: str, env: Mapping[str, str]) -> str:
-    if key == "token":
-        return "***" if env.get(cfg.cortex.pat_env) else "unset"
-    obj: Any = cfg
-    for part in key.split("."):
-        obj = getattr(obj, "schema_" if part == "schema" else part)
-    return repr(obj)
-
-
-@dataclass(frozen=True)
-class ClientSettings:
-    """What the HTTP seam is opened with (kept until the first call opens it)."""
-
-    base_url: str
-    token: SecretStr
-    connect_timeout: float = 10.0
-    read_timeout: float = 120.0
-    verify_tls: bool = True
-    max_retries: int = 10
-    retry_timeout: float = 600.0
-    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
-    inner: httpx.AsyncBaseTransport | None = None
-    token_env: str | None = None  # the variable the token came from (named in a 401)
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_scheme(base_url: str, *, allow_insecure_http: bool = False) -> None:
-    """Plain http:// only to loopback (or when explicitly allowed): the token rides along."""
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    if parts.scheme == "http" and not allow_insecure_http and not _is_loopback(host):
-        raise ConfigError(
-            f"refusing plain http:// to {host}: the token would cross the network "
-            f"unencrypted. Use https://, or set cortex.allow_insecure_http: true if the "
-            f"network in between is trusted (http:// to localhost/127.0.0.1/::1 is allowed)"
-        )

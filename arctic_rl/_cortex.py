@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from arctic_rl._answers import parsed, parsed_and_id, read_poll
-from arctic_rl._config import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, check_scheme
+from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, check_scheme
 from arctic_rl._errors import (
     BadRequestError,
     InvalidRequestError,

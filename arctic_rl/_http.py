@@ -47,7 +47,7 @@ from cortex_gs_contract import (
 )
 from pydantic import SecretStr
 
-from arctic_rl._config import DEFAULT_MAX_ANSWER_BYTES, ClientSettings
+from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings
 from arctic_rl._errors import (
     URL_SETTINGS,
     AnswerTooLargeError,

@@ -25,11 +25,11 @@ from arctic_rl._config import (
     CORTEX_FILE_ENV,
     ArcticRLClientConfig,
     CortexConfig,
-    effective_backend,
 )
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
 from arctic_rl._requests import forward_request
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
+from arctic_rl._sources import effective_backend
 from arctic_rl.integrations._layout import AnswerLog
 
 if TYPE_CHECKING:

@@ -10,7 +10,6 @@ the request for whoever has that variable set.
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import os
 import re
 import shlex
@@ -21,8 +20,9 @@ from urllib.parse import urlsplit
 
 from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
+from arctic_rl._endpoint import is_loopback
+
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-LOOPBACK_NAMES = ("localhost",)
 # Headers worth showing in a reproduction; transport noise (user agent, lengths) is not.
 SAVED_BODY_LIMIT = 1 << 20
 SHOWN_HEADERS = ("authorization", TOKEN_TYPE_HEADER.lower(), "content-type", "idempotency-key")
@@ -30,16 +30,6 @@ SHOWN_HEADERS = ("authorization", TOKEN_TYPE_HEADER.lower(), "content-type", "id
 
 class TargetError(ValueError):
     """The target cannot be checked as given (bad URL, no token); says what to fix."""
-
-
-def is_loopback(host: str) -> bool:
-    """``localhost`` or a loopback IP literal (127.0.0.0/8, ::1)."""
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_url(url: str) -> str:

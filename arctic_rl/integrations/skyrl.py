@@ -38,9 +38,10 @@ from typing import Any
 import yaml
 
 from arctic_rl import _seam
-from arctic_rl._config import CORTEX_FILE_ENV, SELECT_ENV, CortexConfig, resolve_config
+from arctic_rl._config import CORTEX_FILE_ENV, SELECT_ENV, CortexConfig
 from arctic_rl._errors import ConfigError
 from arctic_rl._shim import route_on_prem_to_cortex
+from arctic_rl._sources import resolve_config
 
 __all__ = [
     "FILE_ARG",

@@ -10,7 +10,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from arctic_rl import ArcticRLClientConfig, ConfigError, CortexConfig
-from arctic_rl._config import effective_backend, resolve_config
+from arctic_rl._sources import effective_backend, resolve_config
 from arctic_rl.integrations import skyrl, verl
 
 SECRET = "pat-secret-value-123"

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from arctic_rl import ArcticRLClientConfig, ConfigError, CortexConfig
-from arctic_rl._config import resolve_config
+from arctic_rl._sources import resolve_config
 from arctic_rl.integrations import skyrl, verl
 
 

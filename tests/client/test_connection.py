@@ -20,7 +20,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from arctic_rl._config import ClientSettings
+from arctic_rl._endpoint import ClientSettings
 from arctic_rl._errors import APIConnectionError
 from arctic_rl._http import LIMITS, open_client
 
