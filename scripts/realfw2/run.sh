@@ -73,7 +73,7 @@ fi
 PORT=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
 export REALFW2_MOCK_TOKEN="realfw2-$(python3 -c 'import secrets;print(secrets.token_hex(12))')"
 STATE=$(mktemp -d "$R/run/mockstate.XXXX")
-CORTEX_GS_MOCK_TOKEN="$REALFW2_MOCK_TOKEN" "$PROJECT/.venv/bin/python" -m mock_server --host 127.0.0.1 \
+PYTHONPATH="$PROJECT" CORTEX_GS_MOCK_TOKEN="$REALFW2_MOCK_TOKEN" "$PROJECT/.venv/bin/python" -m mock_server --host 127.0.0.1 \
   --port "$PORT" --state-dir "$STATE" --backend reference > run/mock.log 2>&1 &
 MOCK=$!
 trap 'kill $MOCK 2>/dev/null; wait $MOCK 2>/dev/null' EXIT
