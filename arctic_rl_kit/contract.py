@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from arctic_rl._config_check import key_lines
 from arctic_rl_kit.views import today_view
 
 # Both views ship as data of the generated contract package (``make generate`` writes them),
@@ -63,7 +64,7 @@ class Contract:
         else:
             document, view = dict(today_view(full)), "today"
         contract = cls(document=document, source=source, view=view)
-        contract._lines = _key_lines(source.read_text(encoding="utf-8"))
+        contract._lines = key_lines(source)
         return contract
 
     def operations(self) -> list[tuple[str, str, dict[str, Any]]]:
@@ -101,23 +102,3 @@ class Contract:
         """The response keys the operation documents (``"200"``, ``"4XX"``, ``"default"``)."""
         op = self.document["paths"][path][method.lower()]
         return {str(code) for code in op.get("responses", {})}
-
-
-def _key_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Line (1-based) of every mapping key under ``paths``, by its key path."""
-    lines: dict[tuple[str, ...], int] = {}
-
-    def walk(node: yaml.Node, at: tuple[str, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                here = (*at, str(key.value))
-                lines[here] = key.start_mark.line + 1
-                walk(value, here)
-
-    root = yaml.compose(text)
-    if isinstance(root, yaml.MappingNode):
-        for key, value in root.value:
-            if key.value == "paths":
-                lines[("paths",)] = key.start_mark.line + 1
-                walk(value, ("paths",))
-    return lines
