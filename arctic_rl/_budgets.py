@@ -32,6 +32,7 @@ __all__ = [
     "MAX_GENERATION_TOKENS",
     "Overrun",
     "input_shape",
+    "lookup",
     "over_budget",
     "refuse_over_budget",
 ]
@@ -98,7 +99,7 @@ def refuse_over_budget(kind: str, value: Any) -> None:
 
 def input_shape(value: Mapping[str, Any]) -> tuple[int, int] | None:
     """(rows, width) of a batch's ``input_ids`` (a tensor or nested lists), if it has any."""
-    ids = _lookup(value, "input_ids")
+    ids = lookup(value, "input_ids")
     shape = getattr(ids, "shape", None)
     if shape is not None and len(shape) >= 1:
         dims = [int(d) for d in shape]
@@ -131,7 +132,8 @@ def _count(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def _lookup(value: Mapping[str, Any], name: str) -> Any:
+def lookup(value: Mapping[str, Any], name: str) -> Any:
+    """A batch field from ``kwargs``, then ``context``, then the top level."""
     for section in _SECTIONS:
         part = value.get(section)
         if isinstance(part, Mapping) and name in part:

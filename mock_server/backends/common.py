@@ -31,6 +31,7 @@ from typing import Any
 import torch
 from cortex_gs_contract import ErrorCode, JobType
 
+from arctic_rl._budgets import lookup
 from mock_server.backends import BackendError, sub_job_ids
 
 VOCAB_SIZE = 1024
@@ -40,8 +41,6 @@ DEFAULT_LR = 1e-5
 DEFAULT_MAX_TOKENS = 16
 DEFAULT_KL_COEF = 1e-3
 IGNORE_INDEX = -100
-
-_SECTIONS = ("kwargs", "context")
 
 
 @dataclass(frozen=True)
@@ -187,15 +186,6 @@ def peak_memory(gpu_peak: int) -> dict[str, int]:
     with open(f"/proc/{os.getpid()}/statm", encoding="ascii") as statm:
         resident_pages = int(statm.read().split()[1])
     return {"gpu_peak": int(gpu_peak), "cpu_peak": resident_pages * os.sysconf("SC_PAGE_SIZE")}
-
-
-def lookup(batch: Mapping[str, Any], name: str) -> Any:
-    """Find a batch field in ``kwargs``, then ``context``, then the top level."""
-    for section in _SECTIONS:
-        part = batch.get(section)
-        if isinstance(part, Mapping) and name in part:
-            return part[name]
-    return batch.get(name)
 
 
 def processing_of(batch: Mapping[str, Any]) -> dict[str, Any]:
