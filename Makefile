@@ -18,15 +18,17 @@ setup: $(STAMP) $(PUBLISHED_STAMP) $(NODE_STAMP)
 
 # torch is installed first, on its own, so the user chooses its build (docs/setup.md):
 # TORCH_SPEC is the requirement, TORCH_INDEX the package index to take it from (empty:
-# pip's configured indexes). Without a GPU and without TORCH_INDEX, setup says how to
-# avoid the multi-gigabyte CUDA build before it installs anything.
+# pip's configured indexes). Without a GPU, scripts/torch_choice.py first asks pip what it
+# would install and stops, before anything is installed, if that is the multi-gigabyte CUDA
+# build (TORCH_ALLOW_CUDA=1 installs it anyway).
 TORCH_SPEC  ?= torch==2.13.0
 TORCH_INDEX ?=
-HAS_GPU     := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
+TORCH_ALLOW_CUDA ?=
+TORCH_PIP_ARGS = $(if $(TORCH_INDEX),--index-url '$(TORCH_INDEX)') '$(TORCH_SPEC)'
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	@test -n "$(HAS_GPU)$(TORCH_INDEX)" || echo "setup: no GPU found; if pip would pull the CUDA build of torch, stop and rerun with TORCH_INDEX=<a CPU-only torch index> (see docs/setup.md)" >&2
-	$(BIN)/pip install --quiet --disable-pip-version-check $(if $(TORCH_INDEX),--index-url '$(TORCH_INDEX)') '$(TORCH_SPEC)'
+	$(BIN)/python scripts/torch_choice.py $(if $(filter 1,$(TORCH_ALLOW_CUDA)),--allow-cuda) -- $(TORCH_PIP_ARGS)
+	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_PIP_ARGS)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[mock,dev]'
 	$(BIN)/python -m arctic_rl._seam  # the arctic_platform.rl seam's .pth line
 	touch $(STAMP)

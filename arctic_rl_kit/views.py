@@ -1,4 +1,5 @@
-"""The two views of the contract: today's service alone, and what the proposals add.
+"""The two views of the contract: today's service alone, and the full one with proposals
+(what the proposals add, element by element, is listed by ``arctic_rl_kit.proposals``).
 
 openapi/cortex_gs.yaml describes the service as it answers today plus additions marked
 ``x-status: proposed`` (each with an ``x-rationale``). A reviewer needs to read today's service
@@ -52,7 +53,7 @@ def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def _pointer(parts: tuple[str, ...]) -> str:
+def pointer(parts: tuple[str, ...]) -> str:
     return "#/" + "/".join(_escape(part) for part in parts)
 
 
@@ -74,16 +75,10 @@ def _component_of(ref: str) -> str:
     return "/".join(ref.split("/")[:4])
 
 
-def _reachable(doc: Mapping[str, Any]) -> set[str]:
-    """Components reachable from everything outside ``components`` (paths, info, ...)."""
-    components = doc.get("components") or {}
-    roots = {key: value for key, value in doc.items() if key != "components"}
-    # Security schemes are used by name, not by reference.
-    seen = {
-        f"{COMPONENTS_PREFIX}securitySchemes/{name}"
-        for name in components.get("securitySchemes") or {}
-    }
-    queue = [_component_of(ref) for ref in references(roots)]
+def reachable_from(components: Mapping[str, Any], node: Any) -> set[str]:
+    """The components ``node`` reaches, directly or through other components."""
+    seen: set[str] = set()
+    queue = [_component_of(ref) for ref in references(node)]
     while queue:
         ref = queue.pop()
         if ref in seen:
@@ -93,6 +88,18 @@ def _reachable(doc: Mapping[str, Any]) -> set[str]:
         target = (components.get(section) or {}).get(name.replace("~1", "/").replace("~0", "~"))
         queue.extend(_component_of(inner) for inner in references(target))
     return seen
+
+
+def _reachable(doc: Mapping[str, Any]) -> set[str]:
+    """Components reachable from everything outside ``components`` (paths, info, ...)."""
+    components = doc.get("components") or {}
+    roots = {key: value for key, value in doc.items() if key != "components"}
+    # Security schemes are used by name, not by reference.
+    schemes = {
+        f"{COMPONENTS_PREFIX}securitySchemes/{name}"
+        for name in components.get("securitySchemes") or {}
+    }
+    return schemes | reachable_from(components, roots)
 
 
 @dataclass
@@ -230,161 +237,17 @@ def _defined(doc: Mapping[str, Any]) -> set[str]:
     }
 
 
-@dataclass(frozen=True)
-class Proposal:
-    """One proposed element of the contract."""
-
-    where: str
-    kind: str
-    summary: str
-    rationale: str
-
-
-def _kind(parts: tuple[str, ...]) -> str:
-    if parts[0] == "paths":
-        if len(parts) == 3:
-            return "operation"
-        return {"parameters": "parameter", "responses": "response"}.get(parts[-2], "operation part")
-    if parts[0] == "components" and len(parts) == 3:
-        return {
-            "schemas": "schema",
-            "parameters": "parameter",
-            "headers": "header",
-            "responses": "response",
-            "requestBodies": "request body",
-        }.get(parts[1], parts[1])
-    if "properties" in parts:
-        return "field"
-    return "element"
-
-
-def _label(parts: tuple[str, ...], node: Mapping[str, Any], header_names: Mapping[str, str]) -> str:
-    """A short human name: `POST /{job_id}/sync-weights`, `StepResult.metrics`, ..."""
-    if parts[0] == "paths" and len(parts) >= 3 and parts[2] in METHODS:
-        text = f"{parts[2].upper()} {parts[1]}"
-        if len(parts) > 3 and parts[3] != "parameters":
-            text += " " + "/".join(parts[3:])
-        if "name" in node:
-            return _parameter_label(node)
-        return text
-    if parts[0] == "paths" and "parameters" in parts and "name" in node:
-        return _parameter_label(node)
-    if parts[:2] == ("components", "schemas"):
-        return ".".join(part for part in parts[2:] if part != "properties")
-    if parts[:2] == ("components", "parameters") and "name" in node:
-        return _parameter_label(node)
-    if parts[:2] == ("components", "headers"):
-        return f"response header {header_names.get(parts[2], parts[2])}"
-    return "/".join(parts)
-
-
-def _parameter_label(node: Mapping[str, Any]) -> str:
-    """``request header Idempotency-Key``, ``query parameter wait_s``: one name wherever
-    the parameter is declared (an operation or the components)."""
-    where = node.get("in")
-    return (
-        f"request header {node['name']}"
-        if where == "header"
-        else f"{where} parameter {node['name']}"
-    )
-
-
-def _header_names(contract: Mapping[str, Any]) -> dict[str, str]:
-    """The header a ``components/headers`` entry is sent as, from the responses using it."""
-    names: dict[str, str] = {}
-
-    def walk(node: Any) -> None:
-        if isinstance(node, Mapping):
-            headers = node.get("headers")
-            if isinstance(headers, Mapping):
-                for name, header in headers.items():
-                    ref = header.get("$ref", "") if isinstance(header, Mapping) else ""
-                    if ref.startswith(COMPONENTS_PREFIX + "headers/"):
-                        names.setdefault(ref.rsplit("/", 1)[1], str(name))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(contract)
-    return names
-
-
-def proposals(contract: Mapping[str, Any]) -> list[Proposal]:
-    """Every proposal in the contract, in document order, outermost first; one declared in
-    two places (a parameter on an operation and in the components) is listed once."""
-    found: list[Proposal] = []
-    header_names = _header_names(contract)
-
-    def walk(node: Any, parts: tuple[str, ...]) -> None:
-        if isinstance(node, Mapping):
-            if is_proposed(node):
-                found.append(
-                    Proposal(
-                        where=_pointer(parts),
-                        kind=_kind(parts),
-                        summary=_label(parts, node, header_names),
-                        rationale=" ".join(str(node.get("x-rationale", "")).split()),
-                    )
-                )
-            if "x-proposed-enum" in node:
-                found.append(
-                    Proposal(
-                        where=_pointer(parts),
-                        kind="enum values",
-                        summary=f"{_label(parts, node, header_names)}: {node['x-proposed-enum']}",
-                        rationale=" ".join(str(node.get("x-rationale", "")).split()),
-                    )
-                )
-            for key, value in node.items():
-                if key != "x-today":
-                    walk(value, (*parts, str(key)))
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, (*parts, str(index)))
-
-    walk(contract, ())
-    unique: dict[tuple[str, str], Proposal] = {}
-    for item in found:
-        unique.setdefault((item.kind, item.summary), item)
-    return list(unique.values())
-
-
 def leftover_markers(node: Any, parts: tuple[str, ...] = ()) -> list[str]:
     """Where a proposal marker survives (for checking today's view)."""
     found: list[str] = []
     if isinstance(node, Mapping):
         for key, value in node.items():
             if key in MARKERS:
-                found.append(f"{_pointer(parts)}/{key}")
+                found.append(f"{pointer(parts)}/{key}")
             found.extend(leftover_markers(value, (*parts, str(key))))
     elif isinstance(node, list):
         for index, item in enumerate(node):
             found.extend(leftover_markers(item, (*parts, str(index))))
     elif isinstance(node, str) and "proposed:start" in node:
-        found.append(_pointer(parts))
+        found.append(pointer(parts))
     return found
-
-
-def delta_markdown(contract: Mapping[str, Any]) -> str:
-    """A Markdown page listing what the proposals add to today's service."""
-    items = proposals(contract)
-    lines = [
-        "# What the proposals add",
-        "",
-        "Generated from `openapi/cortex_gs.yaml` by `make generate`; do not edit. Each row is one",
-        "element marked `x-status: proposed`; today's service is",
-        "`generated/openapi/cortex_gs.today.yaml` (the same contract with these removed).",
-        "",
-        f"{len(items)} proposals.",
-        "",
-        "| kind | element | rationale |",
-        "|---|---|---|",
-    ]
-    for item in items:
-        summary = item.summary.replace("|", "\\|")
-        rationale = item.rationale.replace("|", "\\|")
-        lines.append(f"| {item.kind} | `{summary}` | {rationale} |")
-    lines.append("")
-    return "\n".join(lines)

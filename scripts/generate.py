@@ -33,6 +33,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import contract_table  # a sibling module (scripts/ is not a package)
 
+from arctic_rl_kit import proposals as contract_proposals
 from arctic_rl_kit import views as contract_views
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -213,7 +214,7 @@ def write_views(out: Path) -> None:
     (out / VIEWS).mkdir(parents=True, exist_ok=True)
     text = yaml.dump(today, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=100)
     (out / TODAY_VIEW).write_text(f"{HEADER}\n{text}", encoding="utf-8")
-    (out / PROPOSALS_PAGE).write_text(contract_views.delta_markdown(contract), encoding="utf-8")
+    (out / PROPOSALS_PAGE).write_text(contract_proposals.delta_markdown(contract), encoding="utf-8")
 
 
 def generate_into(out: Path) -> None:

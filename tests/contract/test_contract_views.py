@@ -19,7 +19,7 @@ from openapi_spec_validator import validate
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from arctic_rl_kit import views
+from arctic_rl_kit import proposals, views
 
 from .conftest import HTTP_METHODS, ROOT, SPEC_PATH, TODAY_PATH, load_script
 from .test_contract_spec import PROPOSED_OPERATIONS, ROUTES
@@ -262,13 +262,13 @@ def test_today_view_mechanics() -> None:
 
 
 def test_proposals_list_every_marked_element() -> None:
-    found = {(item.kind, item.summary) for item in views.proposals(_tiny_contract())}
+    found = {item.label for item in proposals.proposals(_tiny_contract())}
     assert found == {
-        ("operation", "GET /b"),
-        ("header", "response header H"),
-        ("parameter", "request header Key"),
-        ("field", "A.y"),
-        ("enum values", "A.mode: ['turbo']"),
+        "route `GET /b`",
+        "header `H`",
+        "header `Key`",
+        "field `y` of `A`",
+        "enum values `turbo` of `A.mode`",
     }
 
 
@@ -283,33 +283,33 @@ def test_a_combinator_left_empty_is_refused() -> None:
 
 def test_the_proposals_page_lists_each_proposal_of_the_contract(spec) -> None:
     page = (ROOT / "generated" / "openapi" / "proposals.md").read_text(encoding="utf-8")
-    items = views.proposals(spec)
+    items = proposals.proposals(spec)
     assert f"{len(items)} proposals." in page
     for item in items:
         assert item.rationale, item.where
-        assert f"`{item.summary}`" in page, item.summary
-    summaries = {item.summary for item in items}
+        assert f"| {item.label} |" in page, item.label
+    labels = {item.label for item in items}
     for expected in (
-        "POST /{job_id}/forward-no-grad",
-        "POST /{job_id}/log-probs",
-        "POST /{job_id}/sync-weights",
-        "query parameter wait_s",
-        "request header Idempotency-Key",
-        "response header Retry-After",
-        "response header x-snowflake-request-id",
-        "ChunkAccepted",
-        "ErrorCode",
-        "TrainBatch",
-        "TrainMetrics.grad_norm",
-        "StepResult.metrics",
+        "route `POST /{job_id}/forward-no-grad`",
+        "route `POST /{job_id}/log-probs`",
+        "route `POST /{job_id}/sync-weights`",
+        "query parameter `wait_s`",
+        "header `Idempotency-Key`",
+        "header `Retry-After`",
+        "header `X-Snowflake-Request-Id`",
+        "schema `ChunkAccepted`",
+        "schema `ErrorCode`",
+        "schema `TrainBatch`",
+        "field `grad_norm` of `TrainMetrics`",
+        "field `metrics` of `StepResult`",
     ):
-        assert expected in summaries, expected
+        assert expected in labels, expected
 
 
 def test_views_leave_the_full_contract_unchanged(spec) -> None:
     before = copy.deepcopy(spec)
     views.today_view(spec)
-    views.proposals(spec)
+    proposals.proposals(spec)
     assert spec == before
 
 
@@ -361,12 +361,12 @@ def test_schemathesis_can_generate_requests_for_every_operation(view: str) -> No
 
 
 def test_the_proposals_name_each_element_one_way_and_once():
-    found = views.proposals(yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8")))
-    summaries = [item.summary for item in found]
-    assert summaries.count("query parameter wait_s") == 1
-    assert "response header x-snowflake-request-id" in summaries
-    assert "request header Idempotency-Key" in summaries
-    assert len(summaries) == len(set(summaries))
+    found = proposals.proposals(yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8")))
+    labels = [item.label for item in found]
+    assert labels.count("query parameter `wait_s`") == 1
+    assert "header `X-Snowflake-Request-Id`" in labels
+    assert "header `Idempotency-Key`" in labels
+    assert len(labels) == len(set(labels))
 
 
 def test_the_proposals_page_renders_the_rationales_markdown():
