@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -25,8 +23,6 @@ render_docs = load_script("render_docs")
 # Keys whose entries are names (a header called x-snowflake-request-id), not extensions.
 NAMES = {"paths", "properties", "headers", "content", "responses", "schemas", "parameters"}
 NAMES |= {"requestBodies", "securitySchemes", "links", "examples", "variables", "mapping"}
-# A headless browser, where one is installed, shows what Redoc renders in the page itself.
-BROWSER = shutil.which("chromium-headless-shell") or shutil.which("chromium")
 
 
 class Tables(HTMLParser):
@@ -222,28 +218,3 @@ def test_a_proposal_lists_every_route_it_appears_in(site: Path) -> None:
     assert "GET /{job_id}/requests/{request_id}" in wait_s
     assert "POST /{job_id}/forward-backward" in wait_s
     assert rows["header X-Snowflake-Request-Id"].startswith("every route")
-
-
-def in_a_browser(site: Path, link: str) -> tuple[Tables, bool]:
-    """The page Redoc renders at `link` (a page#route), scripts run, as parsed HTML, and
-    whether it is Redoc's "no page at this address"."""
-    assert BROWSER
-    done = subprocess.run(
-        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=8000",
-         "--dump-dom", (site / link).as_uri().replace("%23", "#")],
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
-    rendered = done.stdout[: done.stdout.index('<script type="module">')]
-    return parse(rendered), "not-found-page" in rendered
-
-
-@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium on this machine")
-def test_in_a_browser_the_links_open_their_element_and_the_layout_is_a_table(site: Path) -> None:
-    _, missing = in_a_browser(site, f"{render_docs.FULL_PAGE}#/sampling/no_such_operation")
-    assert missing, "the control: Redoc's page for an address it does not have"
-    _, missing = in_a_browser(site, f"{render_docs.FULL_PAGE}#/sampling/sync_weights")
-    assert not missing
-    schema, missing = in_a_browser(site, f"{render_docs.FULL_PAGE}#/schemas/trainbatch")
-    assert not missing
-    rows = table_with(schema, ["tensors", "layout", "rule", "applies to"])
-    assert [row[:2] for row in rows] == [["inputs", "token-aligned"], ["outputs", "shifted"]]
