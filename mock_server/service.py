@@ -176,13 +176,16 @@ class MockService:
         self.worker.release_job(job_id)
 
     async def cancel_request(self, job_id: str, request_id: str) -> bool:
-        """The ``cancel-request`` operation: only requests that have not started yet."""
+        """The ``cancel-request`` operation: only requests that have not started yet (one
+        retention pruned had finished: nothing to cancel)."""
         error = request_error(RequestState.cancelled, "request cancelled")
         found, cancelled = await asyncio.to_thread(
             self.store.cancel_request, job_id, request_id, error
         )
         if not found:
-            raise await asyncio.to_thread(unknown_request, self.store, job_id, request_id)
+            answer = await asyncio.to_thread(unknown_request, self.store, job_id, request_id)
+            if answer.code != ErrorCode.request_expired:
+                raise answer
         if cancelled:
             self._forget_cancelled(request_id)
         return cancelled

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +179,30 @@ def test_retries_after_pruning_answer_the_pruned_request_and_never_run_again(
         assert gone.status_code == 410, gone.text
         assert gone.json()["error_code"] == "request_expired"
         assert gone.json()["expired_request_id"] == request_id
+    cancel = {"operation_type": "cancel-request", "payload": {"request_id": first_step}}
+    cancelled = api.http.post(f"/{job_id}/operation", json=cancel)
+    assert cancelled.json() == {"request_id": first_step, "cancelled": False}  # it had ended
     assert api.run(job_id, "step", {})["global_steps"] == 5  # 1 + 3 + this one
+    api.close()
+
+
+def test_results_older_than_the_retention_time_are_pruned(live_mock_factory: Any) -> None:
+    """With no pass due during the loop, the start-up pass prunes every result older than
+    ``result_retention_s`` though far fewer than ``max_finished_requests`` finished."""
+    mock: LiveMock = live_mock_factory("canned", prune_every=1_000_000)
+    api = MockApi(mock)
+    job_id = api.create_job()
+    ids = [submit_step(api, job_id) for _ in range(5)]
+    api.close()
+    mock.stop()
+    assert row_counts(mock.state_dir)["requests"] == 5
+    mock.settings = replace(mock.settings, result_retention_s=0.0)
+    mock.start()
+
+    api = MockApi(mock)
+    for request_id in ids:
+        assert api.http.get(f"/{job_id}/requests/{request_id}").status_code == 410
+    assert api.run(job_id, "step", {})["global_steps"] == 6
     api.close()
 
 
