@@ -39,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "PayloadTooLargeError": "arctic_rl._errors",
     "RateLimitError": "arctic_rl._errors",
     "RedirectError": "arctic_rl._errors",
+    "RequestExpiredError": "arctic_rl._errors",
     "RequestFailedError": "arctic_rl._errors",
     "RequestTimeoutError": "arctic_rl._errors",
     "ResultFrameError": "arctic_rl._errors",
@@ -71,6 +72,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import PayloadTooLargeError as PayloadTooLargeError
     from arctic_rl._errors import RateLimitError as RateLimitError
     from arctic_rl._errors import RedirectError as RedirectError
+    from arctic_rl._errors import RequestExpiredError as RequestExpiredError
     from arctic_rl._errors import RequestFailedError as RequestFailedError
     from arctic_rl._errors import RequestTimeoutError as RequestTimeoutError
     from arctic_rl._errors import ResultFrameError as ResultFrameError

@@ -29,6 +29,7 @@ __all__ = [
     "PayloadTooLargeError",
     "RateLimitError",
     "RedirectError",
+    "RequestExpiredError",
     "RequestFailedError",
     "RequestTimeoutError",
     "ResultFrameError",
@@ -124,6 +125,18 @@ class JobNotRunningError(ConflictError):
     """The job is not (or no longer) running, so data-plane calls cannot be served."""
 
 
+class RequestExpiredError(APIStatusError):
+    """410 ``request_expired``: the request finished and the service pruned its result.
+
+    The service keeps finished requests' results for a limited time and number per job;
+    polling again cannot bring it back, so this is never retried: submit the work again.
+    `expired_request_id` is the data-plane request it concerns (`request_id`, as on every
+    error, is the exchange's x-snowflake-request-id).
+    """
+
+    expired_request_id: str | None = None
+
+
 class PayloadTooLargeError(APIStatusError):
     """413: one request body exceeded the service's limit (lower cortex.chunk_bytes)."""
 
@@ -194,6 +207,7 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
     403: AuthenticationError,
     404: NotFoundError,
     409: ConflictError,
+    410: RequestExpiredError,
     413: PayloadTooLargeError,
     422: InvalidRequestError,
     429: RateLimitError,
@@ -327,6 +341,9 @@ def error_from_response(
     if isinstance(err, ChunkGroupError) and chunk_group is not None:
         count = chunk_group.get("missing_chunk_count")
         err.missing_chunk_count = count if isinstance(count, int) else None
+    if isinstance(err, RequestExpiredError) and isinstance(body, Mapping):
+        expired = body.get("expired_request_id")
+        err.expired_request_id = expired if isinstance(expired, str) else None
     if isinstance(err, RateLimitError | ServerError):
         err.retry_after = parse_retry_after(headers.get(RETRY_AFTER_HEADER.lower()))
     return err

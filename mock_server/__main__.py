@@ -20,7 +20,12 @@ from pathlib import Path
 
 from mock_server.backends import BACKEND_NAMES
 from mock_server.server import ServerSettings
-from mock_server.settings import Settings
+from mock_server.settings import (
+    MAX_FINISHED_REQUESTS,
+    PRUNE_EVERY,
+    RESULT_RETENTION_S,
+    Settings,
+)
 
 TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"
 log = logging.getLogger("mock_server")
@@ -64,6 +69,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="seconds each data-plane request stays running before its result is stored",
     )
     parser.add_argument("--device", default=None, help="torch device for the reference backend")
+    parser.add_argument(
+        "--result-retention",
+        type=float,
+        default=RESULT_RETENTION_S,
+        help="seconds a finished request's result and events are kept (then polls answer 410)",
+    )
+    parser.add_argument(
+        "--max-finished-requests",
+        type=int,
+        default=MAX_FINISHED_REQUESTS,
+        help="finished requests kept per job; older ones are pruned first",
+    )
+    parser.add_argument(
+        "--prune-every",
+        type=int,
+        default=PRUNE_EVERY,
+        help="finished requests between two retention passes",
+    )
     parser.add_argument("--log-level", default="info")
     return parser.parse_args(argv)
 
@@ -91,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         transition_delay_s=args.transition_delay,
         request_latency_s=args.request_latency,
         device=args.device,
+        result_retention_s=args.result_retention,
+        max_finished_requests=args.max_finished_requests,
+        prune_every=args.prune_every,
     )
     import uvicorn
 

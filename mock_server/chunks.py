@@ -174,17 +174,16 @@ class ChunkGroups:
     # -- a group not in memory ----------------------------------------------------------
     async def _load(self, chunk: Chunk) -> OpenGroup | Answer:
         """A group not in memory: new, already run, expired, or left by an earlier process."""
-        row = await asyncio.to_thread(self.store.get_group, *chunk.key)
+        row = await asyncio.to_thread(self._stored_group, chunk.key)
         if row is None:
             return await self._open_new(chunk)
+        if row.get("pruned"):  # its request ran and was pruned: answer it again, never rerun
+            return self._ran(chunk, row["request_id"])
         started = (row["total_chunks"], row["frame_sha256"], row["frame_size"], row["operation"])
         if started != chunk.binding:
             raise chunk.conflict(f"chunk group {chunk.group_id} was started for a different frame")
         if row["request_id"] is not None:
-            # At most once: a repeated final chunk resolves to the original execution.
-            if chunk.final:
-                return 202, {"request_id": row["request_id"], "job_id": chunk.job_id}
-            return chunk.accepted(chunk.total)
+            return self._ran(chunk, row["request_id"])
         if self._expired(row["created_at"]):
             await self._drop(chunk.key)
             raise chunk.restart_required("expired")
@@ -196,6 +195,20 @@ class ChunkGroups:
             raise chunk.restart_required(f"could not be restored ({exc})") from exc
         self._open[chunk.key] = group
         return group
+
+    def _stored_group(self, key: GroupKey) -> dict[str, Any] | None:
+        """Store thread: the group's row, else (``pruned``) the pruned request it became."""
+        row = self.store.get_group(*key)
+        if row is None and (request_id := self.store.pruned_group_request(*key)) is not None:
+            return {"pruned": True, "request_id": request_id}
+        return row
+
+    @staticmethod
+    def _ran(chunk: Chunk, request_id: str) -> Answer:
+        """At most once: a repeated final chunk resolves to the original execution."""
+        if chunk.final:
+            return 202, {"request_id": request_id, "job_id": chunk.job_id}
+        return chunk.accepted(chunk.total)
 
     def _refill(self, chunk: Chunk, group: OpenGroup, indexes: list[int]) -> None:
         """Worker thread: put a stored group's chunks back into a fresh assembler."""

@@ -71,13 +71,6 @@ class Dispatch:
             return decode(assembler.buffer)
         return decode(self.store.input_path(request["request_id"]).read_bytes())
 
-    def cleanup(self, job_id: str, payload: dict[str, Any]) -> None:
-        """Remove a finished request's input files."""
-        if "group" in payload:
-            self.store.drop_chunk_files(job_id, payload["group"])
-        elif "frame" in payload:
-            (self.store.root / "inputs" / payload["frame"]).unlink(missing_ok=True)
-
     def _stream(
         self, backend: Backend, job_id: str, request_id: str, body: dict[str, Any]
     ) -> dict[str, Any]:

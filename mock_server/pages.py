@@ -15,9 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cortex_gs_contract import ErrorCode
-
-from mock_server.errors import ApiError
+from mock_server.retention import unknown_request
 from mock_server.store import IN_FLIGHT, Store
 
 # Today's cap on one poll's events: larger asks are served this many, not refused.
@@ -145,18 +143,15 @@ class RequestPages:
         return await self._read(job_id, request_id, start, limit)
 
     async def _read(self, job_id: str, request_id: str, start: int, limit: int) -> _View:
-        found = await asyncio.to_thread(self._snapshot, request_id, start, limit)
-        if found is None or found.row["job_id"] != job_id:
-            raise ApiError(404, ErrorCode.request_not_found, f"request {request_id} not found")
-        return found
+        return await asyncio.to_thread(self._snapshot, job_id, request_id, start, limit)
 
-    def _snapshot(self, request_id: str, start: int, limit: int) -> _View | None:
-        """Store thread: the request's row and one page of its events."""
-        row = self.store.get_request(request_id)
-        if row is None:
-            return None
-        events, total = self.store.events(request_id, start, limit)
-        return _View(row, events, total)
+    def _snapshot(self, job_id: str, request_id: str, start: int, limit: int) -> _View:
+        """Store thread: the request's row and one page of its events (read together, so
+        pruning cannot fall in between); 410 when it was pruned, 404 when never issued."""
+        found = self.store.request_page(request_id, start, limit)
+        if found is None or found[0]["job_id"] != job_id:
+            raise unknown_request(self.store, job_id, request_id)
+        return _View(*found)
 
     async def _page(self, request_id: str, view: _View, start: int, limit: int) -> Page:
         row = view.row

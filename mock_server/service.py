@@ -31,6 +31,7 @@ from mock_server.errors import ApiError, request_error
 from mock_server.exports import ExportSigner
 from mock_server.idempotency import IdempotencyKeys, Runner, record_for
 from mock_server.pages import RequestPages
+from mock_server.retention import unknown_request
 from mock_server.settings import Settings
 from mock_server.store import Store
 from mock_server.worker import Worker
@@ -85,7 +86,8 @@ class MockService:
 
         A complete group without a request (an older mock stored the final chunk first)
         gets one; one whose frame does not verify is dropped. Requests a restart cut off
-        run again (`recovery`); the pending ones are queued again.
+        run again (`recovery`); the pending ones are queued again. What finished
+        requests left behind is removed, and retention prunes what is past its bounds.
         """
         store = self.store
         for job_id, group_id in store.reconcile():
@@ -102,7 +104,10 @@ class MockService:
             log.info(
                 "chunk group %s of job %s was complete: its request is queued", group_id, job_id
             )
-        return recovery.resume_interrupted(store)
+        pending = recovery.resume_interrupted(store)
+        store.drop_orphans()
+        self.worker.pruner.prune()
+        return pending
 
     async def stop(self) -> None:
         """Stop lifecycle tasks and the worker (after the request it is running)."""
@@ -171,13 +176,16 @@ class MockService:
         self.worker.release_job(job_id)
 
     async def cancel_request(self, job_id: str, request_id: str) -> bool:
-        """The ``cancel-request`` operation: only requests that have not started yet."""
+        """The ``cancel-request`` operation: only requests that have not started yet (one
+        retention pruned had finished: nothing to cancel)."""
         error = request_error(RequestState.cancelled, "request cancelled")
         found, cancelled = await asyncio.to_thread(
             self.store.cancel_request, job_id, request_id, error
         )
         if not found:
-            raise ApiError(404, ErrorCode.request_not_found, f"request {request_id} not found")
+            answer = await asyncio.to_thread(unknown_request, self.store, job_id, request_id)
+            if answer.code != ErrorCode.request_expired:
+                raise answer
         if cancelled:
             self._forget_cancelled(request_id)
         return cancelled

@@ -18,6 +18,12 @@ MAX_CHUNKS_PER_GROUP = 65536
 MISSING_CHUNKS_LISTED = 64
 MAX_PROMPTS = 1024
 MAX_COMPLETIONS_PER_PROMPT = 64
+# The contract's proposed retention ("Proposed: retention"), plus what the mock remembers.
+RESULT_RETENTION_S = 3600.0
+MAX_FINISHED_REQUESTS = 4096
+MAX_PRUNED_IDS = 262144
+MAX_LOG_LINES = 65536
+PRUNE_EVERY = 64
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,12 @@ class Settings:
     log-probs and ``sampling_params.n``; ``max_batch_cost`` and ``max_generation_tokens``
     are the cost budgets (rows x width² of a forward batch, prompts x n x max_tokens of a
     generation).
+    Retention (:mod:`mock_server.retention`): a finished request's result, events and
+    chunk group are kept ``result_retention_s`` seconds after it ended and a job keeps
+    its newest ``max_finished_requests`` (whichever prunes first), checked after every
+    ``prune_every`` finished requests and at start-up; ``max_pruned_ids`` pruned ids per
+    job are remembered (for 24 hours) to answer 410, and a job keeps its last
+    ``max_log_lines`` log lines.
     """
 
     state_dir: Path
@@ -68,6 +80,11 @@ class Settings:
     max_completions_per_prompt: int = MAX_COMPLETIONS_PER_PROMPT
     max_batch_cost: int = MAX_BATCH_COST
     max_generation_tokens: int = MAX_GENERATION_TOKENS
+    result_retention_s: float = RESULT_RETENTION_S
+    max_finished_requests: int = MAX_FINISHED_REQUESTS
+    max_pruned_ids: int = MAX_PRUNED_IDS
+    max_log_lines: int = MAX_LOG_LINES
+    prune_every: int = PRUNE_EVERY
 
     @property
     def prefix(self) -> str:

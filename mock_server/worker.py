@@ -32,6 +32,7 @@ from mock_server.backends import Backend, BackendError
 from mock_server.dispatch import Dispatch, Input
 from mock_server.errors import ApiError, request_error
 from mock_server.pages import Outcome
+from mock_server.retention import Pruner
 from mock_server.settings import Settings
 from mock_server.store import Store
 
@@ -65,8 +66,10 @@ class Worker:
         self._inputs: dict[str, Input] = {}
         self._thread: threading.Thread | None = None
         # Removing a finished request's input files (a chunk folder's rmdir takes about a
-        # millisecond here) happens beside the worker, not before its next request.
+        # millisecond here) and retention's passes happen beside the worker, not before
+        # its next request.
         self._janitor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mock-cleanup")
+        self.pruner = Pruner(settings, store)
 
     # -- the queue -------------------------------------------------------------------
     def start(self) -> None:
@@ -161,9 +164,11 @@ class Worker:
                 self.store.add_log(job_id, f"backend state restored at global step {steps}")
 
     def _applied(self, request_id: str) -> bool:
-        """Whether the store holds ``request_id`` as done (its backend changes stand)."""
+        """Whether ``request_id``'s backend changes stand: the store holds it as done, or
+        no longer holds it (retention prunes only finished requests, and a request's
+        state is committed just before it is stored as done)."""
         row = self.store.get_request(request_id)
-        return row is not None and row["status"] == RequestState.done
+        return row is None or row["status"] == RequestState.done
 
     def _prepare(self, job: dict[str, Any]) -> None:
         """A new job's backend state, from ``source_checkpoint_info`` when given."""
@@ -206,7 +211,9 @@ class Worker:
         finally:
             self._inputs.pop(request_id, None)
             self._notify(request_id, outcome)
-            self._janitor.submit(self._dispatch.cleanup, job_id, row["input"] or {})
+            self._janitor.submit(self.store.drop_request_files, job_id, row["input"] or {})
+            if self.pruner.finished():
+                self._janitor.submit(self.pruner.prune)
 
     def _fail(self, request_id: str, code: str, message: str) -> Outcome | None:
         error = request_error(code, message)

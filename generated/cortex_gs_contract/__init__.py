@@ -637,6 +637,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(200, "application/json", "RequestStatus"),
                 Response(401, "application/json", "Error"),
                 Response(404, "application/json", "Error"),
+                Response(410, "application/json", "Error"),
                 Response(422, "application/json", "Error"),
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),

@@ -259,6 +259,7 @@ class ErrorCode(StrEnum):
     request_timeout = "request_timeout"
     batch_over_budget = "batch_over_budget"
     generation_over_budget = "generation_over_budget"
+    request_expired = "request_expired"
 
 
 class ValidationIssue(BaseModel):
@@ -1471,6 +1472,10 @@ class Error(BaseModel):
             ge=1,
         ),
         IntegralFloatAsInt,
+    ] = MISSING
+    expired_request_id: Annotated[
+        RequestId | MISSING,
+        Field(description="On `request_expired`, the data-plane request whose result was pruned."),
     ] = MISSING
 
 

@@ -58,9 +58,10 @@ class Backend(Protocol):
     ) -> int:
         """Reload the state saved under ``state_dir``; returns the job's ``global_steps``.
 
-        ``applied(request_id)`` tells whether the store holds that request as done; state
-        saved by a request that is not is rolled back. Raises :class:`BackendError` when
-        the state cannot come back (missing, unreadable, another backend's).
+        ``applied(request_id)`` tells whether that request's changes stand (done, or
+        pruned once finished); state saved by a request that is not is rolled back.
+        Raises :class:`BackendError` when the state cannot come back (missing,
+        unreadable, another backend's).
         """
 
     def commit_job(self, job_id: str, request_id: str | None) -> None:

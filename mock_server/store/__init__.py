@@ -9,6 +9,7 @@ Split by concern, every SQL statement beside the tables it reads:
 - :mod:`.jobs`: jobs (also held in memory), their logs and checkpoints;
 - :mod:`.requests`: requests, their events, idempotency records;
 - :mod:`.groups`: chunk groups and start-up reconciliation;
+- :mod:`.retention`: pruning finished requests, and the ids of the pruned ones;
 - :mod:`.files`: where files live, and the chunk files.
 
 Each state change that must survive a crash whole is one transaction: a request with its
@@ -21,11 +22,11 @@ worker thread directly.
 
 from __future__ import annotations
 
-from mock_server.store.groups import ChunkGroupRows
 from mock_server.store.requests import IN_FLIGHT, IdempotencyRecord
+from mock_server.store.retention import RetentionRows
 
 
-class Store(ChunkGroupRows):
+class Store(RetentionRows):
     """Thread-safe access to the mock's durable state (every part of it, one connection)."""
 
 

@@ -49,6 +49,16 @@ CREATE TABLE IF NOT EXISTS idempotency (
     response TEXT NOT NULL, created_at REAL NOT NULL, request_id TEXT,
     PRIMARY KEY (scope, key)
 );
+-- Finished requests of a job, oldest first: what retention prunes (mock_server.retention).
+CREATE INDEX IF NOT EXISTS requests_finished ON requests (job_id, updated_at)
+    WHERE status IN ('done', 'failed', 'cancelled');
+-- Requests retention pruned: enough to answer 410 (and a retried chunk group) for a while.
+CREATE TABLE IF NOT EXISTS pruned_requests (
+    request_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, group_id TEXT, pruned_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pruned_requests_age ON pruned_requests (job_id, pruned_at);
+CREATE INDEX IF NOT EXISTS pruned_requests_group ON pruned_requests (job_id, group_id)
+    WHERE group_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS checkpoints (
     job_id TEXT NOT NULL, checkpoint_id TEXT NOT NULL, global_steps INTEGER NOT NULL,
     avg_loss REAL, created_at REAL NOT NULL, checkpoint_type TEXT NOT NULL,

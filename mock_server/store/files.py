@@ -10,6 +10,7 @@ import contextlib
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 
 def safe(part: str) -> str:
@@ -55,6 +56,14 @@ class StateFiles:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(frame)
         return path.name
+
+    def drop_request_files(self, job_id: str, payload: dict[str, Any]) -> None:
+        """Remove a request's input files (its chunk group's, or its bare frame) once it
+        no longer needs them; ``payload`` is its stored input."""
+        if "group" in payload:
+            self.drop_chunk_files(job_id, payload["group"])
+        elif "frame" in payload:
+            (self.root / "inputs" / payload["frame"]).unlink(missing_ok=True)
 
     def drop_chunk_files(self, job_id: str, group_id: str) -> None:
         """Free a group's chunk bytes once its request no longer needs them.

@@ -164,17 +164,17 @@ class ChunkGroupRows(RequestRows, StateFiles):
     def reconcile(self) -> list[tuple[str, str]]:
         """Make what a crash left consistent; the complete groups still without a request.
 
-        Idempotency records naming a request that does not exist are dropped (a retry then
-        runs once). Of each group not yet bound to a request, a chunk row whose file is
-        gone is deleted (its chunk is accepted again when resent) and so is a chunk file
-        no row names (written just before a crash). Chunk files of groups the store does
-        not know are deleted. Returns (job_id, group_id) of the unbound groups holding
+        Idempotency records naming a request that neither exists nor was pruned are dropped
+        (a retry then runs once). Of each group not yet bound to a request, a chunk row
+        whose file is gone is deleted (its chunk is accepted again when resent) and so is
+        a chunk file no row names (written just before a crash). Chunk files of groups the
+        store does not know are deleted. Returns (job_id, group_id) of the unbound groups holding
         every chunk: an older mock stored a final chunk before creating its request.
         """
         with self._transaction() as db:
             db.execute(
                 "DELETE FROM idempotency WHERE request_id IS NOT NULL AND request_id NOT IN"
-                " (SELECT request_id FROM requests)"
+                " (SELECT request_id FROM requests UNION SELECT request_id FROM pruned_requests)"
             )
             groups = db.execute(
                 "SELECT job_id, group_id, total_chunks, request_id FROM chunk_groups"

@@ -29,7 +29,8 @@ IN_FLIGHT = (RequestState.pending, RequestState.running, RequestState.streaming)
 @dataclass(frozen=True)
 class IdempotencyRecord:
     """The first answer under an ``Idempotency-Key``; ``request_id`` is the request that
-    answer names, if any (a record whose request is gone is not honoured)."""
+    answer names, if any (a record whose request is neither stored nor remembered as
+    pruned is not honoured)."""
 
     scope: str
     key: str
@@ -188,9 +189,12 @@ class RequestRows(JobRows):
     def drain_events(self, request_id: str, limit: int) -> tuple[list[str], int]:
         """Hand out up to ``limit`` undelivered events, consuming them; and how many remain."""
         with self._transaction() as db:
-            delivered = db.execute(
+            row = db.execute(
                 "SELECT delivered FROM requests WHERE request_id = ?", (request_id,)
-            ).fetchone()[0]
+            ).fetchone()
+            if row is None:  # pruned since it was read
+                return [], 0
+            delivered = row[0]
             rows = db.execute(
                 "SELECT body FROM events WHERE request_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
                 (request_id, delivered, limit),
@@ -204,6 +208,15 @@ class RequestRows(JobRows):
             ).fetchone()[0]
         return [r[0] for r in rows], int(total) - delivered - len(rows)
 
+    def request_page(
+        self, request_id: str, start: int, limit: int
+    ) -> tuple[dict[str, Any], list[str], int] | None:
+        """A request's row (as ``get_request``), one page of its events and its event
+        count, read at one moment; None when the store does not hold it."""
+        with self._lock:
+            row = self.get_request(request_id)
+            return None if row is None else (row, *self.events(request_id, start, limit))
+
     def events(self, request_id: str, start: int, limit: int) -> tuple[list[str], int]:
         """One page of events (JSON texts) from ``start`` and the total event count."""
         rows = self._all(
@@ -215,11 +228,13 @@ class RequestRows(JobRows):
 
     # -- idempotency -----------------------------------------------------------------
     def get_idempotent(self, scope: str, key: str) -> dict[str, Any] | None:
-        """A live record: under 24 h old, and its request (if it names one) still stored."""
+        """A live record: under 24 h old, and its request (if it names one) still stored or
+        remembered as pruned (a retry then answers the pruned request, whose poll is 410)."""
         row = self._one(
             "SELECT * FROM idempotency AS i WHERE scope = ? AND key = ? AND created_at >= ?"
-            " AND (i.request_id IS NULL OR EXISTS"
-            " (SELECT 1 FROM requests AS r WHERE r.request_id = i.request_id))",
+            " AND (i.request_id IS NULL"
+            " OR EXISTS (SELECT 1 FROM requests AS r WHERE r.request_id = i.request_id)"
+            " OR EXISTS (SELECT 1 FROM pruned_requests AS p WHERE p.request_id = i.request_id))",
             (scope, key, time.time() - IDEMPOTENCY_TTL_S),
         )
         if row is not None:

@@ -164,3 +164,23 @@ def test_layout_row_names_every_test_folder():
     row = next(line for line in README.splitlines() if line.startswith("| `tests/` |"))
     folders = [p.name for p in (ROOT / "tests").iterdir() if (p / "__init__.py").is_file()]
     assert folders and all(name in row for name in folders), folders
+
+
+def test_chaos_output_is_what_make_chaos_prints():
+    """The README's (shortened) `make chaos` output is the script's own report: rendered
+    again from the numbers it shows, it gives back the same lines and verdict."""
+    from examples import chaos
+
+    lines = _block_after("chaos-output").splitlines()
+    rows = [ln.split() for ln in lines if re.match(r"\s+\d+\s", ln)]
+    assert rows and all(r[4] == "==" for r in rows)
+    final = re.fullmatch(r"final weights: (.+) \(chaos\) / (.+) \(clean\)", lines[-3])
+    hits = re.fullmatch(
+        r"chaos: (\d+) SIGKILLs of the mock \((\d+) while .*, (\d+) network.*", lines[-2]
+    )
+    assert final and hits
+    kills, while_running, faults = map(int, hits.groups())
+    chaotic = chaos.Outcome([(r[0], *r[1:4]) for r in rows], final[1], kills, while_running, faults)
+    clean = chaos.Outcome([(r[0], *r[5:8]) for r in rows], final[2])
+    report = chaos.report(chaotic, clean).splitlines()
+    assert lines[2:] == report

@@ -41,6 +41,8 @@ class Error:
             missing_chunk_count (int | Unset): On `chunk_group_missing_chunks`: how many chunks the group still lacks.
                 `details` lists
                 at most the first 64 of them, so a client resends everything when this is larger.
+            expired_request_id (str | Unset): A data-plane request's id, opaque; a self-describing id may embed the owning
+                sub-job (with `:`).
     """
 
     message: str | Unset = UNSET
@@ -51,6 +53,7 @@ class Error:
     request_id: str | Unset = UNSET
     details: list[ValidationIssue] | Unset = UNSET
     missing_chunk_count: int | Unset = UNSET
+    expired_request_id: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,6 +89,8 @@ class Error:
 
         missing_chunk_count = self.missing_chunk_count
 
+        expired_request_id = self.expired_request_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({})
@@ -105,6 +110,8 @@ class Error:
             field_dict["details"] = details
         if missing_chunk_count is not UNSET:
             field_dict["missing_chunk_count"] = missing_chunk_count
+        if expired_request_id is not UNSET:
+            field_dict["expired_request_id"] = expired_request_id
 
         return field_dict
 
@@ -153,6 +160,8 @@ class Error:
 
         missing_chunk_count = d.pop("missing_chunk_count", UNSET)
 
+        expired_request_id = d.pop("expired_request_id", UNSET)
+
         error = cls(
             message=message,
             code=code,
@@ -162,6 +171,7 @@ class Error:
             request_id=request_id,
             details=details,
             missing_chunk_count=missing_chunk_count,
+            expired_request_id=expired_request_id,
         )
 
         error.additional_properties = d

@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     PAYLOAD_TOO_LARGE = "payload_too_large"
     PICKLE_REFUSED = "pickle_refused"
     RATE_LIMITED = "rate_limited"
+    REQUEST_EXPIRED = "request_expired"
     REQUEST_NOT_FOUND = "request_not_found"
     REQUEST_TIMEOUT = "request_timeout"
     SEQUENCE_TOO_LONG = "sequence_too_long"

@@ -61,6 +61,11 @@ def _parse_response(
 
         return response_404
 
+    if response.status_code == 410:
+        response_410 = Error.from_dict(response.json())
+
+        return response_410
+
     if response.status_code == 422:
         response_422 = Error.from_dict(response.json())
 
