@@ -26,7 +26,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode
 
 from arctic_rl import wire
-from mock_server import limits
+from mock_server import limits, storage
 from mock_server.chunk_group import Answer, Chunk, GroupKey, OpenGroup, checked_chunk, decode
 from mock_server.errors import ApiError
 from mock_server.keyed_locks import KeyedLocks
@@ -56,25 +56,34 @@ class ChunkGroups:
         chunk = checked_chunk(job_id, kind, received)
         await self._sweep_if_due()
         async with self._locks.hold(chunk.key):
-            group = self._open.get(chunk.key)
-            if group is None:
-                known = await self._load(chunk)
-                if not isinstance(known, OpenGroup):
-                    return known
-                group = known
-            elif self._expired(group.created_at):
-                await self._drop(chunk.key)
-                raise chunk.restart_required("expired")
-            if chunk.binding != group.binding:
-                raise chunk.conflict(
-                    f"chunk group {chunk.group_id} was started for a different frame"
-                )
-            if group.have[chunk.idx]:
-                return await self._repeat(chunk, group)
-            if chunk.final:
-                return await self._finish(chunk, group)
-            await self._store_chunk(chunk, group)
-            return chunk.accepted(group.received)
+            try:
+                return await self._accept(chunk)
+            except Exception as exc:
+                fault = storage.fault_of(exc, f"storing chunk group {chunk.group_id}")
+                if fault is None:
+                    raise
+                await self._free(chunk.key)
+                raise fault from exc
+
+    async def _accept(self, chunk: Chunk) -> Answer:
+        """The rules for one chunk, under its group's lock."""
+        group = self._open.get(chunk.key)
+        if group is None:
+            known = await self._load(chunk)
+            if not isinstance(known, OpenGroup):
+                return known
+            group = known
+        elif self._expired(group.created_at):
+            await self._drop(chunk.key)
+            raise chunk.restart_required("expired")
+        if chunk.binding != group.binding:
+            raise chunk.conflict(f"chunk group {chunk.group_id} was started for a different frame")
+        if group.have[chunk.idx]:
+            return await self._repeat(chunk, group)
+        if chunk.final:
+            return await self._finish(chunk, group)
+        await self._store_chunk(chunk, group)
+        return chunk.accepted(group.received)
 
     # -- one chunk --------------------------------------------------------------------
     async def _store_chunk(self, chunk: Chunk, group: OpenGroup) -> None:
@@ -245,12 +254,26 @@ class ChunkGroups:
         for key in await asyncio.to_thread(self.store.expired_groups, now - ttl):
             async with self._locks.hold(key):
                 await self._forget(key)
-                await asyncio.to_thread(self.store.drop_expired_group, *key)
+                await asyncio.to_thread(self.store.drop_unfinished_group, *key)
 
     async def _drop(self, key: GroupKey) -> None:
         """Forget an unfinished group: its assembler, rows and chunk files."""
         await self._forget(key)
         await asyncio.to_thread(self.store.drop_group, *key)
+
+    async def _free(self, key: GroupKey) -> None:
+        """A storage fault: an unfinished group goes whole (assembler, files, rows), so the
+        disk does not stay full; the client sends it again from chunk 0.
+
+        Its files go first; if its rows cannot be deleted yet (the same fault), they name
+        files that are gone, which a later chunk 0 or start-up clears.
+        """
+        await self._forget(key)
+        try:
+            await asyncio.to_thread(self.store.drop_unfinished_group, *key)
+        except Exception as exc:
+            if storage.kind_of(exc) is None:
+                raise
 
     async def _forget(self, key: GroupKey) -> None:
         """Drop a group's assembler once the write it has in flight (if any) is over."""

@@ -21,6 +21,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mock_server import storage
 from mock_server.errors import ApiError, error_body
 from mock_server.exports import FILES_PATH
 from mock_server.server import ServerSettings, ThrottledLog
@@ -241,15 +242,13 @@ class RequestGuard:
             # The client hung up mid-body: nobody is left to answer, and nothing was stored.
             log.info("client went away while sending %s", scope.get("path"))
             return
-        except Exception:
-            log.exception("unhandled error answering %s", scope.get("path"))
+        except Exception as exc:
+            fault = storage.fault_of(exc)
+            if fault is None:
+                log.exception("unhandled error answering %s", scope.get("path"))
             if started:
                 raise
-            response = JSONResponse(
-                error_body(500, ErrorCode.internal_error, "internal error", request_id),
-                status_code=500,
-            )
-            await response(scope, receive, stamped_send)
+            await _crash_answer(fault, request_id)(scope, receive, stamped_send)
 
     async def _refuse(
         self,
@@ -290,6 +289,15 @@ class RequestGuard:
                     if message["type"] != "http.request" or not message.get("more_body"):
                         break
         await send({"type": "http.response.body", "body": b""})
+
+
+def _crash_answer(fault: ApiError | None, request_id: str) -> JSONResponse:
+    """What an unhandled error is answered with: a storage fault's own answer, else 500."""
+    if fault is None:
+        body = error_body(500, ErrorCode.internal_error, "internal error", request_id)
+        return JSONResponse(body, status_code=500)
+    body = error_body(fault.status_code, fault.code, fault.message, request_id)
+    return JSONResponse(body, status_code=fault.status_code, headers=fault.headers)
 
 
 def _has_body(headers: dict[bytes, bytes]) -> bool:

@@ -259,6 +259,9 @@ class ErrorCode(StrEnum):
     request_timeout = "request_timeout"
     batch_over_budget = "batch_over_budget"
     generation_over_budget = "generation_over_budget"
+    storage_full = "storage_full"
+    storage_error = "storage_error"
+    duplicate_authorization = "duplicate_authorization"
 
 
 class ValidationIssue(BaseModel):

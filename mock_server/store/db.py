@@ -103,7 +103,10 @@ class Database:
                 yield self._db
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                # SQLite may have rolled back already (``SQLITE_FULL`` does): a ROLLBACK
+                # then fails and would hide the error that matters.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
 
     def _exec(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Cursor:

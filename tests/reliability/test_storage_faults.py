@@ -1,0 +1,177 @@
+"""A full or failing disk under the mock's store: a documented answer, nothing kept of the
+failed upload, and exactly-once recovery once space returns.
+
+The full-disk sequence runs on a real 50 MiB tmpfs where this process may mount one (the
+suite runs as root), else (and always, for the ``seam`` case) through the mock's test-only
+storage fault (``mock_server.testsupport.storagefaults``), which fails the store's file
+writes as a filling disk does. Either way an 80 MiB forward-backward upload meets a full
+disk: ``507 storage_full`` with Retry-After, never ``500`` or
+``409 chunk_group_missing_chunks``; the partial upload's files and rows are gone; other
+calls answer normally; and once space returns the same chunks (same chunk group) run once,
+with a store that passes ``PRAGMA integrity_check``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from client.standins.batches import train_tensors
+from hardening.support import store_rows
+
+from mock_server.seams import STORAGE_FAULT_ENV
+from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
+
+MIB = 1024 * 1024
+DISK_BYTES = 50 * MIB
+UPLOAD_BYTES = 80 * MIB
+CHUNK_BYTES = 8 * MIB
+# What the store may still hold once the failed upload is freed: SQLite and its WAL.
+FREED_BYTES = 4 * MIB
+PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
+
+
+@dataclass
+class SmallDisk:
+    """Where the mock's state lives: a real small tmpfs, or a directory whose writes the
+    mock's storage-fault seam fails after ``DISK_BYTES``."""
+
+    state_dir: Path
+    mounted: bool
+    monkeypatch: pytest.MonkeyPatch
+
+    def used_bytes(self) -> int:
+        """Bytes the state directory takes on its disk."""
+        if self.mounted:
+            stat = os.statvfs(self.state_dir)
+            return (stat.f_blocks - stat.f_bfree) * stat.f_frsize
+        return sum(p.stat().st_size for p in self.state_dir.rglob("*") if p.is_file())
+
+    def make_room(self, mock: LiveMock) -> None:
+        """Space returns: the tmpfs grows in place; the seam is cleared by a restart."""
+        if self.mounted:
+            _mount("-o", "remount,size=400m", self.state_dir)
+        else:
+            self.monkeypatch.delenv(STORAGE_FAULT_ENV)
+            mock.restart()
+
+
+def _mount(*args: Any) -> bool:
+    done = subprocess.run(["mount", *map(str, args)], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+@pytest.fixture(params=["tmpfs", "seam"])
+def small_disk(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[SmallDisk]:
+    """A 50 MiB disk for the mock's state: tmpfs when mounting is allowed, else the seam."""
+    state_dir = tmp_path / "state"
+    state_dir.mkdir()
+    mounted = request.param == "tmpfs" and _mount(
+        "-t", "tmpfs", "-o", f"size={DISK_BYTES}", "tmpfs", state_dir
+    )
+    if not mounted:
+        monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{DISK_BYTES}")
+    try:
+        yield SmallDisk(state_dir, mounted, monkeypatch)
+    finally:
+        if mounted:
+            subprocess.run(["umount", "-l", str(state_dir)], check=False)
+
+
+def big_batch(payload_bytes: int) -> dict[str, Any]:
+    import torch
+
+    padding = torch.arange(payload_bytes, dtype=torch.int64).to(torch.uint8)
+    return {**train_tensors(), "padding": padding, "processing": PROCESSING}
+
+
+def upload_until_refused(
+    api: MockApi, job_id: str, chunks: list[bytes]
+) -> tuple[list[httpx.Response], httpx.Response]:
+    """POST chunks in order until one is not a 200; (the accepted ones, the refusal)."""
+    accepted = []
+    for chunk in chunks:
+        answer = api.http.post(f"/{job_id}/forward-backward", content=chunk)
+        if answer.status_code != 200:
+            return accepted, answer
+        accepted.append(answer)
+    raise AssertionError("every chunk was accepted: the disk never filled")
+
+
+def assert_refused_whole(answer: httpx.Response, status: int, code: str) -> None:
+    body = answer.json()
+    assert (answer.status_code, body["error_code"]) == (status, code), answer.text
+    assert int(answer.headers["Retry-After"]) > 0
+    assert body["request_id"] == answer.headers["x-snowflake-request-id"]
+
+
+def assert_upload_freed(state_dir: Path, job_id: str) -> None:
+    """No chunk file and no row of the failed group is left."""
+    chunk_files = [p for p in (state_dir / "chunks").rglob("*") if p.is_file()]
+    assert chunk_files == []
+    assert store_rows(state_dir, "SELECT COUNT(*) FROM chunks WHERE job_id = ?", job_id) == [(0,)]
+    groups = store_rows(state_dir, "SELECT COUNT(*) FROM chunk_groups WHERE job_id = ?", job_id)
+    assert groups == [(0,)]
+
+
+def assert_runs_once(api: MockApi, state_dir: Path, job_id: str, chunks: list[bytes]) -> None:
+    """The same chunks again: accepted, run once (a repeated final chunk names it again)."""
+    answers = api.post_chunks(job_id, "forward-backward", chunks)
+    assert [a.status_code for a in answers] == [200] * (len(chunks) - 1) + [202]
+    request_id = answers[-1].json()["request_id"]
+    assert "loss" in api.result(job_id, request_id)
+    again = api.http.post(f"/{job_id}/forward-backward", content=chunks[-1])
+    assert (again.status_code, again.json()["request_id"]) == (202, request_id)
+    done = store_rows(
+        state_dir,
+        "SELECT COUNT(*) FROM requests WHERE job_id = ? AND kind = 'forward_backward'"
+        " AND status = 'done'",
+        job_id,
+    )
+    assert done == [(1,)]
+    assert store_rows(state_dir, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_a_full_disk_answers_507_frees_the_upload_and_recovers_exactly_once(
+    small_disk: SmallDisk,
+) -> None:
+    with running_mock(small_disk.state_dir) as mock:
+        api = MockApi(mock)
+        job_id = api.create_job()
+        chunks = request_chunks(big_batch(UPLOAD_BYTES), payload_bytes=CHUNK_BYTES, group="g-80")
+        accepted, refused = upload_until_refused(api, job_id, chunks)
+        assert len(accepted) < len(chunks) - 1
+        assert_refused_whole(refused, 507, "storage_full")
+        assert_upload_freed(small_disk.state_dir, job_id)
+        assert small_disk.used_bytes() < FREED_BYTES
+        # The store answers normally again: a read, and a write that fits.
+        assert api.http.get(f"/{job_id}").status_code == 200
+        assert api.run(job_id, "step", {})["global_steps"] == 1
+        small_disk.make_room(mock)
+        assert_runs_once(api, small_disk.state_dir, job_id, chunks)
+        api.close()
+
+
+def test_an_io_error_answers_503_storage_error_and_recovers_exactly_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(STORAGE_FAULT_ENV, f"EIO:{3 * CHUNK_BYTES // 2}")
+    with running_mock(tmp_path) as mock:
+        api = MockApi(mock)
+        job_id = api.create_job()
+        chunks = request_chunks(big_batch(4 * CHUNK_BYTES), payload_bytes=CHUNK_BYTES, group="g")
+        _, refused = upload_until_refused(api, job_id, chunks)
+        assert_refused_whole(refused, 503, "storage_error")
+        assert_upload_freed(tmp_path, job_id)
+        monkeypatch.delenv(STORAGE_FAULT_ENV)
+        mock.restart()
+        assert_runs_once(api, tmp_path, job_id, chunks)
+        api.close()
