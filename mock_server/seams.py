@@ -58,7 +58,7 @@ def arm(app: Any, settings: Settings) -> None:
     if os.environ.get(STORAGE_FAULT_ENV, "").strip():
         from mock_server.testsupport import storagefaults
 
-        _write_hook.append(storagefaults.armed_write(os.environ))
+        _write_hook.append(storagefaults.armed_write(os.environ, app.state.service.store))
     if os.environ.get(CRASH_ENV, "").strip() and not _crash_hook:
         from mock_server.testsupport import crashpoints
 

@@ -6,7 +6,10 @@ where they may not: ``CORTEX_GS_MOCK_STORAGE_FAULT=<ENOSPC|EDQUOT|EIO>:<bytes>``
 environment when the app is built (:func:`mock_server.seams.arm`) lets the store write
 that many bytes of files; the write that would go past them stores what still fits, then
 raises ``OSError`` with that errno, as a disk that fills up mid-write does, and so does
-every write after it. Never set it otherwise: the mock then fails its writes on purpose.
+every write after it. A full disk (``ENOSPC``, ``EDQUOT``) also lets the store's SQLite
+database grow by that many bytes at most: a write beyond fails with ``SQLITE_FULL``
+("database or disk is full"). Never set it otherwise: the mock then fails its writes on
+purpose.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from mock_server.seams import STORAGE_FAULT_ENV as ENV
+from mock_server.store.db import Database
 
 ERRNOS = {"ENOSPC": errno.ENOSPC, "EDQUOT": errno.EDQUOT, "EIO": errno.EIO}
 log = logging.getLogger("mock_server")
@@ -43,11 +47,16 @@ class FailingDisk:
             raise OSError(self.code, os.strerror(self.code), str(path))
 
 
-def armed_write(environ: Mapping[str, str]) -> Callable[[Path, bytes | memoryview], None]:
-    """What :func:`mock_server.seams.write_file` calls for ``$CORTEX_GS_MOCK_STORAGE_FAULT``."""
+def armed_write(
+    environ: Mapping[str, str], database: Database
+) -> Callable[[Path, bytes | memoryview], None]:
+    """What :func:`mock_server.seams.write_file` calls for ``$CORTEX_GS_MOCK_STORAGE_FAULT``
+    (on a full disk, ``database`` is capped as well)."""
     raw = environ.get(ENV, "").strip()
     name, _, budget = raw.partition(":")
     if name not in ERRNOS or not budget.isdigit():
         raise ValueError(f"{ENV}: expected <{'|'.join(ERRNOS)}>:<bytes>, got {raw!r}")
-    log.warning("TEST-ONLY: this mock's file writes fail with %s after %s bytes", name, budget)
+    log.warning("TEST-ONLY: this mock's writes fail with %s after %s bytes", name, budget)
+    if ERRNOS[name] != errno.EIO:
+        database.cap_growth(int(budget))
     return FailingDisk(ERRNOS[name], int(budget))

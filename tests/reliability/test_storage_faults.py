@@ -8,7 +8,9 @@ writes as a filling disk does. Either way an 80 MiB forward-backward upload meet
 disk: ``507 storage_full`` with Retry-After, never ``500`` or
 ``409 chunk_group_missing_chunks``; the partial upload's files and rows are gone; other
 calls answer normally; and once space returns the same chunks (same chunk group) run once,
-with a store that passes ``PRAGMA integrity_check``.
+with a store that passes ``PRAGMA integrity_check``. A JSON call whose row does not fit
+(SQLite's "database or disk is full") is refused the same way and rolled back whole, and
+its retry under the same ``Idempotency-Key`` runs once.
 """
 
 from __future__ import annotations
@@ -52,6 +54,15 @@ class SmallDisk:
             stat = os.statvfs(self.state_dir)
             return (stat.f_blocks - stat.f_bfree) * stat.f_frsize
         return sum(p.stat().st_size for p in self.state_dir.rglob("*") if p.is_file())
+
+    def fill(self, leave_bytes: int) -> None:
+        """Leave only ``leave_bytes`` free (before the mock starts, for the seam's sake)."""
+        if self.mounted:
+            stat = os.statvfs(self.state_dir)
+            with (self.state_dir / "filler").open("wb") as filler:
+                filler.write(b"\0" * (stat.f_bavail * stat.f_frsize - leave_bytes))
+        else:
+            self.monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{leave_bytes}")
 
     def make_room(self, mock: LiveMock) -> None:
         """Space returns: the tmpfs grows in place; the seam is cleared by a restart."""
@@ -174,4 +185,31 @@ def test_an_io_error_answers_503_storage_error_and_recovers_exactly_once(
         monkeypatch.delenv(STORAGE_FAULT_ENV)
         mock.restart()
         assert_runs_once(api, tmp_path, job_id, chunks)
+        api.close()
+
+
+def test_a_request_row_that_does_not_fit_is_507_rolled_back_and_its_retry_runs_once(
+    small_disk: SmallDisk,
+) -> None:
+    small_disk.fill(leave_bytes=MIB)
+    with running_mock(small_disk.state_dir) as mock:
+        api = MockApi(mock)
+        job_id = api.create_job()
+        # Step bodies are open: the padding is stored with the request, and cannot fit.
+        body, key = {"padding": "x" * (8 * MIB)}, {"Idempotency-Key": "step-1"}
+        refused = api.http.post(f"/{job_id}/step", json=body, headers=key)
+        assert_refused_whole(refused, 507, "storage_full")
+        state = small_disk.state_dir
+        assert store_rows(state, "SELECT COUNT(*) FROM requests WHERE kind = 'step'") == [(0,)]
+        assert store_rows(state, "SELECT COUNT(*) FROM idempotency WHERE key = 'step-1'") == [(0,)]
+        assert api.http.get(f"/{job_id}").status_code == 200
+        small_disk.make_room(mock)
+        accepted = api.http.post(f"/{job_id}/step", json=body, headers=key)
+        assert accepted.status_code == 202, accepted.text
+        request_id = accepted.json()["request_id"]
+        assert api.result(job_id, request_id)["global_steps"] == 1
+        again = api.http.post(f"/{job_id}/step", json=body, headers=key)
+        assert (again.status_code, again.json()["request_id"]) == (202, request_id)
+        assert store_rows(state, "SELECT COUNT(*) FROM requests WHERE kind = 'step'") == [(1,)]
+        assert store_rows(state, "PRAGMA integrity_check") == [("ok",)]
         api.close()
