@@ -26,7 +26,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode
 
 from arctic_rl import wire
-from mock_server import limits, storage
+from mock_server import limits, seams, storage
 from mock_server.chunk_group import Answer, Chunk, GroupKey, OpenGroup, checked_chunk, decode
 from mock_server.errors import ApiError
 from mock_server.keyed_locks import KeyedLocks
@@ -35,6 +35,8 @@ from mock_server.store import Store
 
 # The store's chunk rows keep no digest: a resent chunk is compared with its stored file.
 NO_CHUNK_DIGEST = ""
+# How many groups a full disk dropped are remembered (see ChunkGroups._still_full).
+DROPPED_KEPT = 1024
 # Stores a completed group's final chunk with the group's new request, and queues it
 # with the decoded value: -> request id.
 SubmitGroup = Callable[[Chunk, dict[str, Any]], Awaitable[str]]
@@ -50,6 +52,8 @@ class ChunkGroups:
         self._open: dict[GroupKey, OpenGroup] = {}
         self._locks: KeyedLocks[GroupKey] = KeyedLocks()
         self._swept_at = 0.0
+        # Groups a full disk dropped (oldest first, at most DROPPED_KEPT), see _still_full.
+        self._dropped_full: dict[GroupKey, None] = {}
 
     async def accept(self, job_id: str, kind: str, received: wire.ChunkFrame) -> Answer:
         """Apply the chunk-group rules to one chunk; (status, body) for the route."""
@@ -62,7 +66,7 @@ class ChunkGroups:
                 fault = storage.fault_of(exc, f"storing chunk group {chunk.group_id}")
                 if fault is None:
                     raise
-                await self._free(chunk.key)
+                await self._free(chunk.key, full=fault.status_code == 507)
                 raise fault from exc
 
     async def _accept(self, chunk: Chunk) -> Answer:
@@ -217,7 +221,8 @@ class ChunkGroups:
     async def _open_new(self, chunk: Chunk) -> OpenGroup:
         """A group's first chunk: it must be chunk 0, and within the limits."""
         if chunk.idx != 0:
-            raise chunk.restart_required("is unknown")
+            raise self._still_full(chunk) or chunk.restart_required("is unknown")
+        self._dropped_full.pop(chunk.key, None)
         cap = self.settings.max_chunks_per_group
         if chunk.total > cap:
             raise ApiError(
@@ -240,6 +245,21 @@ class ChunkGroups:
         self._open[chunk.key] = group
         return group
 
+    def _still_full(self, chunk: Chunk) -> ApiError | None:
+        """A later chunk of a group a full disk dropped: ``507`` again while the disk still
+        lacks room for the group's frame (retrying it later is what helps); once there is
+        room, None: the group is unknown, and restarts at chunk 0."""
+        if chunk.key not in self._dropped_full:
+            return None
+        if seams.free_bytes(self.store.root) >= chunk.descriptor.frame_size_bytes:
+            del self._dropped_full[chunk.key]
+            return None
+        return storage.full(
+            f"chunk group {chunk.group_id} was dropped when the server's storage filled up;"
+            " send it again from chunk 0 once space is freed",
+            fields={"chunk_group_id": chunk.group_id},
+        )
+
     # -- expiry -------------------------------------------------------------------------
     def _expired(self, created_at: float) -> bool:
         return time.time() - created_at > self.settings.chunk_group_ttl_s
@@ -261,13 +281,18 @@ class ChunkGroups:
         await self._forget(key)
         await asyncio.to_thread(self.store.drop_group, *key)
 
-    async def _free(self, key: GroupKey) -> None:
+    async def _free(self, key: GroupKey, *, full: bool) -> None:
         """A storage fault: an unfinished group goes whole (assembler, files, rows), so the
         disk does not stay full; the client sends it again from chunk 0.
 
         Its files go first; if its rows cannot be deleted yet (the same fault), they name
-        files that are gone, which a later chunk 0 or start-up clears.
+        files that are gone, which a later chunk 0 or start-up clears. A group a full disk
+        dropped is remembered (see :meth:`_still_full`).
         """
+        if full:
+            self._dropped_full[key] = None
+            while len(self._dropped_full) > DROPPED_KEPT:
+                del self._dropped_full[next(iter(self._dropped_full))]
         await self._forget(key)
         try:
             await asyncio.to_thread(self.store.drop_unfinished_group, *key)

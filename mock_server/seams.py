@@ -10,15 +10,16 @@ environment variables asks for it (only tests set them):
   (:mod:`mock_server.testsupport.departures`), for the contract-check kit's tests.
 - ``CORTEX_GS_MOCK_STORAGE_FAULT`` makes the store's file writes fail as a full or failing
   disk would (:mod:`mock_server.testsupport.storagefaults`); the store writes every file
-  through :func:`write_file`.
+  through :func:`write_file` and asks :func:`free_bytes` how much room is left.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from mock_server.settings import Settings
 
@@ -36,16 +37,29 @@ def crash_point(point: str) -> None:
         hook(point)
 
 
-# What writes the store's files instead of a plain write: empty unless a test armed a fault.
-_write_hook: list[Callable[[Path, bytes | memoryview], None]] = []
+class Disk(Protocol):
+    """A failing disk a storage-fault test puts under the store."""
+
+    def write(self, path: Path, data: bytes | memoryview) -> None: ...
+
+    def free_bytes(self) -> int: ...
+
+
+# The disk the store's files go to instead of the real one: empty unless a test armed one.
+_disk: list[Disk] = []
 
 
 def write_file(path: Path, data: bytes | memoryview) -> None:
     """Write one of the store's files (a plain write unless a storage-fault test armed one)."""
-    if _write_hook:
-        _write_hook[0](path, data)
+    if _disk:
+        _disk[0].write(path, data)
     else:
         path.write_bytes(data)
+
+
+def free_bytes(path: Path) -> int:
+    """Free bytes on the disk that holds ``path`` (what an armed failing disk has left)."""
+    return _disk[0].free_bytes() if _disk else shutil.disk_usage(path).free
 
 
 def arm(app: Any, settings: Settings) -> None:
@@ -54,11 +68,11 @@ def arm(app: Any, settings: Settings) -> None:
     The storage fault is armed afresh for each app, so a test clears it by restarting the
     mock without the variable.
     """
-    _write_hook.clear()
+    _disk.clear()
     if os.environ.get(STORAGE_FAULT_ENV, "").strip():
         from mock_server.testsupport import storagefaults
 
-        _write_hook.append(storagefaults.armed_write(os.environ, app.state.service.store))
+        _disk.append(storagefaults.armed_disk(os.environ, app.state.service.store))
     if os.environ.get(CRASH_ENV, "").strip() and not _crash_hook:
         from mock_server.testsupport import crashpoints
 
@@ -69,4 +83,12 @@ def arm(app: Any, settings: Settings) -> None:
         departures.install(app, settings)
 
 
-__all__ = ["CRASH_ENV", "DEPART_ENV", "STORAGE_FAULT_ENV", "arm", "crash_point", "write_file"]
+__all__ = [
+    "CRASH_ENV",
+    "DEPART_ENV",
+    "STORAGE_FAULT_ENV",
+    "arm",
+    "crash_point",
+    "free_bytes",
+    "write_file",
+]

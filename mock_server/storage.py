@@ -52,12 +52,16 @@ def fault_of(exc: BaseException, doing: str = "storing the request") -> ApiError
     if kind is None:
         return None
     _log.warning("storage fault while %s: %s: %s", doing, type(exc).__name__, exc)
-    headers = {RETRY_AFTER_HEADER: str(RETRY_AFTER_S)}
     if kind == ErrorCode.storage_full:
-        message = f"the server's storage is full while {doing}; retry once space is freed"
-        return ApiError(507, kind, message, headers=headers)
+        return full(f"the server's storage is full while {doing}; retry once space is freed")
     message = f"the server's storage failed while {doing}; retry shortly"
-    return ApiError(503, kind, message, headers=headers)
+    return ApiError(503, kind, message, headers={RETRY_AFTER_HEADER: str(RETRY_AFTER_S)})
 
 
-__all__ = ["RETRY_AFTER_S", "fault_of", "kind_of"]
+def full(message: str, fields: dict[str, str] | None = None) -> ApiError:
+    """A ``507 storage_full`` answer."""
+    headers = {RETRY_AFTER_HEADER: str(RETRY_AFTER_S)}
+    return ApiError(507, ErrorCode.storage_full, message, headers=headers, fields=fields)
+
+
+__all__ = ["RETRY_AFTER_S", "fault_of", "full", "kind_of"]

@@ -4,12 +4,12 @@ The storage-fault tests (``tests/reliability/test_storage_faults.py``) run the f
 sequence on a real small filesystem where they may mount one, and through this switch
 where they may not: ``CORTEX_GS_MOCK_STORAGE_FAULT=<ENOSPC|EDQUOT|EIO>:<bytes>`` in the
 environment when the app is built (:func:`mock_server.seams.arm`) lets the store write
-that many bytes of files; the write that would go past them stores what still fits, then
-raises ``OSError`` with that errno, as a disk that fills up mid-write does, and so does
-every write after it. A full disk (``ENOSPC``, ``EDQUOT``) also lets the store's SQLite
-database grow by that many bytes at most: a write beyond fails with ``SQLITE_FULL``
-("database or disk is full"). Never set it otherwise: the mock then fails its writes on
-purpose.
+that many bytes of files (and says that much is free); the write that would go past them
+stores what still fits, then raises ``OSError`` with that errno, as a disk that fills up
+mid-write does, and so does every write after it. A full disk (``ENOSPC``, ``EDQUOT``)
+also lets the store's SQLite database grow by that many bytes at most: a write beyond
+fails with ``SQLITE_FULL`` ("database or disk is full"). Never set it otherwise: the mock
+then fails its writes on purpose.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import errno
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from mock_server.seams import STORAGE_FAULT_ENV as ENV
@@ -36,7 +36,12 @@ class FailingDisk:
         self.left = budget
         self._lock = threading.Lock()
 
-    def __call__(self, path: Path, data: bytes | memoryview) -> None:
+    def free_bytes(self) -> int:
+        """What can still be written."""
+        with self._lock:
+            return self.left
+
+    def write(self, path: Path, data: bytes | memoryview) -> None:
         view = memoryview(data)
         with path.open("wb") as file:  # a missing folder raises before anything counts
             with self._lock:
@@ -47,10 +52,8 @@ class FailingDisk:
             raise OSError(self.code, os.strerror(self.code), str(path))
 
 
-def armed_write(
-    environ: Mapping[str, str], database: Database
-) -> Callable[[Path, bytes | memoryview], None]:
-    """What :func:`mock_server.seams.write_file` calls for ``$CORTEX_GS_MOCK_STORAGE_FAULT``
+def armed_disk(environ: Mapping[str, str], database: Database) -> FailingDisk:
+    """The disk :mod:`mock_server.seams` writes to for ``$CORTEX_GS_MOCK_STORAGE_FAULT``
     (on a full disk, ``database`` is capped as well)."""
     raw = environ.get(ENV, "").strip()
     name, _, budget = raw.partition(":")

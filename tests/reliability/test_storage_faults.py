@@ -10,7 +10,9 @@ disk: ``507 storage_full`` with Retry-After, never ``500`` or
 calls answer normally; and once space returns the same chunks (same chunk group) run once,
 with a store that passes ``PRAGMA integrity_check``. A JSON call whose row does not fit
 (SQLite's "database or disk is full") is refused the same way and rolled back whole, and
-its retry under the same ``Idempotency-Key`` runs once.
+its retry under the same ``Idempotency-Key`` runs once. Through the SDK, a full disk is
+retried as Retry-After says, then raised as ``InsufficientStorageError``; the same call
+succeeds once space returns.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import pytest
 from client.standins.batches import train_tensors
 from hardening.support import store_rows
 
+from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InsufficientStorageError
 from mock_server.seams import STORAGE_FAULT_ENV
 from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
 
@@ -37,6 +40,7 @@ CHUNK_BYTES = 8 * MIB
 # What the store may still hold once the failed upload is freed: SQLite and its WAL.
 FREED_BYTES = 4 * MIB
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
+PAT_ENV = "ARCTIC_RL_STORAGE_TEST_PAT"
 
 
 @dataclass
@@ -98,10 +102,16 @@ def small_disk(
 
 
 def big_batch(payload_bytes: int) -> dict[str, Any]:
+    """A training batch padded to ``payload_bytes`` (the SDK's ``fwd_bwd`` argument)."""
     import torch
 
     padding = torch.arange(payload_bytes, dtype=torch.int64).to(torch.uint8)
-    return {**train_tensors(), "padding": padding, "processing": PROCESSING}
+    return {**train_tensors(), "padding": padding}
+
+
+def big_frame_value(payload_bytes: int) -> dict[str, Any]:
+    """The same batch as a raw forward-backward frame's value."""
+    return {**big_batch(payload_bytes), "processing": PROCESSING}
 
 
 def upload_until_refused(
@@ -157,7 +167,8 @@ def test_a_full_disk_answers_507_frees_the_upload_and_recovers_exactly_once(
     with running_mock(small_disk.state_dir) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
-        chunks = request_chunks(big_batch(UPLOAD_BYTES), payload_bytes=CHUNK_BYTES, group="g-80")
+        value = big_frame_value(UPLOAD_BYTES)
+        chunks = request_chunks(value, payload_bytes=CHUNK_BYTES, group="g-80")
         accepted, refused = upload_until_refused(api, job_id, chunks)
         assert len(accepted) < len(chunks) - 1
         assert_refused_whole(refused, 507, "storage_full")
@@ -178,7 +189,8 @@ def test_an_io_error_answers_503_storage_error_and_recovers_exactly_once(
     with running_mock(tmp_path) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
-        chunks = request_chunks(big_batch(4 * CHUNK_BYTES), payload_bytes=CHUNK_BYTES, group="g")
+        value = big_frame_value(4 * CHUNK_BYTES)
+        chunks = request_chunks(value, payload_bytes=CHUNK_BYTES, group="g")
         _, refused = upload_until_refused(api, job_id, chunks)
         assert_refused_whole(refused, 503, "storage_error")
         assert_upload_freed(tmp_path, job_id)
@@ -213,3 +225,39 @@ def test_a_request_row_that_does_not_fit_is_507_rolled_back_and_its_retry_runs_o
         assert store_rows(state, "SELECT COUNT(*) FROM requests WHERE kind = 'step'") == [(1,)]
         assert store_rows(state, "PRAGMA integrity_check") == [("ok",)]
         api.close()
+
+
+def fwd_bwd_done(state_dir: Path, job_id: str) -> list[tuple[Any, ...]]:
+    return store_rows(
+        state_dir,
+        "SELECT COUNT(*) FROM requests WHERE job_id = ? AND kind = 'forward_backward'"
+        " AND status = 'done'",
+        job_id,
+    )
+
+
+async def test_the_sdk_retries_a_full_disk_then_raises_insufficient_storage_error(
+    small_disk: SmallDisk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_mock(small_disk.state_dir) as mock:
+        monkeypatch.setenv(PAT_ENV, mock.token)
+        cortex = {"base_url": mock.base_url, "pat_env": PAT_ENV, "chunk_bytes": CHUNK_BYTES}
+        cortex |= {"max_retries": 2, "long_poll_s": 2, "progress": False}
+        config = ArcticRLClientConfig(
+            backend="cortex", model_name="tiny-byte-lm", training_gpus=1, cortex=cortex
+        )
+        client = await AsyncArcticRLClient.connect(config)
+        job_id = str(client.job_id)
+        try:
+            batch = big_batch(UPLOAD_BYTES)
+            with pytest.raises(InsufficientStorageError) as caught:
+                await client.fwd_bwd(batch, processing=PROCESSING)
+            assert (caught.value.status, caught.value.code) == (507, "storage_full")
+            assert caught.value.request_id and caught.value.request_id in str(caught.value)
+            assert_upload_freed(small_disk.state_dir, job_id)
+            small_disk.make_room(mock)
+            result = await client.fwd_bwd(batch, processing=PROCESSING)
+            assert result["avg_loss"] is not None
+            assert fwd_bwd_done(small_disk.state_dir, job_id) == [(1,)]
+        finally:
+            await client.shutdown(cancel=False)
