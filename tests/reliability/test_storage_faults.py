@@ -12,7 +12,9 @@ with a store that passes ``PRAGMA integrity_check``. A JSON call whose row does 
 (SQLite's "database or disk is full") is refused the same way and rolled back whole, and
 its retry under the same ``Idempotency-Key`` runs once. Through the SDK, a full disk is
 retried as Retry-After says, then raised as ``InsufficientStorageError``; the same call
-succeeds once space returns.
+succeeds once space returns. A result that does not fit fails its request with
+``storage_full`` (the job rolls back to its saved state and goes on), and the same request
+sent again succeeds once space returns.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from typing import Any
 import httpx
 import pytest
 from client.standins.batches import train_tensors
+from cortex_gs_contract import JobState
 from hardening.support import store_rows
 
-from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InsufficientStorageError
+from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InsufficientStorageError, wire
 from mock_server.seams import STORAGE_FAULT_ENV
 from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
 
@@ -261,3 +264,25 @@ async def test_the_sdk_retries_a_full_disk_then_raises_insufficient_storage_erro
             assert fwd_bwd_done(small_disk.state_dir, job_id) == [(1,)]
         finally:
             await client.shutdown(cancel=False)
+
+
+def test_a_result_that_does_not_fit_fails_its_request_and_the_job_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The seam lets the database grow by 64 KiB: the job fits, 64 completions do not."""
+    monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{64 * 1024}")
+    body = {"prompts": ["hello"] * 64, "sampling_params": {"max_tokens": 256}}
+    with running_mock(tmp_path) as mock:
+        api = MockApi(mock)
+        job_id = api.create_job()
+        submitted = api.http.post(f"/{job_id}/generate", content=wire.dumps(body))
+        assert submitted.status_code == 202, submitted.text
+        status = api.wait(job_id, submitted.json()["request_id"])
+        assert (status["status"], status["error_code"]) == ("failed", "storage_full"), status
+        assert api.http.get(f"/{job_id}").json()["status"] == JobState.running
+        monkeypatch.delenv(STORAGE_FAULT_ENV)
+        mock.restart()
+        result = api.run_frame(job_id, "generate", body)
+        assert [r["generation_len"] for r in result["results"]] == [256] * 64
+        assert store_rows(tmp_path, "PRAGMA integrity_check") == [("ok",)]
+        api.close()
