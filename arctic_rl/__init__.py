@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "ChunkGroupError": "arctic_rl._errors",
     "ConfigError": "arctic_rl._errors",
     "ConflictError": "arctic_rl._errors",
+    "InsufficientStorageError": "arctic_rl._errors",
     "InvalidRequestError": "arctic_rl._errors",
     "JobFailedError": "arctic_rl._errors",
     "JobNotRunningError": "arctic_rl._errors",
@@ -65,6 +66,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import ChunkGroupError as ChunkGroupError
     from arctic_rl._errors import ConfigError as ConfigError
     from arctic_rl._errors import ConflictError as ConflictError
+    from arctic_rl._errors import InsufficientStorageError as InsufficientStorageError
     from arctic_rl._errors import InvalidRequestError as InvalidRequestError
     from arctic_rl._errors import JobFailedError as JobFailedError
     from arctic_rl._errors import JobNotRunningError as JobNotRunningError

@@ -22,6 +22,7 @@ __all__ = [
     "ChunkGroupError",
     "ConfigError",
     "ConflictError",
+    "InsufficientStorageError",
     "InvalidRequestError",
     "JobFailedError",
     "JobNotRunningError",
@@ -161,6 +162,14 @@ class ServiceUnavailableError(ServerError):
     """503: the service is temporarily unavailable."""
 
 
+class InsufficientStorageError(ServerError):
+    """507: the service's storage is full (``storage_full``); nothing of the call was kept.
+
+    Retried with backoff as long as Retry-After and the retry budget allow; raised when the
+    space does not come back in that time. The same call succeeds once it does.
+    """
+
+
 class UnexpectedAnswerError(ArcticRLError):
     """A success the contract does not allow: a redirect, a body that is not JSON, ..."""
 
@@ -212,6 +221,7 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
     422: InvalidRequestError,
     429: RateLimitError,
     503: ServiceUnavailableError,
+    507: InsufficientStorageError,
 }
 
 

@@ -4,8 +4,9 @@ Every call the client makes (generated operation functions and chunk uploads ali
 through `ServiceTransport`, an `httpx.AsyncBaseTransport` wrapped around the real one, so
 these rules live in one place:
 
-- connection failures, 408, 429 and 5xx (not 501) are retried, waiting as long as Retry-After
-  says; the *same* request is resent, so a retry carries the same idempotency key;
+- connection failures, 408, 429 and 5xx (not 501; 503 and a full disk's 507 included) are
+  retried, waiting as long as Retry-After says; the *same* request is resent, so a retry
+  carries the same idempotency key;
 - an error status becomes a typed `ArcticRLError` (see `_errors.error_from_response`),
   whatever its body (a proxy's HTML 502 too): the generated parsers only see successes;
 - a JSON POST without an ``Idempotency-Key`` gets one, fixed for that logical call (a

@@ -88,6 +88,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="finished requests between two retention passes",
     )
     parser.add_argument("--log-level", default="info")
+    parser.add_argument(
+        "--log-interval",
+        type=float,
+        default=ServerSettings.log_interval_s,
+        help="seconds between two log lines about the same kind of refusal or resource error",
+    )
     return parser.parse_args(argv)
 
 
@@ -122,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from mock_server.app import create_app
 
-    server = ServerSettings()
+    server = ServerSettings(log_interval_s=args.log_interval)
     server.ensure_descriptors()
     app = create_app(settings, server=server)
     if args.no_auth:

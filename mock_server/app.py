@@ -17,6 +17,7 @@ debug), and answers in today's shapes; the contract's proposals (``Idempotency-K
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -29,7 +30,7 @@ from mock_server.middleware import AnyDatabaseAndSchema, RequestGuard
 from mock_server.openapi import install_openapi
 from mock_server.routers import AREAS, files, jobs
 from mock_server.routing import build_router
-from mock_server.server import ServerSettings
+from mock_server.server import ServerSettings, quiet_resource_errors
 from mock_server.service import MockService
 from mock_server.settings import Settings
 from mock_server.store import Store
@@ -40,13 +41,16 @@ def create_app(
 ) -> FastAPI:
     """Build the mock for ``settings`` (backend built from ``settings.backend`` if absent).
 
-    ``server`` holds the limits the request guard applies to bodies (default: the CLI's).
+    ``server`` holds the limits the request guard applies to bodies and how often the
+    event loop may log running out of descriptors (default: the CLI's).
     """
     factory = (lambda: backend) if backend is not None else _backend_factory(settings)
     service = MockService(settings, factory, Store(settings.state_dir))
+    server = server or ServerSettings()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        quiet_resource_errors(asyncio.get_running_loop(), server.log_interval_s)
         await service.start()
         try:
             yield
@@ -65,7 +69,7 @@ def create_app(
     app.state.service = service
     app.state.settings = settings
     install_error_handlers(app)
-    app.add_middleware(RequestGuard, settings=settings, server=server or ServerSettings())
+    app.add_middleware(RequestGuard, settings=settings, server=server)
     app.add_middleware(AnyDatabaseAndSchema, settings=settings)
 
     router = build_router(AREAS, settings.prefix)

@@ -26,7 +26,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode
 
 from arctic_rl import wire
-from mock_server import limits
+from mock_server import limits, seams, storage
 from mock_server.chunk_group import Answer, Chunk, GroupKey, OpenGroup, checked_chunk, decode
 from mock_server.errors import ApiError
 from mock_server.keyed_locks import KeyedLocks
@@ -35,6 +35,8 @@ from mock_server.store import Store
 
 # The store's chunk rows keep no digest: a resent chunk is compared with its stored file.
 NO_CHUNK_DIGEST = ""
+# How many groups a full disk dropped are remembered (see ChunkGroups._still_full).
+DROPPED_KEPT = 1024
 # Stores a completed group's final chunk with the group's new request, and queues it
 # with the decoded value: -> request id.
 SubmitGroup = Callable[[Chunk, dict[str, Any]], Awaitable[str]]
@@ -50,31 +52,42 @@ class ChunkGroups:
         self._open: dict[GroupKey, OpenGroup] = {}
         self._locks: KeyedLocks[GroupKey] = KeyedLocks()
         self._swept_at = 0.0
+        # Groups a full disk dropped (oldest first, at most DROPPED_KEPT), see _still_full.
+        self._dropped_full: dict[GroupKey, None] = {}
 
     async def accept(self, job_id: str, kind: str, received: wire.ChunkFrame) -> Answer:
         """Apply the chunk-group rules to one chunk; (status, body) for the route."""
         chunk = checked_chunk(job_id, kind, received)
         await self._sweep_if_due()
         async with self._locks.hold(chunk.key):
-            group = self._open.get(chunk.key)
-            if group is None:
-                known = await self._load(chunk)
-                if not isinstance(known, OpenGroup):
-                    return known
-                group = known
-            elif self._expired(group.created_at):
-                await self._drop(chunk.key)
-                raise chunk.restart_required("expired")
-            if chunk.binding != group.binding:
-                raise chunk.conflict(
-                    f"chunk group {chunk.group_id} was started for a different frame"
-                )
-            if group.have[chunk.idx]:
-                return await self._repeat(chunk, group)
-            if chunk.final:
-                return await self._finish(chunk, group)
-            await self._store_chunk(chunk, group)
-            return chunk.accepted(group.received)
+            try:
+                return await self._accept(chunk)
+            except Exception as exc:
+                fault = storage.fault_of(exc, f"storing chunk group {chunk.group_id}")
+                if fault is None:
+                    raise
+                await self._free(chunk.key, full=fault.status_code == 507)
+                raise fault from exc
+
+    async def _accept(self, chunk: Chunk) -> Answer:
+        """The rules for one chunk, under its group's lock."""
+        group = self._open.get(chunk.key)
+        if group is None:
+            known = await self._load(chunk)
+            if not isinstance(known, OpenGroup):
+                return known
+            group = known
+        elif self._expired(group.created_at):
+            await self._drop(chunk.key)
+            raise chunk.restart_required("expired")
+        if chunk.binding != group.binding:
+            raise chunk.conflict(f"chunk group {chunk.group_id} was started for a different frame")
+        if group.have[chunk.idx]:
+            return await self._repeat(chunk, group)
+        if chunk.final:
+            return await self._finish(chunk, group)
+        await self._store_chunk(chunk, group)
+        return chunk.accepted(group.received)
 
     # -- one chunk --------------------------------------------------------------------
     async def _store_chunk(self, chunk: Chunk, group: OpenGroup) -> None:
@@ -221,7 +234,8 @@ class ChunkGroups:
     async def _open_new(self, chunk: Chunk) -> OpenGroup:
         """A group's first chunk: it must be chunk 0, and within the limits."""
         if chunk.idx != 0:
-            raise chunk.restart_required("is unknown")
+            raise self._still_full(chunk) or chunk.restart_required("is unknown")
+        self._dropped_full.pop(chunk.key, None)
         cap = self.settings.max_chunks_per_group
         if chunk.total > cap:
             raise ApiError(
@@ -244,6 +258,21 @@ class ChunkGroups:
         self._open[chunk.key] = group
         return group
 
+    def _still_full(self, chunk: Chunk) -> ApiError | None:
+        """A later chunk of a group a full disk dropped: ``507`` again while the disk still
+        lacks room for the group's frame (retrying it later is what helps); once there is
+        room, None: the group is unknown, and restarts at chunk 0."""
+        if chunk.key not in self._dropped_full:
+            return None
+        if seams.free_bytes(self.store.root) >= chunk.descriptor.frame_size_bytes:
+            del self._dropped_full[chunk.key]
+            return None
+        return storage.full(
+            f"chunk group {chunk.group_id} was dropped when the server's storage filled up;"
+            " send it again from chunk 0 once space is freed",
+            fields={"chunk_group_id": chunk.group_id},
+        )
+
     # -- expiry -------------------------------------------------------------------------
     def _expired(self, created_at: float) -> bool:
         return time.time() - created_at > self.settings.chunk_group_ttl_s
@@ -258,12 +287,31 @@ class ChunkGroups:
         for key in await asyncio.to_thread(self.store.expired_groups, now - ttl):
             async with self._locks.hold(key):
                 await self._forget(key)
-                await asyncio.to_thread(self.store.drop_expired_group, *key)
+                await asyncio.to_thread(self.store.drop_unfinished_group, *key)
 
     async def _drop(self, key: GroupKey) -> None:
         """Forget an unfinished group: its assembler, rows and chunk files."""
         await self._forget(key)
         await asyncio.to_thread(self.store.drop_group, *key)
+
+    async def _free(self, key: GroupKey, *, full: bool) -> None:
+        """A storage fault: an unfinished group goes whole (assembler, files, rows), so the
+        disk does not stay full; the client sends it again from chunk 0.
+
+        Its files go first; if its rows cannot be deleted yet (the same fault), they name
+        files that are gone, which a later chunk 0 or start-up clears. A group a full disk
+        dropped is remembered (see :meth:`_still_full`).
+        """
+        if full:
+            self._dropped_full[key] = None
+            while len(self._dropped_full) > DROPPED_KEPT:
+                del self._dropped_full[next(iter(self._dropped_full))]
+        await self._forget(key)
+        try:
+            await asyncio.to_thread(self.store.drop_unfinished_group, *key)
+        except Exception as exc:
+            if storage.kind_of(exc) is None:
+                raise
 
     async def _forget(self, key: GroupKey) -> None:
         """Drop a group's assembler once the write it has in flight (if any) is over."""

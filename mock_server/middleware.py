@@ -15,15 +15,22 @@ import re
 import uuid
 from collections.abc import Callable
 
-from cortex_gs_contract import REQUEST_ID_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER, ErrorCode
+from cortex_gs_contract import (
+    REQUEST_ID_HEADER,
+    RETRY_AFTER_HEADER,
+    TOKEN_TYPE,
+    TOKEN_TYPE_HEADER,
+    ErrorCode,
+)
 from fastapi.responses import JSONResponse
 from starlette.datastructures import MutableHeaders
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mock_server import storage
 from mock_server.errors import ApiError, error_body
 from mock_server.exports import FILES_PATH
-from mock_server.server import ServerSettings, ThrottledLog
+from mock_server.server import ServerSettings, ThrottledLog, out_of_resources
 from mock_server.settings import Settings
 
 log = logging.getLogger("mock_server")
@@ -161,7 +168,10 @@ class RequestGuard:
     Pure ASGI (not BaseHTTPMiddleware) so bodies stream through untouched.
 
     - Every response carries ``x-snowflake-request-id``; crashes are answered here too,
-      so even a 500 carries it.
+      so even a 500 carries it (a full or failing disk, or a process out of descriptors,
+      is answered 507 or 503 with Retry-After instead, logged once per interval).
+    - A request with more than one ``Authorization`` header is refused (400
+      ``duplicate_authorization``) before anything else.
     - Authentication comes first, before any body is read or any route is matched: docs,
       the OpenAPI document, 404s and 405s ask for the token like every operation (unless
       ``settings.auth`` is off). The 401 of a request that has a body is sent before
@@ -184,6 +194,7 @@ class RequestGuard:
         self.expected_token = (settings.token or "").encode()
         self.expected_principal = hashlib.sha256(self.expected_token).hexdigest()[:16]
         self.slow_body_log = ThrottledLog(log, server.log_interval_s)
+        self.resource_log = ThrottledLog(log, server.log_interval_s)
 
     def principal(self, headers: dict[bytes, bytes]) -> str:
         """Who is calling (a digest of the token, never the token); 401 if nobody valid."""
@@ -206,12 +217,13 @@ class RequestGuard:
         state["request_id"] = request_id
         headers = dict(scope["headers"])
         has_body = _has_body(headers)
-        if not scope["path"].startswith(SIGNED_PATH_PREFIX):
-            try:
+        try:
+            _one_authorization(scope["headers"], len(headers))
+            if not scope["path"].startswith(SIGNED_PATH_PREFIX):
                 state["principal"] = self.principal(headers)
-            except ApiError as refused:
-                await self._refuse(scope, receive, send, refused, request_id, has_body)
-                return
+        except ApiError as refused:
+            await self._refuse(scope, receive, send, refused, request_id, has_body)
+            return
         body = _Body(
             receive,
             self.settings.max_body_bytes,
@@ -241,15 +253,25 @@ class RequestGuard:
             # The client hung up mid-body: nobody is left to answer, and nothing was stored.
             log.info("client went away while sending %s", scope.get("path"))
             return
-        except Exception:
-            log.exception("unhandled error answering %s", scope.get("path"))
+        except Exception as exc:
+            fault = self._known_fault(exc)
+            if fault is None:
+                log.exception("unhandled error answering %s", scope.get("path"))
             if started:
                 raise
-            response = JSONResponse(
-                error_body(500, ErrorCode.internal_error, "internal error", request_id),
-                status_code=500,
+            await _crash_answer(fault, request_id)(scope, receive, stamped_send)
+
+    def _known_fault(self, exc: Exception) -> ApiError | None:
+        """The answer for a fault that is no bug (storage, descriptors); None for a bug."""
+        if out_of_resources(exc):
+            self.resource_log.warning("out of resources answering a request: %s", exc)
+            return ApiError(
+                503,
+                ErrorCode.unavailable,
+                "the server is out of resources; retry shortly",
+                headers={RETRY_AFTER_HEADER: "1"},
             )
-            await response(scope, receive, stamped_send)
+        return storage.fault_of(exc)
 
     async def _refuse(
         self,
@@ -290,6 +312,29 @@ class RequestGuard:
                     if message["type"] != "http.request" or not message.get("more_body"):
                         break
         await send({"type": "http.response.body", "body": b""})
+
+
+def _one_authorization(headers: list[tuple[bytes, bytes]], distinct: int) -> None:
+    """Refuse a request with more than one ``Authorization`` header (400): which of them
+    would count must never depend on a proxy's header order. ``distinct`` is how many
+    header names the request has: fewer than headers means a name repeats."""
+    if distinct == len(headers):
+        return
+    if sum(1 for name, _ in headers if name == b"authorization") > 1:
+        raise ApiError(
+            400,
+            ErrorCode.duplicate_authorization,
+            "the request carries more than one Authorization header",
+        )
+
+
+def _crash_answer(fault: ApiError | None, request_id: str) -> JSONResponse:
+    """What an unhandled error is answered with: a storage fault's own answer, else 500."""
+    if fault is None:
+        body = error_body(500, ErrorCode.internal_error, "internal error", request_id)
+        return JSONResponse(body, status_code=500)
+    body = error_body(fault.status_code, fault.code, fault.message, request_id)
+    return JSONResponse(body, status_code=fault.status_code, headers=fault.headers)
 
 
 def _has_body(headers: dict[bytes, bytes]) -> bool:

@@ -16,12 +16,19 @@ exhaust the descriptors and the accept loop then logs an error per attempt. So:
   can pin a descriptor);
 - the body's pace is the ASGI middleware's job (:mod:`mock_server.middleware`), since
   only the app knows when it is waiting for the body;
-- :class:`ThrottledLog` keeps each kind of refusal to one log line per interval.
+- :class:`ThrottledLog` keeps each kind of refusal to one log line per interval;
+- :func:`quiet_resource_errors` does the same for the event loop's own errors when the
+  process runs out of descriptors or buffers (``EMFILE``, ``ENFILE``, ``ENOBUFS``,
+  ``ENOMEM``): asyncio's accept loop reports each failed ``accept()`` to the loop's
+  exception handler ("socket.accept() out of system resource"), whose default logs a
+  traceback each time; the handler installed here logs one line per interval with a count
+  of the ones left out, and passes every other error to the default handler.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import resource
@@ -39,6 +46,8 @@ log = logging.getLogger("mock_server")
 
 # Descriptors kept free beyond the connection cap: the store, chunk files, logs, threads.
 FD_HEADROOM = 256
+# The errors of a process out of descriptors or buffers: transient, and one is like another.
+RESOURCE_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,30 @@ class ThrottledLog:
         self.logger.warning(message, *args)
         self._next_at = now + self.interval_s
         self._suppressed = 0
+
+
+def out_of_resources(exc: BaseException | None) -> bool:
+    """Whether ``exc`` says the process ran out of descriptors or buffers."""
+    return isinstance(exc, OSError) and exc.errno in RESOURCE_ERRNOS
+
+
+def quiet_resource_errors(loop: asyncio.AbstractEventLoop, interval_s: float) -> None:
+    """Make ``loop`` log running out of descriptors or buffers once per ``interval_s``.
+
+    The loop's exception handler (what asyncio calls for errors no task catches, such as
+    a failed ``accept()``) logs those as one throttled line without a traceback; any other
+    error goes to the loop's default handler, as before.
+    """
+    throttled = ThrottledLog(log, interval_s)
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if out_of_resources(exc):
+            throttled.warning("%s: %s", context.get("message", "out of resources"), exc)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handle)
 
 
 def canned_response(status: int, reason: str, code: str, message: str) -> bytes:
@@ -265,4 +298,11 @@ class _GuardedProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-__all__ = ["ServerSettings", "ThrottledLog", "canned_response", "guarded_protocol"]
+__all__ = [
+    "ServerSettings",
+    "ThrottledLog",
+    "canned_response",
+    "guarded_protocol",
+    "out_of_resources",
+    "quiet_resource_errors",
+]

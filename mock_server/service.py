@@ -250,7 +250,11 @@ class MockService:
         limits.check_request(self.settings, self.running_job(job_id), kind, value)
         request_id = new_id("req")
         name = await asyncio.to_thread(self.store.write_input, request_id, frame)
-        return await self._create_request(request_id, job_id, kind, {"frame": name}, value)
+        try:
+            return await self._create_request(request_id, job_id, kind, {"frame": name}, value)
+        except Exception:  # no row names the input (a full disk, say): it goes too
+            await asyncio.to_thread(self.store.drop_input, request_id)
+            raise
 
     async def accept_body(self, job_id: str, kind: str, body: bytes) -> Answer:
         """A binary route's body: a chunk envelope, or (older clients) the bare frame."""

@@ -27,7 +27,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode, JobState, RequestState
 
 from arctic_rl import wire
-from mock_server import results
+from mock_server import results, storage
 from mock_server.backends import Backend, BackendError
 from mock_server.dispatch import Dispatch, Input
 from mock_server.errors import ApiError, request_error
@@ -205,15 +205,43 @@ class Worker:
             outcome = self._fail(request_id, code, message)
             self.store.add_log(job_id, f"request {request_id} ({kind}) failed: {message}")
         except Exception as exc:
-            log.exception("request %s (%s) crashed", request_id, kind)
-            message = f"{type(exc).__name__} in the backend"
-            outcome = self._fail(request_id, ErrorCode.internal_error, message)
+            code, message = self._crashed(row, exc)
+            outcome = self._fail(request_id, code, message)
         finally:
             self._inputs.pop(request_id, None)
             self._notify(request_id, outcome)
             self._janitor.submit(self.store.drop_request_files, job_id, row["input"] or {})
             if self.pruner.finished():
                 self._janitor.submit(self.pruner.prune)
+
+    def _crashed(self, row: dict[str, Any], exc: Exception) -> tuple[str, str]:
+        """(code, message) a request that raised fails with.
+
+        A storage fault (its result or the backend state could not be written) rolls the
+        job's backend back to the state of its last done request, so the request changed
+        nothing and sending it again applies it once; the job goes on.
+        """
+        kind = storage.kind_of(exc)
+        if kind is None:
+            log.exception("request %s (%s) crashed", row["request_id"], row["kind"])
+            return ErrorCode.internal_error, f"{type(exc).__name__} in the backend"
+        log.warning("request %s (%s): storage fault: %s", row["request_id"], row["kind"], exc)
+        self._roll_back(row["job_id"])
+        what = "full" if kind == ErrorCode.storage_full else "failing"
+        message = f"the server's storage is {what}; nothing of the request was kept: send it again"
+        return kind, message
+
+    def _roll_back(self, job_id: str) -> None:
+        """The job's backend state as its last done request left it (else the job fails)."""
+        job = self.store.get_job(job_id)
+        if job is None:
+            return
+        try:
+            self.backend.restore_job(
+                job_id, job["sub_jobs"], self.store.backend_dir(job_id), self._applied
+            )
+        except Exception as exc:
+            self._fail_job(job_id, _reason(exc, "rolling back the backend state"), JobState.running)
 
     def _fail(self, request_id: str, code: str, message: str) -> Outcome | None:
         error = request_error(code, message)
@@ -241,11 +269,15 @@ class Worker:
         """Save the request's backend changes; state that cannot be saved fails the job.
 
         The request's changes already happened in memory: were the job to go on, a
-        restart would silently lose them, so it stops here with the reason instead.
+        restart would silently lose them, so it stops here with the reason instead. A
+        full or failing disk is the exception: the job rolls back to its saved state and
+        only the request fails.
         """
         try:
             self.backend.commit_job(job_id, request_id)
         except OSError as exc:
+            if storage.kind_of(exc) is not None:
+                raise  # the request fails and the job rolls back (see _crashed)
             reason = f"could not save the backend state ({exc.strerror or type(exc).__name__})"
             self._fail_job(job_id, reason, JobState.running)
             raise BackendError(ErrorCode.internal_error, reason) from exc

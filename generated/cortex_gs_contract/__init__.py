@@ -106,6 +106,7 @@ OPERATIONS: dict[str, Operation] = {
             proposed_parameters=(),
             responses=(
                 Response(200, "application/json", "JobList"),
+                Response(400, "application/json", "Error"),
                 Response(401, "application/json", "Error"),
                 Response(422, "application/json", "Error"),
                 Response(429, "application/json", "Error"),
@@ -138,6 +139,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -157,6 +159,7 @@ OPERATIONS: dict[str, Operation] = {
             proposed_parameters=(),
             responses=(
                 Response(200, "application/json", "Capacity"),
+                Response(400, "application/json", "Error"),
                 Response(401, "application/json", "Error"),
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
@@ -180,6 +183,7 @@ OPERATIONS: dict[str, Operation] = {
             proposed_parameters=(),
             responses=(
                 Response(200, "application/json", "Job"),
+                Response(400, "application/json", "Error"),
                 Response(401, "application/json", "Error"),
                 Response(404, "application/json", "Error"),
                 Response(422, "application/json", "Error"),
@@ -205,6 +209,7 @@ OPERATIONS: dict[str, Operation] = {
             proposed_parameters=(),
             responses=(
                 Response(200, None, None),
+                Response(400, "application/json", "Error"),
                 Response(401, "application/json", "Error"),
                 Response(404, "application/json", "Error"),
                 Response(409, "application/json", "Error"),
@@ -212,6 +217,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -231,6 +237,7 @@ OPERATIONS: dict[str, Operation] = {
             proposed_parameters=(),
             responses=(
                 Response(200, "application/json", "ExperimentRun"),
+                Response(400, "application/json", "Error"),
                 Response(401, "application/json", "Error"),
                 Response(404, "application/json", "Error"),
                 Response(422, "application/json", "Error"),
@@ -256,6 +263,7 @@ OPERATIONS: dict[str, Operation] = {
             proposed_parameters=(),
             responses=(
                 Response(200, "application/json", "CheckpointList"),
+                Response(400, "application/json", "Error"),
                 Response(401, "application/json", "Error"),
                 Response(404, "application/json", "Error"),
                 Response(422, "application/json", "Error"),
@@ -282,12 +290,14 @@ OPERATIONS: dict[str, Operation] = {
             responses=(
                 Response(200, None, None),
                 Response(204, None, None),
+                Response(400, "application/json", "Error"),
                 Response(401, "application/json", "Error"),
                 Response(404, "application/json", "Error"),
                 Response(422, "application/json", "Error"),
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -307,6 +317,7 @@ OPERATIONS: dict[str, Operation] = {
             proposed_parameters=(),
             responses=(
                 Response(200, "application/json", "CheckpointExport"),
+                Response(400, "application/json", "Error"),
                 Response(401, "application/json", "Error"),
                 Response(404, "application/json", "Error"),
                 Response(409, "application/json", "Error"),
@@ -347,6 +358,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -380,6 +392,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -409,6 +422,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -438,6 +452,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -468,6 +483,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(500, "application/json", "Error"),
                 Response(501, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -501,6 +517,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -529,6 +546,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -558,6 +576,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -587,6 +606,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -616,6 +636,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
         Operation(
@@ -635,6 +656,7 @@ OPERATIONS: dict[str, Operation] = {
             proposed_parameters=("wait_s",),
             responses=(
                 Response(200, "application/json", "RequestStatus"),
+                Response(400, "application/json", "Error"),
                 Response(401, "application/json", "Error"),
                 Response(404, "application/json", "Error"),
                 Response(410, "application/json", "Error"),
@@ -642,6 +664,7 @@ OPERATIONS: dict[str, Operation] = {
                 Response(429, "application/json", "Error"),
                 Response(500, "application/json", "Error"),
                 Response(503, "application/json", "Error"),
+                Response(507, "application/json", "Error"),
             ),
         ),
     )

@@ -260,6 +260,9 @@ class ErrorCode(StrEnum):
     batch_over_budget = "batch_over_budget"
     generation_over_budget = "generation_over_budget"
     request_expired = "request_expired"
+    storage_full = "storage_full"
+    storage_error = "storage_error"
+    duplicate_authorization = "duplicate_authorization"
 
 
 class ValidationIssue(BaseModel):

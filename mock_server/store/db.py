@@ -99,6 +99,14 @@ class Database:
             if column not in have:
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
+    def cap_growth(self, extra_bytes: int) -> None:
+        """Let the database grow by at most ``extra_bytes`` from now on; beyond, SQLite fails
+        the write with ``SQLITE_FULL``, as on a full disk (the storage-fault test seam)."""
+        with self._lock:
+            page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
+            pages = self._db.execute("PRAGMA page_count").fetchone()[0]
+            self._db.execute(f"PRAGMA max_page_count = {int(pages + extra_bytes // page_size)}")
+
     def close(self) -> None:
         """Close the database (tests restart the mock on the same directory)."""
         with self._lock:
@@ -113,7 +121,10 @@ class Database:
                 yield self._db
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                # SQLite may have rolled back already (``SQLITE_FULL`` does): a ROLLBACK
+                # then fails and would hide the error that matters.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
 
     def _exec(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Cursor:

@@ -1,7 +1,8 @@
 """Where the mock's files live under --state-dir, and the chunk files themselves.
 
 Files are written before the rows that name them, so a crash leaves at most a file
-without a row, which start-up reconciliation removes.
+without a row, which start-up reconciliation removes. A write that fails (a full disk, an
+I/O error) removes what it wrote: no half-written file outlives its error.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import os
 import shutil
 from pathlib import Path
 from typing import Any
+
+from mock_server.seams import write_file
 
 
 def safe(part: str) -> str:
@@ -41,20 +44,21 @@ class StateFiles:
         """Put a chunk's bytes on disk before any row names them.
 
         Written in place (no temporary and rename): its row is committed only after the
-        write returns, and a file a crash cut short has no row, so start-up removes it.
+        write returns, a write that fails removes its file, and a file a crash cut short
+        has no row, so start-up removes it.
         """
         path = self.chunk_dir(job_id, group_id) / f"{chunk_idx}.bin"
         try:
-            path.write_bytes(chunk)
+            _write_whole(path, chunk)
         except FileNotFoundError:  # the group's first chunk: make its folder
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(chunk)
+            _write_whole(path, chunk)
 
     def write_input(self, request_id: str, frame: bytes) -> str:
         """Keep a bare frame on disk until its request runs; the file's name."""
         path = self.input_path(request_id)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(frame)
+        _write_whole(path, frame)
         return path.name
 
     def drop_request_files(self, job_id: str, payload: dict[str, Any]) -> None:
@@ -64,6 +68,10 @@ class StateFiles:
             self.drop_chunk_files(job_id, payload["group"])
         elif "frame" in payload:
             (self.root / "inputs" / payload["frame"]).unlink(missing_ok=True)
+
+    def drop_input(self, request_id: str) -> None:
+        """Remove a bare frame's file (its request was never stored)."""
+        self.input_path(request_id).unlink(missing_ok=True)
 
     def drop_chunk_files(self, job_id: str, group_id: str) -> None:
         """Free a group's chunk bytes once its request no longer needs them.
@@ -91,3 +99,14 @@ class StateFiles:
             for group_dir in job_dir.iterdir() if job_dir.is_dir() else ():
                 if (job_dir.name, group_dir.name) not in known:
                     shutil.rmtree(group_dir, ignore_errors=True)
+
+
+def _write_whole(path: Path, data: bytes | memoryview) -> None:
+    """Write a file whole or not at all: a failed write removes what it wrote."""
+    try:
+        write_file(path, data)
+    except FileNotFoundError:  # its folder is missing: nothing was written
+        raise
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise

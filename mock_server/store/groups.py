@@ -144,16 +144,22 @@ class ChunkGroupRows(RequestRows, StateFiles):
         return [(r["job_id"], r["group_id"]) for r in rows]
 
     def drop_group(self, job_id: str, group_id: str) -> None:
-        """Forget an unfinished group (its frame failed verification, or it expired)."""
+        """Forget an unfinished group (its frame failed verification, it expired, or the
+        disk filled up while it was stored).
+
+        Its files go first, so a full disk has its space back before the rows are deleted
+        (which needs some); rows whose files are gone are what start-up removes anyway.
+        """
+        self.drop_chunk_files(job_id, group_id)
         with self._transaction() as db:
             db.execute("DELETE FROM chunks WHERE job_id = ? AND group_id = ?", (job_id, group_id))
             db.execute(
                 "DELETE FROM chunk_groups WHERE job_id = ? AND group_id = ?", (job_id, group_id)
             )
-        self.drop_chunk_files(job_id, group_id)
 
-    def drop_expired_group(self, job_id: str, group_id: str) -> bool:
-        """Drop the group if it is still unfinished; whether it was."""
+    def drop_unfinished_group(self, job_id: str, group_id: str) -> bool:
+        """Drop the group if it is still unfinished (expired, or hit by a storage fault);
+        whether it was. A group bound to its request stays: that request needs its chunks."""
         row = self.get_group(job_id, group_id)
         if row is None or row["request_id"] is not None:
             return False

@@ -31,8 +31,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Action = Literal["cut_request", "cut_response", "delay", "stall", "status", "swallow"]
-REASONS = {429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
-CODES = {429: "rate_limited", 500: "internal_error", 503: "unavailable"}
+REASONS = {
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+    507: "Insufficient Storage",
+}
+CODES = {429: "rate_limited", 500: "internal_error", 503: "unavailable", 507: "storage_full"}
 _ids = itertools.count(1)
 SWALLOWED = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
 

@@ -21,12 +21,13 @@ from arctic_rl import (
     ArcticRLClientConfig,
     ArcticRLError,
     AsyncArcticRLClient,
+    InsufficientStorageError,
     RateLimitError,
     ServiceUnavailableError,
 )
 from mock_server.testsupport.harness import LiveMock
 
-from .proxy import Fault, FaultProxy
+from .proxy import CODES, Fault, FaultProxy
 
 PAT_ENV = "ARCTIC_RL_FAULTS_PAT"
 FWD, STEP = b"/forward-backward", b"/step"
@@ -155,6 +156,11 @@ async def test_job_creation_is_not_duplicated_when_the_answer_is_lost(
 EXHAUSTED: dict[str, tuple[Fault, type[ArcticRLError], int | None]] = {
     "503 forever": (Fault(FWD, "status", status=503, times=math.inf), ServiceUnavailableError, 503),
     "429 forever": (Fault(FWD, "status", status=429, times=math.inf), RateLimitError, 429),
+    "507 forever": (
+        Fault(FWD, "status", status=507, times=math.inf),
+        InsufficientStorageError,
+        507,
+    ),
     "every upload cut": (Fault(FWD, "cut_request", at=0, times=math.inf), APIConnectionError, None),
 }
 
@@ -173,7 +179,7 @@ async def test_exhausted_retries_raise_one_typed_error(
     error = caught.value
     assert error.status == status
     if status is not None:
-        assert error.code in ("unavailable", "rate_limited")
+        assert error.code == CODES[status]
         assert error.request_id and error.request_id.startswith("proxy-")
         assert str(status) in str(error) and error.request_id in str(error)
 

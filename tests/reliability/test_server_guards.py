@@ -258,3 +258,23 @@ def test_no_auth_serves_docs_and_operations_without_a_token(tmp_path: Path) -> N
     with running_mock(tmp_path / "state", auth=False, token=None) as live:
         assert httpx.get(live.base_url + "/docs").status_code == 200
         assert httpx.get(live.base_url + "/capacity").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/capacity", "/no-such-route"])
+def test_two_authorization_headers_are_refused_before_routing(mock: LiveMock, path: str) -> None:
+    """Whichever of the two carries the right token, and whether the route exists: 400."""
+    right = f"Bearer {mock.token}"
+    for first, second in ((right, "Bearer wrong"), ("Bearer wrong", right), (right, right)):
+        lines = [
+            f"GET {mock.settings.prefix}{path} HTTP/1.1",
+            "host: 127.0.0.1",
+            f"authorization: {first}",
+            f"{TOKEN_TYPE_HEADER}: {TOKEN_TYPE}",
+            f"authorization: {second}",
+            "connection: close",
+        ]
+        with connect(mock) as sock:
+            sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+            status, headers, body = parse(read_until_closed(sock))
+        assert (status, body["error_code"]) == (400, "duplicate_authorization"), body
+        assert body["request_id"] == headers[REQUEST_ID_HEADER.lower()]

@@ -38,6 +38,11 @@ def _parse_response(
         response_204 = cast(Any, None)
         return response_204
 
+    if response.status_code == 400:
+        response_400 = Error.from_dict(response.json())
+
+        return response_400
+
     if response.status_code == 401:
         response_401 = Error.from_dict(response.json())
 
@@ -67,6 +72,11 @@ def _parse_response(
         response_503 = Error.from_dict(response.json())
 
         return response_503
+
+    if response.status_code == 507:
+        response_507 = Error.from_dict(response.json())
+
+        return response_507
 
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
