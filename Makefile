@@ -23,12 +23,12 @@ setup: $(STAMP) $(PUBLISHED_STAMP) $(NODE_STAMP)
 TORCH_SPEC  ?= torch==2.13.0
 TORCH_INDEX ?=
 HAS_GPU     := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml arctic_rl/_pth_hook.py  # the hook holds its .pth line
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	@test -n "$(HAS_GPU)$(TORCH_INDEX)" || echo "setup: no GPU found; if pip would pull the CUDA build of torch, stop and rerun with TORCH_INDEX=<a CPU-only torch index> (see docs/setup.md)" >&2
 	$(BIN)/pip install --quiet --disable-pip-version-check $(if $(TORCH_INDEX),--index-url '$(TORCH_INDEX)') '$(TORCH_SPEC)'
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[mock,dev]'
-	$(BIN)/python -m arctic_rl._seam  # the arctic_platform.rl seam's .pth line
+	$(BIN)/python -m arctic_rl._pth_hook  # the .pth line of the arctic_platform.rl hook
 	touch $(STAMP)
 
 # tests/conformance drives the published client, unchanged. Its wheel declares Python >= 3.12
