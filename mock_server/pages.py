@@ -4,7 +4,8 @@ A request's result and events are stored once, as the JSON text they travel in
 (:mod:`mock_server.results`); a page carries those texts as they are, never decoded.
 When the worker ends a request it hands what it stored (an :class:`Outcome`) straight
 to the long-polls waiting in this process, which answer from it without reading the
-store again. The store is read off the event loop, once per poll at most.
+store again. The store is read off the event loop, once per poll at most; a submit held
+for its request's end (``wait_s``) reads it once, and is not woken by its progress.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ class Outcome:
     result: str | None
     error: dict[str, Any] | None
     events: tuple[str, ...] = ()
+
+
+# A request's pending waiter by request id (shared by all who wait on it).
+Waiters = dict[str, "asyncio.Future[Outcome | None]"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,8 @@ class RequestPages:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._waiters: dict[str, asyncio.Future[Outcome | None]] = {}
+        self._waiters: Waiters = {}  # woken by any change
+        self._endings: Waiters = {}  # woken by the end alone
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -97,7 +103,7 @@ class RequestPages:
         start = _cursor_start(cursor)
         view = await self._read(job_id, request_id, start, limit)
         if wait_s > 0 and not view.has_news(start):
-            view = await self._wait(view, job_id, request_id, (start, limit), wait_s)
+            view = await self._wait(job_id, request_id, (start, limit), wait_s)
         return await self._page(request_id, view, start, limit)
 
     async def finished_page(
@@ -105,38 +111,48 @@ class RequestPages:
     ) -> Page | None:
         """A submit's proposed ``wait_s``: the request's first poll page when it ends within
         ``wait_s`` seconds, else None (the submit then answers its usual 202)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + wait_s
-        view = await self._read(job_id, request_id, 0, max_events)
-        while view.row["status"] in IN_FLIGHT:
-            left = deadline - loop.time()
-            if left <= 0:
+        page = (0, max_events)
+        # Registered before the read, so an end in between still wakes it.
+        ending = _shared(self._endings, request_id)
+        view = await self._read(job_id, request_id, *page)
+        if view.row["status"] in IN_FLIGHT:
+            await asyncio.wait({ending}, timeout=wait_s)  # shared: never cancelled here
+            outcome = ending.result() if ending.done() else None
+            if outcome is not None and view.row["kind"] not in STREAMED:
+                view = view.ended(outcome, *page)
+            elif ending.done():  # ended without an outcome (cancelled), or streamed: read
+                view = await self._read(job_id, request_id, *page)
+            if view.row["status"] in IN_FLIGHT:
                 return None
-            view = await self._wait(view, job_id, request_id, (0, max_events), left)
-        return await self._page(request_id, view, 0, max_events)
+        else:
+            _forget(self._endings, request_id, ending)
+        return await self._page(request_id, view, *page)
 
-    def notify(self, request_id: str, outcome: Outcome | None = None) -> None:
-        """Wake waiters of ``request_id`` (with how it ended, when it did); thread-safe."""
+    def notify(self, request_id: str, outcome: Outcome | None = None, ended: bool = True) -> None:
+        """Wake waiters of ``request_id`` (with how it ended, when it did); thread-safe.
+
+        ``ended`` False: it only progressed (started, or streamed events), which wakes
+        long-polls but not submits held for the end."""
         if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._wake, request_id, outcome)
+            self._loop.call_soon_threadsafe(self._wake, request_id, outcome, ended)
 
-    def _wake(self, request_id: str, outcome: Outcome | None) -> None:
-        waiter = self._waiters.pop(request_id, None)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(outcome)
+    def _wake(self, request_id: str, outcome: Outcome | None, ended: bool) -> None:
+        for waiters in (self._waiters, self._endings) if ended else (self._waiters,):
+            waiter = waiters.pop(request_id, None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(outcome)
 
     async def _wait(
-        self, view: _View, job_id: str, request_id: str, page: tuple[int, int], wait_s: float
+        self, job_id: str, request_id: str, page: tuple[int, int], wait_s: float
     ) -> _View:
         """Long-poll: until the request changes or has unread events, or time runs out."""
         start, limit = page
-        loop = asyncio.get_running_loop()
-        waiter = self._waiters.get(request_id)
-        if waiter is None or waiter.done():
-            waiter = self._waiters[request_id] = loop.create_future()
+        waiter = _shared(self._waiters, request_id)
         # Registered before reading again, so a change in between still wakes us.
         view = await self._read(job_id, request_id, start, limit)
         if view.has_news(start):
+            if view.row["status"] not in IN_FLIGHT:
+                _forget(self._waiters, request_id, waiter)
             return view
         await asyncio.wait({waiter}, timeout=wait_s)  # shared: never cancelled here
         outcome = waiter.result() if waiter.done() else None
@@ -178,6 +194,20 @@ class RequestPages:
         if error.get("code"):
             fields["error_code"] = error["code"]
         return Page(fields, row["result"] or "{}", events)
+
+
+def _shared(waiters: Waiters, request_id: str) -> asyncio.Future[Outcome | None]:
+    """The pending waiter of ``request_id`` in ``waiters``, made when there is none."""
+    waiter = waiters.get(request_id)
+    if waiter is None or waiter.done():
+        waiter = waiters[request_id] = asyncio.get_running_loop().create_future()
+    return waiter
+
+
+def _forget(waiters: Waiters, request_id: str, waiter: asyncio.Future[Outcome | None]) -> None:
+    """Drop ``waiter`` of a request that has ended: no notice will come to resolve it."""
+    if waiters.get(request_id) is waiter:
+        del waiters[request_id]
 
 
 def _cursor_start(cursor: str | None) -> int:

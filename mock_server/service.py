@@ -31,7 +31,7 @@ from mock_server.errors import ApiError, request_error
 from mock_server.exports import ExportSigner
 from mock_server.idempotency import IdempotencyKeys, Runner, record_for
 from mock_server.pages import RequestPages
-from mock_server.settings import Settings
+from mock_server.settings import ON_LOOP_BYTES, Settings
 from mock_server.store import Store
 from mock_server.worker import Worker
 
@@ -245,8 +245,14 @@ class MockService:
         return await self._create_request(request_id, job_id, kind, {"frame": name}, value)
 
     async def accept_body(self, job_id: str, kind: str, body: bytes) -> Answer:
-        """A binary route's body: a chunk envelope, or (older clients) the bare frame."""
-        received = await asyncio.to_thread(read_request_chunk, body)
+        """A binary route's body: a chunk envelope, or (older clients) the bare frame.
+
+        A small body is parsed on the event loop (`ON_LOOP_BYTES`), a large one in a thread.
+        """
+        if len(body) < ON_LOOP_BYTES:
+            received = read_request_chunk(body)
+        else:
+            received = await asyncio.to_thread(read_request_chunk, body)
         if received is not None:
             return await self.chunks.accept(job_id, kind, received)
         return 202, accepted(await self.submit_frame(job_id, kind, body), job_id)

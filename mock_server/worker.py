@@ -37,7 +37,8 @@ from mock_server.store import Store
 
 log = logging.getLogger("mock_server")
 
-Notify = Callable[[str, Outcome | None], None]
+# (request id, how it ended, whether it ended): a request that changed, for its waiters.
+Notify = Callable[[str, Outcome | None, bool], None]
 
 
 def _reason(exc: Exception, doing: str) -> str:
@@ -58,7 +59,7 @@ class Worker:
         self.store = store
         self._backend_factory = backend_factory
         self._notify = notify
-        self._dispatch = Dispatch(store, lambda request_id: notify(request_id, None))
+        self._dispatch = Dispatch(store, lambda request_id: notify(request_id, None, False))
         self._backend: Backend | None = None
         self._backend_ready = threading.Event()
         self._queue: queue.Queue[tuple[str, str] | None] = queue.Queue()
@@ -187,7 +188,7 @@ class Worker:
         pending = (RequestState.pending,)
         if not self.store.set_request_status(request_id, RequestState.running, only_from=pending):
             return
-        self._notify(request_id, None)
+        self._notify(request_id, None, False)
         if self.settings.request_latency_s:
             time.sleep(self.settings.request_latency_s)
         job_id, kind = row["job_id"], row["kind"]
@@ -205,7 +206,7 @@ class Worker:
             outcome = self._fail(request_id, ErrorCode.internal_error, message)
         finally:
             self._inputs.pop(request_id, None)
-            self._notify(request_id, outcome)
+            self._notify(request_id, outcome, True)
             self._janitor.submit(self._dispatch.cleanup, job_id, row["input"] or {})
 
     def _fail(self, request_id: str, code: str, message: str) -> Outcome | None:
