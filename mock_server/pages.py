@@ -4,8 +4,9 @@ A request's result and events are stored once, as the JSON text they travel in
 (:mod:`mock_server.results`); a page carries those texts as they are, never decoded.
 When the worker ends a request it hands what it stored (an :class:`Outcome`) straight
 to the long-polls waiting in this process, which answer from it without reading the
-store again. The store is read off the event loop, once per poll at most; a submit held
-for its request's end (``wait_s``) reads it once, and is not woken by its progress.
+store again. The store is read off the event loop, once per poll at most. A submit held
+for its request's end (``wait_s``) is not woken by its progress, and one whose request
+was queued here (`expect`) reads nothing: its page is the outcome's.
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ _EVENT_CURSOR = re.compile(r"ev-(\d{1,12})")
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a request ended, as the worker stored it (result and events as JSON texts)."""
+    """How a request ended, as the worker stored it (result and events as JSON texts);
+    ``row`` is the request's row as the worker read it to run it."""
 
+    row: dict[str, Any]
     status: str
     updated_at: float
     result: str | None
@@ -77,6 +80,11 @@ class _View:
         events = list(outcome.events[start : start + limit])
         return replace(self, row=row, events=events, total=len(outcome.events))
 
+    @classmethod
+    def of(cls, outcome: Outcome, start: int, limit: int) -> _View:
+        """The view of a request that ended, from its outcome alone."""
+        return cls(outcome.row, [], 0).ended(outcome, start, limit)
+
 
 class RequestPages:
     """Answers polls of requests; the worker wakes waiters through :meth:`notify`."""
@@ -112,21 +120,27 @@ class RequestPages:
         """A submit's proposed ``wait_s``: the request's first poll page when it ends within
         ``wait_s`` seconds, else None (the submit then answers its usual 202)."""
         page = (0, max_events)
-        # Registered before the read, so an end in between still wakes it.
-        ending = _shared(self._endings, request_id)
-        view = await self._read(job_id, request_id, *page)
-        if view.row["status"] in IN_FLIGHT:
-            await asyncio.wait({ending}, timeout=wait_s)  # shared: never cancelled here
-            outcome = ending.result() if ending.done() else None
-            if outcome is not None and view.row["kind"] not in STREAMED:
-                view = view.ended(outcome, *page)
-            elif ending.done():  # ended without an outcome (cancelled), or streamed: read
-                view = await self._read(job_id, request_id, *page)
-            if view.row["status"] in IN_FLIGHT:
-                return None
-        else:
-            _forget(self._endings, request_id, ending)
+        ending = self._endings.get(request_id)
+        if ending is None:  # not queued here, or over: read it (after registering)
+            ending = _shared(self._endings, request_id)
+            view = await self._read(job_id, request_id, *page)
+            if view.row["status"] not in IN_FLIGHT:
+                _forget(self._endings, request_id, ending)
+                return await self._page(request_id, view, *page)
+        await asyncio.wait({ending}, timeout=wait_s)  # shared: never cancelled here
+        if not ending.done():
+            return None
+        outcome = ending.result()
+        if outcome is not None and outcome.row["kind"] not in STREAMED:
+            view = _View.of(outcome, *page)
+        else:  # it ended without an outcome (cancelled), or streams: read it
+            view = await self._read(job_id, request_id, *page)
         return await self._page(request_id, view, *page)
+
+    def expect(self, request_id: str) -> None:
+        """A request just queued in this process: its end will come through `notify`, so
+        a submit held for it needs no store read (call on the event loop)."""
+        _shared(self._endings, request_id)
 
     def notify(self, request_id: str, outcome: Outcome | None = None, ended: bool = True) -> None:
         """Wake waiters of ``request_id`` (with how it ended, when it did); thread-safe.

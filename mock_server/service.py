@@ -200,6 +200,7 @@ class MockService:
         await asyncio.to_thread(
             self.store.create_request, request_id, job_id, kind, payload, record
         )
+        self.pages.expect(request_id)
         self.worker.run_request(request_id, None if value is None else lambda: value)
         return request_id
 
@@ -228,6 +229,7 @@ class MockService:
             (NO_CHUNK_DIGEST, chunk.body),
             request_id,
         )
+        self.pages.expect(request_id)
         self.worker.run_request(request_id, lambda: value)
         return request_id
 

@@ -198,21 +198,21 @@ class Worker:
         except (BackendError, wire.WireError, ApiError) as exc:
             code = str(getattr(exc, "code", ErrorCode.internal_error))
             message = getattr(exc, "message", str(exc))
-            outcome = self._fail(request_id, code, message)
+            outcome = self._fail(row, code, message)
             self.store.add_log(job_id, f"request {request_id} ({kind}) failed: {message}")
         except Exception as exc:
             log.exception("request %s (%s) crashed", request_id, kind)
             message = f"{type(exc).__name__} in the backend"
-            outcome = self._fail(request_id, ErrorCode.internal_error, message)
+            outcome = self._fail(row, ErrorCode.internal_error, message)
         finally:
             self._inputs.pop(request_id, None)
             self._notify(request_id, outcome, True)
             self._janitor.submit(self._dispatch.cleanup, job_id, row["input"] or {})
 
-    def _fail(self, request_id: str, code: str, message: str) -> Outcome | None:
+    def _fail(self, row: dict[str, Any], code: str, message: str) -> Outcome | None:
         error = request_error(code, message)
-        at = self.store.set_request_status(request_id, RequestState.failed, error=error)
-        return None if at is None else Outcome(RequestState.failed, at, None, error)
+        at = self.store.set_request_status(row["request_id"], RequestState.failed, error=error)
+        return None if at is None else Outcome(row, RequestState.failed, at, None, error)
 
     def _finish(self, row: dict[str, Any]) -> Outcome | None:
         """Run the request on its (running) job and store its result."""
@@ -229,7 +229,9 @@ class Worker:
         at = self.store.set_request_status(
             request_id, RequestState.done, result=result, events=events, log=(job_id, line)
         )
-        return None if at is None else Outcome(RequestState.done, at, result, None, tuple(events))
+        return (
+            None if at is None else Outcome(row, RequestState.done, at, result, None, tuple(events))
+        )
 
     def _commit(self, job_id: str, request_id: str) -> None:
         """Save the request's backend changes; state that cannot be saved fails the job.
