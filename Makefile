@@ -25,12 +25,12 @@ TORCH_SPEC  ?= torch==2.13.0
 TORCH_INDEX ?=
 TORCH_ALLOW_CUDA ?=
 TORCH_PIP_ARGS = $(if $(TORCH_INDEX),--index-url '$(TORCH_INDEX)') '$(TORCH_SPEC)'
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml arctic_rl/_pth_hook.py  # the hook holds its .pth line
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python scripts/torch_choice.py $(if $(filter 1,$(TORCH_ALLOW_CUDA)),--allow-cuda) -- $(TORCH_PIP_ARGS)
 	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_PIP_ARGS)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[mock,dev]'
-	$(BIN)/python -m arctic_rl._seam  # the arctic_platform.rl seam's .pth line
+	$(BIN)/python -m arctic_rl._pth_hook  # the .pth line of the arctic_platform.rl hook
 	touch $(STAMP)
 
 # tests/conformance drives the published client, unchanged. Its wheel declares Python >= 3.12

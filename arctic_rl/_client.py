@@ -285,8 +285,6 @@ class AsyncArcticRLClient:
 
 
 def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> CortexService:
-    from arctic_rl._polling import PollSettings
-
     return CortexService(
         cortex.url(),
         cortex.read_token(environ).get_secret_value(),
@@ -301,13 +299,13 @@ def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> 
         max_answer_bytes=cortex.max_answer_bytes,
         allow_insecure_http=cortex.allow_insecure_http,
         progress=ProgressFactory(cortex.progress, cortex.progress_min_bytes),
-        poll=PollSettings(
-            cortex.poll_adaptive,
-            cortex.poll_initial_s,
-            cortex.poll_factor,
-            cortex.poll_max_s,
-            cortex.poll_probes,
-        ),
+        poll={
+            "adaptive": cortex.poll_adaptive,
+            "initial_s": cortex.poll_initial_s,
+            "factor": cortex.poll_factor,
+            "max_s": cortex.poll_max_s,
+            "probes": cortex.poll_probes,
+        },
         token_env=cortex.pat_env,
     )
 

@@ -1,5 +1,8 @@
 """Config mistakes said plainly: an unknown key with the nearest valid name, and yaml
-syntax or type errors with the file and line they are on."""
+syntax or type errors with the file and line they are on.
+
+yaml is imported where a file is read: a config built in code never loads it.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +10,15 @@ import difflib
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import ValidationError
 from pydantic_core import PydanticCustomError
 
 from arctic_rl._errors import ConfigError
+
+if TYPE_CHECKING:
+    import yaml
 
 UNKNOWN_SETTING = "unknown_setting"
 
@@ -43,6 +48,8 @@ def refuse_unknown(block: Mapping[str, Any], known: Iterable[str]) -> None:
 
 def load_yaml(path: str | os.PathLike[str], kind: str = "config file") -> Any:
     """A yaml file's content; a syntax error names the file and line."""
+    import yaml
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -58,6 +65,8 @@ def load_yaml(path: str | os.PathLike[str], kind: str = "config file") -> Any:
 
 def key_lines(path: str | os.PathLike[str]) -> dict[tuple[str, ...], int]:
     """The line (1-based) of every mapping key in a yaml file, by its key path."""
+    import yaml
+
     lines: dict[tuple[str, ...], int] = {}
 
     def walk(node: yaml.Node, at: tuple[str, ...]) -> None:

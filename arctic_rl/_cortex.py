@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     )
     from cortex_gs_client.types import Response, Unset
 
-    from arctic_rl._polling import PollPlanner, PollSettings
+    from arctic_rl._polling import PollPlanner
     from arctic_rl._upload import Uploader
 
 __all__ = ["CortexService"]
@@ -67,8 +67,9 @@ class CortexService:
     """Cortex GS (or the mock) over HTTP: control plane, JSON and chunked data plane, polls.
 
     Building one costs nothing but its settings: the HTTP stack and the generated client
-    load on the first call (each operation group's module when first used), so a
-    training script's start-up does not pay for code it has not reached yet.
+    load on the first call (each operation group's module when first used), and the poll
+    schedule (``poll``: `PollSettings`' fields by name) when the first request is polled,
+    so a training script's start-up does not pay for code it has not reached yet.
     """
 
     def __init__(
@@ -89,7 +90,7 @@ class CortexService:
         allow_insecure_http: bool = False,
         progress: ProgressFactory | None = None,
         httpx_transport: httpx.AsyncBaseTransport | None = None,
-        poll: PollSettings | None = None,
+        poll: Mapping[str, Any] | None = None,
         token_env: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
@@ -134,9 +135,9 @@ class CortexService:
     def polls(self) -> PollPlanner:
         """When requests are polled (what was learned of the service's durations)."""
         if self._planner is None:
-            from arctic_rl._polling import PollPlanner
+            from arctic_rl._polling import PollPlanner, PollSettings
 
-            self._planner = PollPlanner(self._poll_settings)
+            self._planner = PollPlanner(PollSettings(**(self._poll_settings or {})))
         return self._planner
 
     def _uploader(self) -> Uploader:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from examples.grpo_demo import MOCK_TOKEN_ENV, PAT_ENV, free_port, stop_process, wait_ready
+from examples.mock_process import MOCK_TOKEN_ENV, PAT_ENV, free_port, stop_process, wait_ready
 
 REPO = Path(__file__).resolve().parents[1]
 BASELINE_ENV = "ARCTIC_RL_BENCH_BASELINE"

@@ -25,6 +25,8 @@ RUNS = 9
 GOAL_MS = 150.0
 _TOKEN_ENV = "ARCTIC_RL_BENCH_STARTUP_PAT"
 _BASE_URL = "http://127.0.0.1:9" + PREFIX  # never contacted: start=False
+_HEAVY = ("torch", "numpy", "httpx", "fastapi", "yaml", "attrs", "cortex_gs_models")
+"""Modules whose presence after the probe is reported (none of them is needed to start)."""
 _PROBE = f"""
 import json, sys, time
 t0 = time.perf_counter()
@@ -36,16 +38,16 @@ config = arctic_rl.ArcticRLClientConfig(
 )
 client = arctic_rl.ArcticRLClient(config, start=False)
 t2 = time.perf_counter()
-heavy = sorted(m for m in ("torch", "numpy", "httpx", "fastapi", "generated") if m in sys.modules)
+heavy = sorted(m for m in {_HEAVY!r} if m in sys.modules)
 print(json.dumps({{"import_s": t1 - t0, "client_s": t2 - t1, "heavy": heavy}}))
 client.shutdown()
 """
 
 
 def probe(tree: Path) -> dict[str, Any]:
-    """One fresh interpreter whose ``arctic_rl`` is ``tree``'s (the cwd comes first)."""
-    env = {**os.environ, _TOKEN_ENV: "startup-probe-token"}
-    env.pop("PYTHONPATH", None)
+    """One fresh interpreter whose ``arctic_rl`` and generated packages are ``tree``'s."""
+    paths = os.pathsep.join((str(tree), str(tree / "generated")))
+    env = {**os.environ, _TOKEN_ENV: "startup-probe-token", "PYTHONPATH": paths}
     done = subprocess.run(
         [sys.executable, "-c", _PROBE], cwd=tree, env=env, capture_output=True, text=True
     )

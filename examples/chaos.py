@@ -39,16 +39,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from examples.grpo_demo import (
-    MOCK_TOKEN_ENV,
-    PAT_ENV,
-    DemoSettings,
-    IterationStats,
-    build_batch,
-    stop_process,
-    train,
-    wait_ready,
-)
+from examples.demo_report import IterationStats
+from examples.grpo_demo import DemoSettings, build_batch, train
+from examples.mock_process import MOCK_TOKEN_ENV, PAT_ENV, stop_process, wait_ready
 from mock_server.settings import Settings
 from tests.faults.proxy import Fault, FaultProxy
 

@@ -12,8 +12,9 @@ iteration makes SkyRL's calls in SkyRL's order (generate, reference and policy f
 forward-backward, step, sync-weights), and it saves a checkpoint at the end.
 
 It prints a progress bar and one table row per iteration, writes a plot of reward and
-loss, and exits non-zero when the final reward is not clearly above the first.
-It stays one file (a little over 400 lines) so it reads top to bottom as the example it is.
+loss, and exits non-zero when the final reward is not clearly above the first. This file
+is the training loop and reads top to bottom; starting and stopping the mock is
+``examples/mock_process.py``'s, the table, plot and verdict ``examples/demo_report.py``'s.
 """
 
 from __future__ import annotations
@@ -21,31 +22,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import os
-import secrets
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
-from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 from arctic_rl import CortexConfig
 from arctic_rl.integrations.skyrl import use_cortex
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the mock lives in the checkout, not in the installed package
-from mock_server.settings import Settings  # noqa: E402
+from examples.demo_report import (  # noqa: E402
+    HEADER,
+    IterationStats,
+    learned,
+    plot,
+    printable,
+    progress_bar,
+    smoothed,
+    table_row,
+)
+from examples.mock_process import PAT_ENV, running_mock  # noqa: E402
 
-MOCK_TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"  # what the mock reads its token from
-PAT_ENV = "ARCTIC_RL_DEMO_PAT"  # what the client reads it from (named in the config)
 PROMPTS = ("Say it: ", "Again: ", "Once more: ", "Go on: ")
 TARGET = "a"
 PAD_ID = 0
@@ -65,86 +68,7 @@ class DemoSettings:
     target: str = TARGET
 
 
-@dataclass(frozen=True)
-class IterationStats:
-    """What one iteration reports; a row of the table and a point of the plot."""
-
-    iteration: int
-    reward: float
-    loss: float
-    grad_norm: float
-    kl: float
-    seconds: float
-    sample: str
-
-
-# -- the mock ---------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    """A port nothing listens on right now (the mock binds it a moment later)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_ready(proc: subprocess.Popen[bytes], url: str, token: str, timeout: float) -> None:
-    """Poll the capacity route until the mock answers it (or the process dies)."""
-    import httpx
-
-    headers = {"Authorization": f"Bearer {token}", TOKEN_TYPE_HEADER: TOKEN_TYPE}
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the mock exited with status {proc.returncode}")
-        try:
-            if httpx.get(f"{url}/capacity", headers=headers, timeout=2.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"the mock did not answer within {timeout:.0f} s")
-
-
-@contextmanager
-def running_mock(
-    state_dir: Path, log_path: Path, *, backend: str = "reference", timeout: float = 120.0
-) -> Iterator[str]:
-    """Start ``python -m mock_server`` as a subprocess; yield its base URL; stop it.
-
-    The token is random, travels only through environment variables, and is put where
-    the client's config says to look for it (``cortex.pat_env``, here ``PAT_ENV``), so
-    child processes started meanwhile inherit it too. The benchmarks reuse this.
-    """
-    token = secrets.token_urlsafe(24)
-    port = free_port()
-    # One intra-op thread: the model is tiny, and spinning thread pools on a shared
-    # two-core machine cost far more than they give.
-    env = {"OMP_NUM_THREADS": "1", **os.environ, MOCK_TOKEN_ENV: token}
-    cmd = [
-        sys.executable, "-m", "mock_server", "--host", "127.0.0.1", "--port", str(port),
-        "--backend", backend, "--state-dir", str(state_dir), "--log-level", "warning",
-    ]  # fmt: skip
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        url = f"http://127.0.0.1:{port}{Settings(state_dir=state_dir).prefix}"  # CLI defaults
-        wait_ready(proc, url, token, timeout)
-        os.environ[PAT_ENV] = token
-        yield url
-    finally:
-        os.environ.pop(PAT_ENV, None)
-        stop_process(proc)
-
-
-def stop_process(proc: subprocess.Popen[bytes]) -> None:
-    """Ask the process to exit; kill it when it has not within 15 s."""
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+# -- the client -------------------------------------------------------------------------
 
 
 def cortex_settings(base_url: str, pat_env: str = PAT_ENV) -> CortexConfig:
@@ -278,73 +202,9 @@ async def train(
     return history
 
 
-def printable(text: str) -> str:
-    """A sample for the table: control and undecodable bytes shown as a middle dot."""
-    return "".join(ch if ch.isprintable() and ch != "\ufffd" else "\u00b7" for ch in text)
-
-
 def _number(value: Any) -> float:
     """A metric as a float; NaN where the server did not report it."""
     return math.nan if value is None else float(value)
-
-
-# -- reporting --------------------------------------------------------------------------
-
-HEADER = f"{'iter':>4}  {'reward':>7}  {'loss':>8}  {'grad_norm':>9}  {'kl':>9}  {'s':>5}  sample"
-
-
-def table_row(stats: IterationStats) -> str:
-    """One aligned row of the per-iteration table."""
-    return (
-        f"{stats.iteration:>4}  {stats.reward:>7.3f}  {stats.loss:>8.4f}  "
-        f"{stats.grad_norm:>9.4f}  {stats.kl:>9.2e}  {stats.seconds:>5.2f}  {stats.sample}"
-    )
-
-
-def smoothed(values: Sequence[float], window: int = 5) -> list[float]:
-    """Trailing mean, so the plot and the verdict are not at the mercy of one batch."""
-    out = []
-    for i in range(len(values)):
-        part = values[max(0, i - window + 1) : i + 1]
-        out.append(sum(part) / len(part))
-    return out
-
-
-def plot(history: Sequence[IterationStats], path: Path, target: str) -> Path:
-    """Reward and loss per iteration as a PNG (matplotlib, headless)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    steps = [s.iteration for s in history]
-    rewards = [s.reward for s in history]
-    losses = [s.loss for s in history]
-    fig, (ax_r, ax_l) = plt.subplots(2, 1, figsize=(7, 5), sharex=True, dpi=100)
-    ax_r.plot(steps, rewards, color="#9ecae1", label="batch mean")
-    ax_r.plot(steps, smoothed(rewards), color="#08519c", label="5-iteration mean")
-    ax_r.set_ylabel(f"reward (share of {target!r})")
-    ax_r.set_ylim(0, 1)
-    ax_r.legend(loc="upper left")
-    ax_l.plot(steps, losses, color="#d94801")
-    ax_l.axhline(0.0, color="grey", linewidth=0.5)
-    ax_l.set_ylabel("GRPO loss")
-    ax_l.set_xlabel("iteration")
-    fig.suptitle("arctic-rl demo: GRPO on the mock Cortex GS (reference backend)")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
-def learned(history: Sequence[IterationStats], window: int = 5, margin: float = 0.2) -> bool:
-    """Whether the last iterations' mean reward is clearly above the first ones'."""
-    if len(history) < 2 * window:
-        window = max(1, len(history) // 2)
-    first = sum(s.reward for s in history[:window]) / window
-    last = sum(s.reward for s in history[-window:]) / window
-    return last >= first + margin
 
 
 # -- main -------------------------------------------------------------------------------
@@ -372,15 +232,6 @@ def run_demo(base_url: str, settings: DemoSettings) -> tuple[list[IterationStats
     finally:
         bar.close()
         client.shutdown()
-
-
-def progress_bar(total: int) -> Any:
-    """The iteration bar, on a terminal only: written to a file or a pipe, its redraws
-    would run into the table rows, which are the record there."""
-    from tqdm import tqdm
-
-    on_terminal = sys.stderr.isatty()
-    return tqdm(total=total, desc="GRPO", unit="it", dynamic_ncols=True, disable=not on_terminal)
 
 
 def _shown(path: Path) -> str:

@@ -30,7 +30,7 @@ from mock_server import limits, seams, storage
 from mock_server.chunk_group import Answer, Chunk, GroupKey, OpenGroup, checked_chunk, decode
 from mock_server.errors import ApiError
 from mock_server.keyed_locks import KeyedLocks
-from mock_server.settings import Settings
+from mock_server.settings import ON_LOOP_BYTES, Settings
 from mock_server.store import Store
 
 # The store's chunk rows keep no digest: a resent chunk is compared with its stored file.
@@ -135,7 +135,10 @@ class ChunkGroups:
             self._open.pop(chunk.key, None)  # rebuild from what the store holds
             raise
         try:
-            value = await asyncio.to_thread(self._complete, chunk, group, job)
+            if chunk.descriptor.frame_size_bytes < ON_LOOP_BYTES:  # microseconds: no hop
+                value = self._complete(chunk, group, job)
+            else:
+                value = await asyncio.to_thread(self._complete, chunk, group, job)
         except ApiError:
             await self._drop(chunk.key)
             raise
@@ -148,7 +151,8 @@ class ChunkGroups:
         return 202, {"request_id": request_id, "job_id": chunk.job_id}
 
     def _complete(self, chunk: Chunk, group: OpenGroup, job: dict[str, Any]) -> dict[str, Any]:
-        """Worker thread: the last placement checks the frame's SHA-256; decode, check."""
+        """The last placement checks the frame's SHA-256; decode, check (in a worker
+        thread unless the frame is small)."""
         group.assembler.add(chunk.frame)
         value = decode(group.assembler.buffer)
         limits.check_request(self.settings, job, chunk.kind, value)

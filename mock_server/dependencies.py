@@ -21,9 +21,7 @@ from cortex_gs_contract import (
 from fastapi import Depends, Header, Path, Request
 
 from mock_server.service import MockService
-
-# A body this small is joined on the event loop: a thread hop would cost more than the copy.
-_JOIN_ON_LOOP_BYTES = 1024 * 1024
+from mock_server.settings import ON_LOOP_BYTES
 
 
 async def get_service(request: Request) -> MockService:
@@ -105,6 +103,6 @@ async def read_body(request: Request) -> bytes:
         parts.append(part)
     if len(parts) <= 1:
         return parts[0] if parts else b""
-    if sum(map(len, parts)) < _JOIN_ON_LOOP_BYTES:
+    if sum(map(len, parts)) < ON_LOOP_BYTES:
         return b"".join(parts)
     return await asyncio.to_thread(b"".join, parts)

@@ -4,7 +4,9 @@ A request's result and events are stored once, as the JSON text they travel in
 (:mod:`mock_server.results`); a page carries those texts as they are, never decoded.
 When the worker ends a request it hands what it stored (an :class:`Outcome`) straight
 to the long-polls waiting in this process, which answer from it without reading the
-store again. The store is read off the event loop, once per poll at most.
+store again. The store is read off the event loop, once per poll at most. A submit held
+for its request's end (``wait_s``) is not woken by its progress, and one whose request
+was queued here (`expect`) reads nothing: its page is the outcome's.
 """
 
 from __future__ import annotations
@@ -27,13 +29,19 @@ _EVENT_CURSOR = re.compile(r"ev-(\d{1,12})")
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a request ended, as the worker stored it (result and events as JSON texts)."""
+    """How a request ended, as the worker stored it (result and events as JSON texts);
+    ``row`` is the request's row as the worker read it to run it."""
 
+    row: dict[str, Any]
     status: str
     updated_at: float
     result: str | None
     error: dict[str, Any] | None
     events: tuple[str, ...] = ()
+
+
+# A request's pending waiter by request id (shared by all who wait on it).
+Waiters = dict[str, "asyncio.Future[Outcome | None]"]
 
 
 @dataclass(frozen=True)
@@ -70,13 +78,19 @@ class _View:
         events = list(outcome.events[start : start + limit])
         return replace(self, row=row, events=events, total=len(outcome.events))
 
+    @classmethod
+    def of(cls, outcome: Outcome, start: int, limit: int) -> _View:
+        """The view of a request that ended, from its outcome alone."""
+        return cls(outcome.row, [], 0).ended(outcome, start, limit)
+
 
 class RequestPages:
     """Answers polls of requests; the worker wakes waiters through :meth:`notify`."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._waiters: dict[str, asyncio.Future[Outcome | None]] = {}
+        self._waiters: Waiters = {}  # woken by any change
+        self._endings: Waiters = {}  # woken by the end alone
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -95,7 +109,7 @@ class RequestPages:
         start = _cursor_start(cursor)
         view = await self._read(job_id, request_id, start, limit)
         if wait_s > 0 and not view.has_news(start):
-            view = await self._wait(view, job_id, request_id, (start, limit), wait_s)
+            view = await self._wait(job_id, request_id, (start, limit), wait_s)
         return await self._page(request_id, view, start, limit)
 
     async def finished_page(
@@ -103,38 +117,54 @@ class RequestPages:
     ) -> Page | None:
         """A submit's proposed ``wait_s``: the request's first poll page when it ends within
         ``wait_s`` seconds, else None (the submit then answers its usual 202)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + wait_s
-        view = await self._read(job_id, request_id, 0, max_events)
-        while view.row["status"] in IN_FLIGHT:
-            left = deadline - loop.time()
-            if left <= 0:
-                return None
-            view = await self._wait(view, job_id, request_id, (0, max_events), left)
-        return await self._page(request_id, view, 0, max_events)
+        page = (0, max_events)
+        ending = self._endings.get(request_id)
+        if ending is None:  # not queued here, or over: read it (after registering)
+            ending = _shared(self._endings, request_id)
+            view = await self._read(job_id, request_id, *page)
+            if view.row["status"] not in IN_FLIGHT:
+                _forget(self._endings, request_id, ending)
+                return await self._page(request_id, view, *page)
+        await asyncio.wait({ending}, timeout=wait_s)  # shared: never cancelled here
+        if not ending.done():
+            return None
+        outcome = ending.result()
+        if outcome is not None and outcome.row["kind"] not in STREAMED:
+            view = _View.of(outcome, *page)
+        else:  # it ended without an outcome (cancelled), or streams: read it
+            view = await self._read(job_id, request_id, *page)
+        return await self._page(request_id, view, *page)
 
-    def notify(self, request_id: str, outcome: Outcome | None = None) -> None:
-        """Wake waiters of ``request_id`` (with how it ended, when it did); thread-safe."""
+    def expect(self, request_id: str) -> None:
+        """A request just queued in this process: its end will come through `notify`, so
+        a submit held for it needs no store read (call on the event loop)."""
+        _shared(self._endings, request_id)
+
+    def notify(self, request_id: str, outcome: Outcome | None = None, ended: bool = True) -> None:
+        """Wake waiters of ``request_id`` (with how it ended, when it did); thread-safe.
+
+        ``ended`` False: it only progressed (started, or streamed events), which wakes
+        long-polls but not submits held for the end."""
         if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._wake, request_id, outcome)
+            self._loop.call_soon_threadsafe(self._wake, request_id, outcome, ended)
 
-    def _wake(self, request_id: str, outcome: Outcome | None) -> None:
-        waiter = self._waiters.pop(request_id, None)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(outcome)
+    def _wake(self, request_id: str, outcome: Outcome | None, ended: bool) -> None:
+        for waiters in (self._waiters, self._endings) if ended else (self._waiters,):
+            waiter = waiters.pop(request_id, None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(outcome)
 
     async def _wait(
-        self, view: _View, job_id: str, request_id: str, page: tuple[int, int], wait_s: float
+        self, job_id: str, request_id: str, page: tuple[int, int], wait_s: float
     ) -> _View:
         """Long-poll: until the request changes or has unread events, or time runs out."""
         start, limit = page
-        loop = asyncio.get_running_loop()
-        waiter = self._waiters.get(request_id)
-        if waiter is None or waiter.done():
-            waiter = self._waiters[request_id] = loop.create_future()
+        waiter = _shared(self._waiters, request_id)
         # Registered before reading again, so a change in between still wakes us.
         view = await self._read(job_id, request_id, start, limit)
         if view.has_news(start):
+            if view.row["status"] not in IN_FLIGHT:
+                _forget(self._waiters, request_id, waiter)
             return view
         await asyncio.wait({waiter}, timeout=wait_s)  # shared: never cancelled here
         outcome = waiter.result() if waiter.done() else None
@@ -173,6 +203,20 @@ class RequestPages:
         if error.get("code"):
             fields["error_code"] = error["code"]
         return Page(fields, row["result"] or "{}", events)
+
+
+def _shared(waiters: Waiters, request_id: str) -> asyncio.Future[Outcome | None]:
+    """The pending waiter of ``request_id`` in ``waiters``, made when there is none."""
+    waiter = waiters.get(request_id)
+    if waiter is None or waiter.done():
+        waiter = waiters[request_id] = asyncio.get_running_loop().create_future()
+    return waiter
+
+
+def _forget(waiters: Waiters, request_id: str, waiter: asyncio.Future[Outcome | None]) -> None:
+    """Drop ``waiter`` of a request that has ended: no notice will come to resolve it."""
+    if waiters.get(request_id) is waiter:
+        del waiters[request_id]
 
 
 def _cursor_start(cursor: str | None) -> int:

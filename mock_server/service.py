@@ -32,7 +32,7 @@ from mock_server.exports import ExportSigner
 from mock_server.idempotency import IdempotencyKeys, Runner, record_for
 from mock_server.pages import RequestPages
 from mock_server.retention import unknown_request
-from mock_server.settings import Settings
+from mock_server.settings import ON_LOOP_BYTES, Settings
 from mock_server.store import Store
 from mock_server.worker import Worker
 
@@ -208,6 +208,7 @@ class MockService:
         await asyncio.to_thread(
             self.store.create_request, request_id, job_id, kind, payload, record
         )
+        self.pages.expect(request_id)
         self.worker.run_request(request_id, None if value is None else lambda: value)
         return request_id
 
@@ -236,6 +237,7 @@ class MockService:
             (NO_CHUNK_DIGEST, chunk.body),
             request_id,
         )
+        self.pages.expect(request_id)
         self.worker.run_request(request_id, lambda: value)
         return request_id
 
@@ -257,8 +259,14 @@ class MockService:
             raise
 
     async def accept_body(self, job_id: str, kind: str, body: bytes) -> Answer:
-        """A binary route's body: a chunk envelope, or (older clients) the bare frame."""
-        received = await asyncio.to_thread(read_request_chunk, body)
+        """A binary route's body: a chunk envelope, or (older clients) the bare frame.
+
+        A small body is parsed on the event loop (`ON_LOOP_BYTES`), a large one in a thread.
+        """
+        if len(body) < ON_LOOP_BYTES:
+            received = read_request_chunk(body)
+        else:
+            received = await asyncio.to_thread(read_request_chunk, body)
         if received is not None:
             return await self.chunks.accept(job_id, kind, received)
         return 202, accepted(await self.submit_frame(job_id, kind, body), job_id)

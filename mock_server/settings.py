@@ -9,6 +9,9 @@ from arctic_rl._budgets import MAX_BATCH_COST, MAX_GENERATION_TOKENS
 from arctic_rl.wire import MAX_BODY_BYTES
 
 INLINE_RESULT_BYTES = 1024 * 1024
+# A body this small is joined and parsed on the event loop: that takes microseconds, less
+# than a hop to a worker thread and back; a larger one is handled in a thread.
+ON_LOOP_BYTES = 1024 * 1024
 
 # The contract's proposed limits (openapi/cortex_gs.yaml, "Proposed: limits"): the Settings
 # defaults, which tests lower to reach them cheaply.

@@ -38,7 +38,8 @@ from mock_server.store import Store
 
 log = logging.getLogger("mock_server")
 
-Notify = Callable[[str, Outcome | None], None]
+# (request id, how it ended, whether it ended): a request that changed, for its waiters.
+Notify = Callable[[str, Outcome | None, bool], None]
 
 
 def _reason(exc: Exception, doing: str) -> str:
@@ -59,7 +60,7 @@ class Worker:
         self.store = store
         self._backend_factory = backend_factory
         self._notify = notify
-        self._dispatch = Dispatch(store, lambda request_id: notify(request_id, None))
+        self._dispatch = Dispatch(store, lambda request_id: notify(request_id, None, False))
         self._backend: Backend | None = None
         self._backend_ready = threading.Event()
         self._queue: queue.Queue[tuple[str, str] | None] = queue.Queue()
@@ -192,7 +193,7 @@ class Worker:
         pending = (RequestState.pending,)
         if not self.store.set_request_status(request_id, RequestState.running, only_from=pending):
             return
-        self._notify(request_id, None)
+        self._notify(request_id, None, False)
         if self.settings.request_latency_s:
             time.sleep(self.settings.request_latency_s)
         job_id, kind = row["job_id"], row["kind"]
@@ -202,14 +203,14 @@ class Worker:
         except (BackendError, wire.WireError, ApiError) as exc:
             code = str(getattr(exc, "code", ErrorCode.internal_error))
             message = getattr(exc, "message", str(exc))
-            outcome = self._fail(request_id, code, message)
+            outcome = self._fail(row, code, message)
             self.store.add_log(job_id, f"request {request_id} ({kind}) failed: {message}")
         except Exception as exc:
             code, message = self._crashed(row, exc)
-            outcome = self._fail(request_id, code, message)
+            outcome = self._fail(row, code, message)
         finally:
             self._inputs.pop(request_id, None)
-            self._notify(request_id, outcome)
+            self._notify(request_id, outcome, True)
             self._janitor.submit(self.store.drop_request_files, job_id, row["input"] or {})
             if self.pruner.finished():
                 self._janitor.submit(self.pruner.prune)
@@ -243,10 +244,10 @@ class Worker:
         except Exception as exc:
             self._fail_job(job_id, _reason(exc, "rolling back the backend state"), JobState.running)
 
-    def _fail(self, request_id: str, code: str, message: str) -> Outcome | None:
+    def _fail(self, row: dict[str, Any], code: str, message: str) -> Outcome | None:
         error = request_error(code, message)
-        at = self.store.set_request_status(request_id, RequestState.failed, error=error)
-        return None if at is None else Outcome(RequestState.failed, at, None, error)
+        at = self.store.set_request_status(row["request_id"], RequestState.failed, error=error)
+        return None if at is None else Outcome(row, RequestState.failed, at, None, error)
 
     def _finish(self, row: dict[str, Any]) -> Outcome | None:
         """Run the request on its (running) job and store its result."""
@@ -263,7 +264,9 @@ class Worker:
         at = self.store.set_request_status(
             request_id, RequestState.done, result=result, events=events, log=(job_id, line)
         )
-        return None if at is None else Outcome(RequestState.done, at, result, None, tuple(events))
+        return (
+            None if at is None else Outcome(row, RequestState.done, at, result, None, tuple(events))
+        )
 
     def _commit(self, job_id: str, request_id: str) -> None:
         """Save the request's backend changes; state that cannot be saved fails the job.

@@ -5,18 +5,20 @@ method, path, request body, documented status codes and media types; the chunk
 descriptor's ``operation`` name per chunked route (``x-chunk-operation``); header names;
 identifier patterns; and the contract's enums. Reading them here, once, and writing them as
 plain Python (``generated/cortex_gs_contract``) keeps them from being typed out again in
-either place. The enums themselves are re-exported from the generated models, so there is
-one enum family.
+either place. The enums are the ones the models generator writes, moved here
+(`take_enums`): the generated models import them back, so there is one enum family, and
+the contract module needs no pydantic (the client imports it when it starts).
 """
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 METHODS = ("get", "put", "post", "delete", "patch")
 JSON = "application/json"
 SCHEMA_PREFIX = "#/components/schemas/"
-# Contract enums re-exported from the generated models (one enum family).
+# Contract enums, defined here and imported by the generated models (one enum family).
 ENUMS = ("ErrorCode", "JobState", "RequestState", "JobType", "CheckpointType", "OperationType")
 # Identifier schemas whose pattern is published as a constant (<NAME>_PATTERN).
 ID_SCHEMAS = ("JobId", "SubJobId", "RequestId", "CheckpointId", "ChunkGroupId", "Cursor")
@@ -30,8 +32,7 @@ them instead of typing paths, status codes, header names or patterns out again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from cortex_gs_models import {enums}
+from enum import StrEnum
 
 
 @dataclass(frozen=True)
@@ -231,10 +232,37 @@ def _operation_source(op: dict[str, Any]) -> str:
     return f"    Operation(\n{body}        responses=(\n{responses}        ),\n    ),\n"
 
 
-def render(contract: dict[str, Any], header: str) -> str:
-    """The generated module's source (formatted afterwards by ruff)."""
+def take_enums(models_source: str) -> tuple[str, str]:
+    """Move the `ENUMS` classes out of the generated models' source.
+
+    Returns the models' source, which now imports them from the contract module, and the
+    classes' own source, for `render`.
+    """
+    lines = models_source.splitlines(keepends=True)
+    classes = [
+        node
+        for node in ast.parse(models_source).body
+        if isinstance(node, ast.ClassDef) and node.name in ENUMS
+    ]
+    missing = set(ENUMS) - {node.name for node in classes}
+    if missing:
+        raise ValueError(f"the generated models define no {sorted(missing)}")
+    taken = []
+    for node in sorted(classes, key=lambda n: n.lineno, reverse=True):
+        start, end = node.lineno - 1, node.end_lineno or node.lineno
+        taken.insert(0, "".join(lines[start:end]))
+        del lines[start:end]
+    future = lines.index("from __future__ import annotations\n") + 1
+    imports = "".join(f"from cortex_gs_contract import {name} as {name}\n" for name in ENUMS)
+    lines.insert(future, imports)
+    return "".join(lines), "\n\n".join(taken)
+
+
+def render(contract: dict[str, Any], header: str, enums: str) -> str:
+    """The generated module's source (formatted afterwards by ruff); `enums` is the enum
+    classes' source from `take_enums`."""
     ops = operations(contract)
-    lines = [header, PREAMBLE.format(enums=", ".join(ENUMS))]
+    lines = [header, PREAMBLE, enums]
     for name, value, comment in _constants(contract):
         lines.append(f"{name} = {value!r}" + (f"  # {comment}" if comment else ""))
     lines.append("")

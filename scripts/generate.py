@@ -39,7 +39,8 @@ from arctic_rl_kit import views as contract_views
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "cortex_gs.yaml"
 CLIENT_CONFIG = ROOT / "openapi" / "openapi-python-client.yaml"
-# Our overrides of openapi-python-client's own templates (binary uploads; see their comments).
+# Our overrides of openapi-python-client's own templates (binary uploads, package inits that
+# load on first use; see their comments).
 CLIENT_TEMPLATES = ROOT / "openapi" / "templates"
 GENERATED = ROOT / "generated"
 CLIENT_PACKAGE = "cortex_gs_client"
@@ -236,14 +237,13 @@ def generate_into(out: Path) -> None:
     models_file = models_dir / "__init__.py"
     _run([_tool("datamodel-codegen"), "--input", str(SPEC), "--output", str(models_file),
           *DATAMODEL_FLAGS])  # fmt: skip
-    models_file.write_text(
-        _apply_integer_policy(models_file.read_text(encoding="utf-8")), encoding="utf-8"
-    )
+    models, enums = contract_table.take_enums(models_file.read_text(encoding="utf-8"))
+    models_file.write_text(_apply_integer_policy(models), encoding="utf-8")
     contract = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
     contract_dir = out / CONTRACT_PACKAGE
     contract_dir.mkdir(parents=True)
     (contract_dir / "__init__.py").write_text(
-        contract_table.render(contract, HEADER), encoding="utf-8"
+        contract_table.render(contract, HEADER, enums), encoding="utf-8"
     )
     for path in sorted(out.rglob("*.py")):
         _add_header(path)

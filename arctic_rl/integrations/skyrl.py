@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from arctic_rl import _seam
+from arctic_rl import _pth_hook
 from arctic_rl._config import CORTEX_FILE_ENV, SELECT_ENV, CortexConfig
 from arctic_rl._errors import ConfigError
 from arctic_rl._shim import route_on_prem_to_cortex
@@ -124,7 +124,7 @@ def _checked(settings: CortexConfig, environ: dict[str, str]) -> CortexConfig:
 def use_cortex(settings: CortexConfig) -> None:
     """In this process: answer `arctic_platform.rl` from this package and serve the
     frameworks' backend="local" configs from Cortex with these settings."""
-    _seam.install()
+    _pth_hook.install()
     route_on_prem_to_cortex(settings)
 
 

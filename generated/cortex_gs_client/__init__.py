@@ -2,9 +2,20 @@
 
 """A client library for accessing Cortex GS training service"""
 
-from .client import AuthenticatedClient, Client
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .client import AuthenticatedClient, Client
 
 __all__ = (
     "AuthenticatedClient",
     "Client",
 )
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import client
+
+    return getattr(client, name)

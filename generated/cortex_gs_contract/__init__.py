@@ -8,15 +8,7 @@ them instead of typing paths, status codes, header names or patterns out again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from cortex_gs_models import (
-    CheckpointType,
-    ErrorCode,
-    JobState,
-    JobType,
-    OperationType,
-    RequestState,
-)
+from enum import StrEnum
 
 
 @dataclass(frozen=True)
@@ -70,6 +62,142 @@ class Operation:
     def errors(self) -> tuple[Response, ...]:
         """The documented error answers."""
         return tuple(r for r in self.responses if r.status >= 300)
+
+
+class JobState(StrEnum):
+    """
+    A job's customer-facing state. `cancelled`, `terminated` and `failed` are terminal;
+    `initializing` (placed, warming up) is neither running nor terminal. Legacy or internal
+    answers can also hold `done`, `unknown` or enum names such as `JOB_STATE_RUNNING`;
+    clients lowercase and drop the `JOB_STATE_` prefix.
+
+    """
+
+    pending = "pending"
+    placing = "placing"
+    initializing = "initializing"
+    running = "running"
+    cancelled = "cancelled"
+    terminated = "terminated"
+    failed = "failed"
+
+
+class RequestState(StrEnum):
+    """
+    A data-plane request's state. In flight: `pending`, `running`, `streaming`. Success:
+    `done` (what the service sends), `completed`, `succeeded`. Failure: `failed`.
+    Cancelled: `cancelled`, `canceled`. Raw enum names such as `REQUEST_STATE_DONE` can
+    also appear; clients lowercase and drop the prefix.<!-- proposed:start -->
+
+    *Proposed, not built:* a request outlives a restart of the service (a deploy, a
+    preemption). One that was `running` when the service stopped goes back to `pending`
+    and runs again, from the state before it: nothing of a run is kept until the run is
+    `done`, so it takes effect once. A client polling it across the restart sees it end
+    as if nothing had happened; while the service is down, its polls and submits fail to
+    connect or answer `503`, and it retries them (submits with the same `Idempotency-Key`
+    or chunk group id). The one exception is a `streaming` request that had already handed
+    out events: it fails with `internal_error`, and the client submits it again. A request
+    that failed on its own stays `failed`.<!-- proposed:end -->
+
+    """
+
+    pending = "pending"
+    running = "running"
+    streaming = "streaming"
+    done = "done"
+    completed = "completed"
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+    canceled = "canceled"
+
+
+class JobType(StrEnum):
+    """
+    What a sub-job does.
+    """
+
+    training = "training"
+    sampling = "sampling"
+    log_probability = "log_probability"
+
+
+class CheckpointType(StrEnum):
+    """
+    `resumable` keeps optimizer and training state (the default); `weights-only` is Hugging Face-style model assets, for sampling.
+    """
+
+    resumable = "resumable"
+    weights_only = "weights-only"
+
+
+class ErrorCode(StrEnum):
+    """
+    A stable error code, sent as `error_code` (see the proposed code table in the introduction).
+    """
+
+    bad_json = "bad_json"
+    pickle_refused = "pickle_refused"
+    bad_header = "bad_header"
+    bad_structure = "bad_structure"
+    bad_version = "bad_version"
+    size_mismatch = "size_mismatch"
+    hash_mismatch = "hash_mismatch"
+    missing_chunks = "missing_chunks"
+    duplicate_chunk = "duplicate_chunk"
+    chunk_mismatch = "chunk_mismatch"
+    too_large = "too_large"
+    too_deep = "too_deep"
+    too_many_tensors = "too_many_tensors"
+    bad_dtype = "bad_dtype"
+    bad_value = "bad_value"
+    truncated = "truncated"
+    unauthorized = "unauthorized"
+    job_not_found = "job_not_found"
+    request_not_found = "request_not_found"
+    checkpoint_not_found = "checkpoint_not_found"
+    not_found = "not_found"
+    method_not_allowed = "method_not_allowed"
+    job_not_running = "job_not_running"
+    invalid_state = "invalid_state"
+    chunk_group_restart_required = "chunk_group_restart_required"
+    chunk_group_conflict = "chunk_group_conflict"
+    chunk_group_missing_chunks = "chunk_group_missing_chunks"
+    idempotency_key_conflict = "idempotency_key_conflict"
+    payload_too_large = "payload_too_large"
+    validation_error = "validation_error"
+    not_implemented = "not_implemented"
+    rate_limited = "rate_limited"
+    unavailable = "unavailable"
+    internal_error = "internal_error"
+    too_many_chunk_groups = "too_many_chunk_groups"
+    sequence_too_long = "sequence_too_long"
+    request_timeout = "request_timeout"
+    batch_over_budget = "batch_over_budget"
+    generation_over_budget = "generation_over_budget"
+    request_expired = "request_expired"
+    storage_full = "storage_full"
+    storage_error = "storage_error"
+    duplicate_authorization = "duplicate_authorization"
+
+
+class OperationType(StrEnum):
+    """
+    The operation types the service accepts. Scheduled (answer `202 AcceptedRequest`):
+    `forward`, `weight-sync`. Inline (answer `200` with the result itself):
+    `bootstrap-router-replay` (a deployment may schedule it instead), `router-replay-discard`,
+    `reset-prefix-cache`, `cancel-request`, `tail-logs`. There is no `sleep`/`wake-up` on the
+    wire (training and sampling never share GPUs on Cortex) and no `zmd-events`.
+
+    """
+
+    forward = "forward"
+    weight_sync = "weight-sync"
+    bootstrap_router_replay = "bootstrap-router-replay"
+    router_replay_discard = "router-replay-discard"
+    reset_prefix_cache = "reset-prefix-cache"
+    cancel_request = "cancel-request"
+    tail_logs = "tail-logs"
 
 
 AUTHORIZATION_HEADER = "Authorization"  # patBearer: `Authorization: Bearer <PAT>`

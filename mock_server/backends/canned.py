@@ -22,17 +22,19 @@ from mock_server.backends import BackendError
 from mock_server.backends.common import (
     JobSettings,
     TrainView,
-    decode_tokens,
-    encode_prompt,
-    generation_rows,
     input_ids_of,
-    max_tokens_of,
     output_view,
     peak_memory,
     uniform_logprob,
     wants,
 )
 from mock_server.backends.persist import Applied, SavedState, state_lost
+from mock_server.backends.prompts import (
+    decode_tokens,
+    encode_prompt,
+    generation_rows,
+    max_tokens_of,
+)
 from mock_server.backends.sampling import log_prob_inputs
 
 CANNED_METRICS = {

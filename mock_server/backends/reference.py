@@ -28,6 +28,7 @@ from typing import Any
 
 import torch
 from cortex_gs_contract import ErrorCode
+from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 from mock_server.backends import BackendError
@@ -35,9 +36,6 @@ from mock_server.backends.common import (
     VOCAB_SIZE,
     JobSettings,
     TrainView,
-    decode_tokens,
-    encode_prompt,
-    generation_rows,
     output_view,
     peak_memory,
     wants,
@@ -45,6 +43,7 @@ from mock_server.backends.common import (
 )
 from mock_server.backends.losses import policy_loss, shifted_logprobs
 from mock_server.backends.persist import Applied, SavedState, state_lost
+from mock_server.backends.prompts import decode_tokens, encode_prompt, generation_rows
 from mock_server.backends.sampling import log_prob_inputs, sample
 from mock_server.backends.tiny import AdamW, TinyConfig, TinyLM
 
@@ -390,10 +389,9 @@ def _mean_metrics(rows: list[dict[str, float]]) -> dict[str, float]:
 
 
 def _metadata(path: Path) -> dict[str, str]:
-    """A safetensors file's ``__metadata__`` (read from its header only)."""
-    with open(path, "rb") as fh:
-        header_len = int.from_bytes(fh.read(8), "little")
-        return dict(json.loads(fh.read(header_len)).get("__metadata__") or {})
+    """A safetensors file's metadata (its header alone is read)."""
+    with safe_open(str(path), framework="pt") as saved:
+        return dict(saved.metadata() or {})
 
 
 __all__ = ["ReferenceBackend", "TinyConfig", "TinyLM"]

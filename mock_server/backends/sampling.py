@@ -10,7 +10,8 @@ import torch
 from cortex_gs_contract import ErrorCode
 
 from mock_server.backends import BackendError
-from mock_server.backends.common import EOS_ID, max_tokens_of
+from mock_server.backends.common import EOS_ID
+from mock_server.backends.prompts import max_tokens_of
 from mock_server.backends.tiny import TinyLM
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import subprocess
 import sys
@@ -36,6 +37,47 @@ def test_import_is_lazy_in_a_fresh_interpreter():
         "assert 'torch' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# What a training script's start-up must not pay for: building a client (config checked,
+# token read) needs neither the HTTP stack, nor yaml (no file was read), nor the generated
+# models and poll schedule, which load with the first call.
+NOT_AT_START = (
+    "torch",
+    "numpy",
+    "fastapi",
+    "httpx",
+    "httpcore",
+    "yaml",
+    "attrs",
+    "cortex_gs_models",
+    "cortex_gs_client.client",
+    "cortex_gs_client.types",
+    "arctic_rl._http",
+    "arctic_rl._polling",
+    "arctic_rl._tracking",
+)
+
+
+def test_first_client_loads_no_heavy_module_in_a_fresh_interpreter():
+    code = (
+        "import sys, arctic_rl\n"
+        "config = arctic_rl.ArcticRLClientConfig(backend='cortex', model_name='m',\n"
+        "    cortex={'base_url': 'http://127.0.0.1:9/api/v2/databases/D/schemas/S/'\n"
+        "            'cortex-training', 'pat_env': 'SURFACE_TEST_PAT', 'progress': False})\n"
+        "client = arctic_rl.ArcticRLClient(config, start=False)\n"
+        f"loaded = [m for m in {NOT_AT_START!r} if m in sys.modules]\n"
+        "client.shutdown()\n"
+        "print(','.join(loaded))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "SURFACE_TEST_PAT": "surface-test-token"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == ""
 
 
 def test_public_names_resolve():

@@ -45,7 +45,7 @@ from arctic_platform.client import (
 )
 from faults.proxy import FaultProxy
 
-from examples.grpo_demo import free_port, stop_process
+from examples.mock_process import free_port, stop_process
 
 REPO = Path(__file__).resolve().parents[2]
 DATABASE = "CONFORMANCE_DB"

@@ -33,7 +33,7 @@ from arctic_rl import (
     AuthenticationError,
     create_arctic_rl_client,
 )
-from examples.grpo_demo import free_port
+from examples.mock_process import free_port
 from mock_server.settings import Settings
 from mock_server.testsupport.harness import LiveMock
 

@@ -13,7 +13,7 @@ import pytest
 from arctic_rl import ArcticRLClient
 from benchmarks import MODULES, _goals, _mock, codec, hotpath
 from benchmarks import __main__ as bench
-from examples.grpo_demo import PAT_ENV
+from examples.mock_process import PAT_ENV
 
 
 def test_table_shows_headline_columns_only():

@@ -12,12 +12,13 @@ import pytest
 import torch
 
 from arctic_rl import _shim
+from examples import demo_report as report
 from examples import grpo_demo as demo
 
 
 @pytest.fixture
 def selected_in_process(monkeypatch):
-    """The demo selects Cortex in this process (seam + routing); undo both afterwards."""
+    """The demo selects Cortex in this process (hook + routing); undo both afterwards."""
     monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     for name in ("arctic_platform.rl", "arctic_platform.rl.ray_server"):
         monkeypatch.delitem(sys.modules, name, raising=False)
@@ -53,9 +54,9 @@ async def test_loop_runs_through_arctic_platform_rl(
     for stats in history:
         assert 0.0 <= stats.reward <= 1.0
         assert math.isfinite(stats.loss) and math.isfinite(stats.grad_norm)
-        assert demo.table_row(stats).split()[0] == str(stats.iteration)
+        assert report.table_row(stats).split()[0] == str(stats.iteration)
     assert checkpoint.get("checkpoint_id")
-    png = demo.plot(history, tmp_path / "plot.png", settings.target)
+    png = report.plot(history, tmp_path / "plot.png", settings.target)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -76,14 +77,14 @@ def test_batch_is_left_padded_prompts_and_right_padded_responses():
 
 def test_reward_and_verdict():
     assert demo.reward([97, 97, 98, 256], 97, max_tokens=8) == 0.25
-    flat = [demo.IterationStats(i, 0.1, 0.0, 0.0, 0.0, 0.0, "") for i in range(10)]
-    rising = [demo.IterationStats(i, i / 10, 0.0, 0.0, 0.0, 0.0, "") for i in range(10)]
-    assert not demo.learned(flat)
-    assert demo.learned(rising)
+    flat = [report.IterationStats(i, 0.1, 0.0, 0.0, 0.0, 0.0, "") for i in range(10)]
+    rising = [report.IterationStats(i, i / 10, 0.0, 0.0, 0.0, 0.0, "") for i in range(10)]
+    assert not report.learned(flat)
+    assert report.learned(rising)
 
 
 def test_samples_print_on_one_line():
-    assert demo.printable("ab\x1b\n\ufffdc") == "ab\u00b7\u00b7\u00b7c"
+    assert report.printable("ab\x1b\n\ufffdc") == "ab\u00b7\u00b7\u00b7c"
 
 
 def test_main_reports_a_mock_that_does_not_start(monkeypatch, tmp_path, capsys):
@@ -131,7 +132,7 @@ def test_the_demo_explains_itself_with_help():
 
 
 def test_off_a_terminal_the_progress_bar_stays_out_of_the_table():
-    bar = demo.progress_bar(3)  # pytest's captured stderr is not a terminal
+    bar = report.progress_bar(3)  # pytest's captured stderr is not a terminal
     try:
         assert bar.disable
     finally:

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from verl.remote_backend.base import RemoteBackendRegistry
 
-from arctic_rl import _seam
+from arctic_rl import _pth_hook
 from arctic_rl._blocking import _LoopThread
 from arctic_rl._errors import BackendNotAvailableError
 from arctic_rl._shim import create_arctic_rl_client, route_on_prem_to_cortex
@@ -47,7 +47,7 @@ T = TypeVar("T")
 # What published adapters construct their client with, by the name they import it under.
 _CONSTRUCTORS = ("create_arctic_rl_client", "AsyncArcticRLClient")
 
-_seam.install()
+_pth_hook.install()
 try:
     _adapter = importlib.import_module(ADAPTER)
 except ImportError as exc:

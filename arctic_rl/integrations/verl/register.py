@@ -26,7 +26,7 @@ if importlib.util.find_spec("verl") is None:  # loaded by hand, without verl
         "VERL_USE_EXTERNAL_MODULES=arctic_rl.integrations.verl.register for verl to load it"
     )
 
-from arctic_rl import _seam
+from arctic_rl import _pth_hook
 from arctic_rl.integrations.verl import (
     BACKEND_MODULE,
     BACKEND_NAME,
@@ -82,7 +82,7 @@ def _load() -> None:
     except ImportError as exc:
         log.warning("arctic_rl: this verl has no remote backends (%s); nothing registered", exc)
         return
-    _seam.install()
+    _pth_hook.install()
     published = _try_import(PUBLISHED_PLUGIN)
     chose = _register(RemoteBackendRegistry)
     log.info(

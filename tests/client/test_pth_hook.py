@@ -1,4 +1,5 @@
-"""The `arctic_platform.rl` seam, each case in a fresh interpreter (as SkyRL's Ray task is).
+"""The `arctic_platform.rl` hook (`_pth_hook`), each case in a fresh interpreter, as SkyRL's
+Ray task is.
 
 Unselected, the interpreter is untouched: no finder, nothing of arctic_rl imported, the
 published package's own ImportError. Selected (ARCTIC_RL_BACKEND=cortex), the name
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from arctic_rl import _seam
+from arctic_rl import _pth_hook
 
 ROOT = Path(__file__).resolve().parents[2]
 HIDE_PUBLISHED = Path(__file__).parent / "standins" / "hide_published"
@@ -45,10 +46,10 @@ PROBE = textwrap.dedent(
 
 
 def _probe(*, select: str | None, paths: list[Path] = (), code: str = PROBE) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != _seam.SELECT_ENV}
+    env = {k: v for k, v in os.environ.items() if k != _pth_hook.SELECT_ENV}
     env["PYTHONPATH"] = os.pathsep.join(map(str, paths))
     if select is not None:
-        env[_seam.SELECT_ENV] = select
+        env[_pth_hook.SELECT_ENV] = select
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
@@ -57,10 +58,10 @@ def _probe(*, select: str | None, paths: list[Path] = (), code: str = PROBE) -> 
 
 
 def test_the_pth_line_is_installed_and_matches_the_shipped_file():
-    shipped = (ROOT / _seam.PTH_NAME).read_text(encoding="utf-8")
-    assert shipped == _seam.PTH_LINE
-    installed = Path(sysconfig.get_paths()["purelib"], _seam.PTH_NAME)
-    assert installed.read_text(encoding="utf-8") == _seam.PTH_LINE  # `make setup` wrote it
+    shipped = (ROOT / _pth_hook.PTH_NAME).read_text(encoding="utf-8")
+    assert shipped == _pth_hook.PTH_LINE
+    installed = Path(sysconfig.get_paths()["purelib"], _pth_hook.PTH_NAME)
+    assert installed.read_text(encoding="utf-8") == _pth_hook.PTH_LINE  # `make setup` wrote it
 
 
 @pytest.mark.parametrize("select", [None, "onprem", "local", ""])
@@ -76,7 +77,7 @@ def test_selected_beside_the_published_package():
     assert out["platform_file"].endswith("site-packages/arctic_platform/__init__.py")
     # its rl extras are missing here, so the rl module is this package's stand-in
     assert out["config"] == "arctic_rl._config" and out["factory"] == "arctic_rl._shim"
-    assert out["state"] == "arctic_rl._seam"
+    assert out["state"] == "arctic_rl._pth_hook"
 
 
 def test_selected_without_the_published_package():
@@ -132,7 +133,7 @@ ON_PREM_PROBE = textwrap.dedent(
 
 def test_selected_published_keeps_serving_on_prem(importable_published):
     out = _probe(select="cortex", paths=[importable_published], code=ON_PREM_PROBE)
-    assert out["factory"] == "arctic_rl._seam"
+    assert out["factory"] == "arctic_rl._pth_hook"
     assert out["on_prem"] == ["on-prem", "arctic_platform.rl.config", "dss-platform"]
     assert out["local"] == "cortex"  # the frameworks' hard-coded "local" goes to Cortex
 

@@ -22,7 +22,7 @@ nothing selected nothing is installed and nothing is imported: the line only rea
 variable. Standard library only, so the `.pth` may import it.
 
 A wheel ships the `.pth` into site-packages; an editable install (`make setup`) cannot,
-so `python -m arctic_rl._seam` writes it there.
+so `python -m arctic_rl._pth_hook` writes it there.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ PLATFORM_RL = "arctic_platform.rl"
 RAY_SERVER = "arctic_platform.rl.ray_server"
 SELECT_ENV = "ARCTIC_RL_BACKEND"
 SELECT_ENVS = (SELECT_ENV, "ARCTIC_BACKEND")  # either one, set to cortex, selects it
-_STAND_IN = "__arctic_rl_stand_in__"  # marks modules this seam made
+_STAND_IN = "__arctic_rl_stand_in__"  # marks modules this hook made
 PTH_NAME = "arctic_rl-seam.pth"
 # Reads one variable; only when it selects Cortex does it look further (and a line left
 # behind by an uninstalled package stays silent: find_spec finds nothing).
@@ -56,7 +56,7 @@ PTH_LINE = (
     'import os; "cortex" in (os.environ.get("ARCTIC_RL_BACKEND", "").strip().lower(), '
     'os.environ.get("ARCTIC_BACKEND", "").strip().lower()) '
     'and __import__("importlib.util").util.find_spec("arctic_rl") is not None '
-    'and __import__("arctic_rl._seam", fromlist=["install"]).install()\n'
+    'and __import__("arctic_rl._pth_hook", fromlist=["install"]).install()\n'
 )
 # Framework modules with a known gap on the Cortex path, each completed right after it
 # loads by the named function of this package (module -> "module:function").
@@ -220,11 +220,11 @@ def _stand_in_spec(name: str, *, is_package: bool) -> ModuleSpec:
 
 
 def _real_spec(
-    seam: _Finder, name: str, path: Sequence[str] | None, target: types.ModuleType | None
+    hook: _Finder, name: str, path: Sequence[str] | None, target: types.ModuleType | None
 ) -> ModuleSpec | None:
     """What the other finders would answer (the published package, if installed)."""
     for finder in sys.meta_path:
-        if finder is seam or isinstance(finder, _Finder):
+        if finder is hook or isinstance(finder, _Finder):
             continue
         find = getattr(finder, "find_spec", None)
         spec = find(name, path, target) if find is not None else None

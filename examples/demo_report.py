@@ -1,0 +1,94 @@
+"""What the demo shows of its run: a table row per iteration, a progress bar, a plot, and
+the verdict (did the reward clearly rise)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class IterationStats:
+    """What one iteration reports; a row of the table and a point of the plot."""
+
+    iteration: int
+    reward: float
+    loss: float
+    grad_norm: float
+    kl: float
+    seconds: float
+    sample: str
+
+
+def printable(text: str) -> str:
+    """A sample for the table: control and undecodable bytes shown as a middle dot."""
+    return "".join(ch if ch.isprintable() and ch != "\ufffd" else "\u00b7" for ch in text)
+
+
+HEADER = f"{'iter':>4}  {'reward':>7}  {'loss':>8}  {'grad_norm':>9}  {'kl':>9}  {'s':>5}  sample"
+
+
+def table_row(stats: IterationStats) -> str:
+    """One aligned row of the per-iteration table."""
+    return (
+        f"{stats.iteration:>4}  {stats.reward:>7.3f}  {stats.loss:>8.4f}  "
+        f"{stats.grad_norm:>9.4f}  {stats.kl:>9.2e}  {stats.seconds:>5.2f}  {stats.sample}"
+    )
+
+
+def smoothed(values: Sequence[float], window: int = 5) -> list[float]:
+    """Trailing mean, so the plot and the verdict are not at the mercy of one batch."""
+    out = []
+    for i in range(len(values)):
+        part = values[max(0, i - window + 1) : i + 1]
+        out.append(sum(part) / len(part))
+    return out
+
+
+def plot(history: Sequence[IterationStats], path: Path, target: str) -> Path:
+    """Reward and loss per iteration as a PNG (matplotlib, headless)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [s.iteration for s in history]
+    rewards = [s.reward for s in history]
+    losses = [s.loss for s in history]
+    fig, (ax_r, ax_l) = plt.subplots(2, 1, figsize=(7, 5), sharex=True, dpi=100)
+    ax_r.plot(steps, rewards, color="#9ecae1", label="batch mean")
+    ax_r.plot(steps, smoothed(rewards), color="#08519c", label="5-iteration mean")
+    ax_r.set_ylabel(f"reward (share of {target!r})")
+    ax_r.set_ylim(0, 1)
+    ax_r.legend(loc="upper left")
+    ax_l.plot(steps, losses, color="#d94801")
+    ax_l.axhline(0.0, color="grey", linewidth=0.5)
+    ax_l.set_ylabel("GRPO loss")
+    ax_l.set_xlabel("iteration")
+    fig.suptitle("arctic-rl demo: GRPO on the mock Cortex GS (reference backend)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def learned(history: Sequence[IterationStats], window: int = 5, margin: float = 0.2) -> bool:
+    """Whether the last iterations' mean reward is clearly above the first ones'."""
+    if len(history) < 2 * window:
+        window = max(1, len(history) // 2)
+    first = sum(s.reward for s in history[:window]) / window
+    last = sum(s.reward for s in history[-window:]) / window
+    return last >= first + margin
+
+
+def progress_bar(total: int) -> Any:
+    """The iteration bar, on a terminal only: written to a file or a pipe, its redraws
+    would run into the table rows, which are the record there."""
+    from tqdm import tqdm
+
+    on_terminal = sys.stderr.isatty()
+    return tqdm(total=total, desc="GRPO", unit="it", dynamic_ncols=True, disable=not on_terminal)
