@@ -35,6 +35,7 @@ from cortex_gs_contract import CHUNK_OPERATIONS, REQUEST_ID_HEADER, ErrorCode
 
 from arctic_rl._budgets import refuse_over_budget
 from arctic_rl._errors import ArcticRLError, ChunkGroupError, UnexpectedAnswerError
+from arctic_rl._polling import PollPlanner, send_with_wait_s
 from arctic_rl._progress import Progress, ProgressFactory
 
 __all__ = ["ALWAYS_ENVELOPED", "Uploader"]
@@ -85,12 +86,18 @@ class _SlicedBody:
 
 
 class Uploader:
-    """Sends a value to a chunked operation and returns the service's acceptance."""
+    """Sends a value to a chunked operation and returns the service's acceptance.
 
-    def __init__(self, client: Client, chunk_bytes: int, progress: ProgressFactory):
+    ``polls``: the service client's poll planner, told when a final chunk is refused for
+    its ``wait_s`` (that chunk is then sent once more without it)."""
+
+    def __init__(
+        self, client: Client, chunk_bytes: int, progress: ProgressFactory, polls: PollPlanner
+    ):
         self._client = client
         self.chunk_bytes = chunk_bytes
         self._progress = progress
+        self._polls = polls
 
     async def upload(
         self, job_id: str, operation_id: str, value: Any, *, wait_s: float | Unset = UNSET
@@ -149,12 +156,7 @@ class Uploader:
                 body = _SlicedBody(chunk.data, bar)
                 final = chunk.index == chunk.total - 1
                 try:
-                    answer = await post(
-                        job_id,
-                        client=self._client,
-                        body=File(payload=body),
-                        wait_s=wait_s if final else UNSET,
-                    )
+                    answer = await self._post(post, job_id, body, wait_s if final else UNSET)
                 finally:
                     body.release()
         finally:
@@ -163,6 +165,16 @@ class Uploader:
         if answer is None:
             raise ArcticRLError(f"{operation_id}: the value encoded to no chunks", code="no_chunks")
         return answer
+
+    async def _post(
+        self, post: _ChunkPost, job_id: str, body: _SlicedBody, wait_s: float | Unset
+    ) -> Response[Any]:
+        """One chunk's POST; a final one refused for its ``wait_s`` goes once more without."""
+
+        async def send(held: float | Unset) -> Response[Any]:
+            return await post(job_id, client=self._client, body=File(payload=body), wait_s=held)
+
+        return (await send_with_wait_s(self._polls, job_id, wait_s, send))[0]
 
 
 def _acceptance(

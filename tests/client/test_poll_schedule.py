@@ -18,11 +18,13 @@ import pytest
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
 from arctic_rl._cortex import CortexService
 from arctic_rl._polling import PollSettings, Schedule, fallback_polls
+from client.standins.batches import train_tensors
 from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV
 
 SETTINGS = PollSettings()
+PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 LEARNED = 4  # requests of one kind before the estimate is judged
 
 
@@ -84,11 +86,14 @@ def test_the_documented_schedule_grows_by_a_quarter_up_to_six_seconds() -> None:
 
 class Recorder(httpx.AsyncBaseTransport):
     """Real HTTP; keeps (method, path, wait_s sent). ``strip_wait_s``: a service that
-    ignores the proposed parameter (it never reaches the mock)."""
+    ignores the proposed parameter (it never reaches the mock); ``refuse_wait_s``: one
+    that refuses it (the mock is sent a ``wait_s`` it cannot read, and answers its own 422
+    naming the parameter)."""
 
-    def __init__(self, *, strip_wait_s: bool = False) -> None:
+    def __init__(self, *, strip_wait_s: bool = False, refuse_wait_s: bool = False) -> None:
         self.inner = httpx.AsyncHTTPTransport()
         self.strip_wait_s = strip_wait_s
+        self.refuse_wait_s = refuse_wait_s
         self.sent: list[tuple[str, str, str | None]] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -96,6 +101,8 @@ class Recorder(httpx.AsyncBaseTransport):
         self.sent.append((request.method, request.url.path.rsplit("/", 1)[-1], wait_s))
         if self.strip_wait_s and wait_s is not None:
             request.url = request.url.copy_remove_param("wait_s")
+        if self.refuse_wait_s and wait_s is not None:
+            request.url = request.url.copy_set_param("wait_s", "not-served")
         return await self.inner.handle_async_request(request)
 
     def polls(self) -> int:
@@ -176,6 +183,43 @@ async def test_a_service_ignoring_wait_s_is_sent_it_once(
         for _ in range(3):
             await client.step()
         sent = list(recorder.sent)
+    held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
+    assert held == [("POST", "step")]
+    assert [path for method, path, _ in sent if method == "POST"] == ["step"] * 3
+
+
+async def test_a_submit_refused_for_wait_s_is_resent_without_it_once_per_job(
+    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first submit's 422 names wait_s: it is sent again without it, and neither that
+    job's chunked nor its JSON submits (nor their polls) send it again."""
+    live_mock.restart(request_latency_s=0.1)
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    recorder = Recorder(refuse_wait_s=True)
+    async with connected(live_mock, recorder, long_poll_s=5.0) as client:
+        recorder.sent.clear()
+        trained = await client.fwd_bwd(train_tensors(), processing=PROCESSING)
+        stepped = [await client.step() for _ in range(2)]
+        sent = list(recorder.sent)  # before shutdown's cancel
+    assert trained["avg_loss"] is not None
+    assert [s["global_steps"] for s in stepped] == [1, 2]
+    held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
+    assert held == [("POST", "forward-backward")]
+    posts = [path for method, path, _ in sent if method == "POST"]
+    assert posts == ["forward-backward", "forward-backward", "step", "step"]
+
+
+async def test_a_json_submit_refused_for_wait_s_is_resent_without_it(
+    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    live_mock.restart(request_latency_s=0.1)
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    recorder = Recorder(refuse_wait_s=True)
+    async with connected(live_mock, recorder, long_poll_s=5.0) as client:
+        recorder.sent.clear()
+        stepped = [await client.step() for _ in range(2)]
+        sent = list(recorder.sent)
+    assert [s["global_steps"] for s in stepped] == [1, 2]
     held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
     assert held == [("POST", "step")]
     assert [path for method, path, _ in sent if method == "POST"] == ["step"] * 3
