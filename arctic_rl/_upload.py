@@ -57,32 +57,38 @@ CHUNK_POSTS: dict[str, _ChunkPost] = {
 
 
 class _SlicedBody:
-    """A chunk's body in UPLOAD_SLICE pieces; iterable again when the seam retries it.
+    """A chunk's body, its parts sent in UPLOAD_SLICE pieces; iterable again when the
+    seam retries it.
 
-    Sized, so the generated operation sends it with a Content-Length.
+    The parts view the caller's tensors (`wire.iter_chunk_parts`): each piece is copied
+    once, into the bytes the HTTP stack writes to the socket, and the chunk is never
+    gathered into a buffer of its own. Sized, so the generated operation sends it with a
+    Content-Length.
 
-    `release` drops the chunk once its POST is over: httpx keeps a finished response in a
-    reference cycle with its request (and so with this body) until the garbage collector
-    runs, which would otherwise hold every chunk of a large upload at once.
+    `release` drops the parts once the POST is over: httpx keeps a finished response in
+    a reference cycle with its request (and so with this body) until the garbage
+    collector runs, which would otherwise keep every chunk's views (and the buffers they
+    pin) alive at once.
     """
 
-    def __init__(self, data: bytes | bytearray | memoryview, bar: Progress) -> None:
-        self._data = data
-        self._size = memoryview(data).nbytes
+    def __init__(self, parts: tuple[bytes | memoryview, ...], size: int, bar: Progress) -> None:
+        self._parts = parts
+        self._size = size
         self._bar = bar
 
     def __len__(self) -> int:
         return self._size
 
     def release(self) -> None:
-        self._data = b""
+        self._parts = ()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        view = memoryview(self._data)
-        for start in range(0, len(view), UPLOAD_SLICE):
-            piece = view[start : start + UPLOAD_SLICE]
-            yield bytes(piece)
-            self._bar.update(len(piece))
+        for part in self._parts:
+            view = memoryview(part)
+            for start in range(0, len(view), UPLOAD_SLICE):
+                piece = bytes(view[start : start + UPLOAD_SLICE])
+                yield piece
+                self._bar.update(len(piece))
 
 
 class Uploader:
@@ -147,13 +153,13 @@ class Uploader:
         answer: Response[Any] | None = None
         bar: Progress | None = None
         try:
-            for chunk in wire.iter_chunks(value, chunking):
+            for chunk in wire.iter_chunk_parts(value, chunking):
                 if only is not None and chunk.index not in only and chunk.index != chunk.total - 1:
                     continue
                 if bar is None:
                     bar = self._progress.upload(f"{operation_id} upload", chunk.frame_size)
                 # No Idempotency-Key: the chunk descriptor (group id + frame hash) is the key.
-                body = _SlicedBody(chunk.data, bar)
+                body = _SlicedBody(chunk.parts, chunk.size, bar)
                 final = chunk.index == chunk.total - 1
                 try:
                     answer = await self._post(post, job_id, body, wait_s if final else UNSET)
