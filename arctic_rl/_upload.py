@@ -37,6 +37,7 @@ from arctic_rl._budgets import refuse_over_budget
 from arctic_rl._errors import ArcticRLError, ChunkGroupError, UnexpectedAnswerError
 from arctic_rl._polling import PollPlanner, send_with_wait_s
 from arctic_rl._progress import Progress, ProgressFactory
+from arctic_rl.wire._encode import slice_runs
 
 __all__ = ["ALWAYS_ENVELOPED", "Uploader"]
 
@@ -83,12 +84,11 @@ class _SlicedBody:
         self._parts = ()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        for part in self._parts:
-            view = memoryview(part)
-            for start in range(0, len(view), UPLOAD_SLICE):
-                piece = bytes(view[start : start + UPLOAD_SLICE])
-                yield piece
-                self._bar.update(len(piece))
+        # Small parts (a header, small tensors) share a piece, not a write each.
+        for run in slice_runs(self._parts, UPLOAD_SLICE):
+            piece = b"".join(run)
+            yield piece
+            self._bar.update(len(piece))
 
 
 class Uploader:

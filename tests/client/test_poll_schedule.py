@@ -9,8 +9,9 @@ a recording transport under the HTTP seam.
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 import pytest
@@ -171,55 +172,66 @@ async def test_a_request_ten_times_longer_than_learned_keeps_the_bound(
     assert polls <= fallback_polls(long, SETTINGS) + SETTINGS.probes
 
 
+Calls = Callable[[AsyncArcticRLClient], Awaitable[list[Any]]]
+
+
+async def _steps(client: AsyncArcticRLClient) -> list[Any]:
+    return [(await client.step())["global_steps"] for _ in range(3)]
+
+
+async def _train_then_steps(client: AsyncArcticRLClient) -> list[Any]:
+    trained = await client.fwd_bwd(train_tensors(), processing=PROCESSING)
+    return [
+        trained["avg_loss"] is not None,
+        *[(await client.step())["global_steps"] for _ in range(2)],
+    ]
+
+
+async def _sent_over(
+    live_mock: LiveMock, recorder: Recorder, latency: float, calls: Calls
+) -> tuple[list[Any], list[tuple[str, str]], list[str]]:
+    """What ``calls`` returned, the requests that carried wait_s, and the submits' paths."""
+    live_mock.restart(request_latency_s=latency)
+    async with connected(live_mock, recorder, long_poll_s=5.0) as client:
+        recorder.sent.clear()
+        results = await calls(client)
+        sent = list(recorder.sent)  # before shutdown's cancel
+    held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
+    return results, held, [path for method, path, _ in sent if method == "POST"]
+
+
 async def test_a_service_ignoring_wait_s_is_sent_it_once(
     live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first submit's quick 202 shows wait_s is not served: no later request sends it."""
-    live_mock.restart(request_latency_s=0.3)
     monkeypatch.setenv(PAT_ENV, live_mock.token)
     recorder = Recorder(strip_wait_s=True)
-    async with connected(live_mock, recorder, long_poll_s=5.0) as client:
-        recorder.sent.clear()
-        for _ in range(3):
-            await client.step()
-        sent = list(recorder.sent)
-    held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
+    results, held, posts = await _sent_over(live_mock, recorder, 0.3, _steps)
+    assert results == [1, 2, 3]
     assert held == [("POST", "step")]
-    assert [path for method, path, _ in sent if method == "POST"] == ["step"] * 3
+    assert posts == ["step"] * 3
 
 
+@pytest.mark.parametrize(
+    ("calls", "results", "posts"),
+    [
+        (_steps, [1, 2, 3], ["step"] * 4),
+        (_train_then_steps, [True, 1, 2], ["forward-backward"] * 2 + ["step"] * 2),
+    ],
+    ids=["json submits", "chunked then json"],
+)
 async def test_a_submit_refused_for_wait_s_is_resent_without_it_once_per_job(
-    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+    live_mock: LiveMock,
+    monkeypatch: pytest.MonkeyPatch,
+    calls: Calls,
+    results: list[Any],
+    posts: list[str],
 ) -> None:
-    """The first submit's 422 names wait_s: it is sent again without it, and neither that
-    job's chunked nor its JSON submits (nor their polls) send it again."""
-    live_mock.restart(request_latency_s=0.1)
+    """The first submit's 422 names wait_s: it is sent once more without it, and none of
+    that job's later submits (chunked or JSON) or polls send it again."""
     monkeypatch.setenv(PAT_ENV, live_mock.token)
     recorder = Recorder(refuse_wait_s=True)
-    async with connected(live_mock, recorder, long_poll_s=5.0) as client:
-        recorder.sent.clear()
-        trained = await client.fwd_bwd(train_tensors(), processing=PROCESSING)
-        stepped = [await client.step() for _ in range(2)]
-        sent = list(recorder.sent)  # before shutdown's cancel
-    assert trained["avg_loss"] is not None
-    assert [s["global_steps"] for s in stepped] == [1, 2]
-    held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
-    assert held == [("POST", "forward-backward")]
-    posts = [path for method, path, _ in sent if method == "POST"]
-    assert posts == ["forward-backward", "forward-backward", "step", "step"]
-
-
-async def test_a_json_submit_refused_for_wait_s_is_resent_without_it(
-    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    live_mock.restart(request_latency_s=0.1)
-    monkeypatch.setenv(PAT_ENV, live_mock.token)
-    recorder = Recorder(refuse_wait_s=True)
-    async with connected(live_mock, recorder, long_poll_s=5.0) as client:
-        recorder.sent.clear()
-        stepped = [await client.step() for _ in range(2)]
-        sent = list(recorder.sent)
-    assert [s["global_steps"] for s in stepped] == [1, 2]
-    held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
-    assert held == [("POST", "step")]
-    assert [path for method, path, _ in sent if method == "POST"] == ["step"] * 3
+    got, held, sent_posts = await _sent_over(live_mock, recorder, 0.1, calls)
+    assert got == results
+    assert held == [("POST", posts[0])]
+    assert sent_posts == posts
