@@ -143,7 +143,7 @@ class CortexService:
     def _uploader(self) -> Uploader:
         from arctic_rl._upload import Uploader
 
-        return Uploader(self._client, self.chunk_bytes, self._progress)
+        return Uploader(self._client, self.chunk_bytes, self._progress, self.polls)
 
     async def aclose(self) -> None:
         await self._pools.aclose()
@@ -291,24 +291,20 @@ class CortexService:
         operation: Callable[..., Awaitable[Response[Any]]],
         body: Any,
     ) -> Any:
-        """A JSON submit sent with the proposed ``wait_s``, and its result."""
-        wait_s = self._submit_wait_s(job_id)
-        call = operation(job_id, client=self._client, body=body, wait_s=wait_s)
-        return await self._accepted(job_id, desc, call, wait_s)
-
-    async def _accepted(
-        self,
-        job_id: str,
-        desc: str,
-        call: Awaitable[Response[Any]],
-        wait_s: float | Unset = 0.0,
-    ) -> Any:
-        """A submit's result: read from its answer when it finished within ``wait_s``
-        (200 RequestStatus), else polled (202 AcceptedRequest)."""
+        """A JSON submit sent with the proposed ``wait_s``, and its result: read from its
+        answer when it finished within ``wait_s`` (200 RequestStatus), else polled (202
+        AcceptedRequest)."""
         from cortex_gs_client.models import AcceptedRequest, RequestStatus
 
+        from arctic_rl._polling import send_with_wait_s
+
+        async def send(wait_s: float | Unset) -> tuple[AcceptedRequest | RequestStatus, str | None]:
+            call = operation(job_id, client=self._client, body=body, wait_s=wait_s)
+            return await parsed_and_id(call, AcceptedRequest, RequestStatus)
+
         started = time.monotonic()
-        answer, sf_request_id = await parsed_and_id(call, AcceptedRequest, RequestStatus)
+        sent = await send_with_wait_s(self.polls, job_id, self._submit_wait_s(job_id), send)
+        (answer, sf_request_id), wait_s = sent
         first = (answer, sf_request_id) if isinstance(answer, RequestStatus) else None
         if first is None:
             self.polls.submitted(job_id, wait_s, time.monotonic() - started)

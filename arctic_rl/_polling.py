@@ -24,9 +24,10 @@ hands out for each request, and `poll_once` sends it:
 - ``Retry-After``: a throttled poll (429, 503) is retried by the HTTP seam after the
   service's ``Retry-After``; the schedule resumes from the time that answer came back.
 - The proposed long poll (``wait_s``, on polls and submits) is used while the job's service
-  serves it. A poll refused for ``wait_s`` (400/422), a long poll answered at once without
-  news, or a submit answered 202 well before its ``wait_s`` marks the job as not serving
-  it: from then on its requests follow the schedule above and send no ``wait_s``.
+  serves it. A poll refused for ``wait_s`` (400/422), a submit refused with an error that
+  names it (sent once more without it, `send_with_wait_s`), a long poll answered at once
+  without news, or a submit answered 202 well before its ``wait_s`` marks the job as not
+  serving it: from then on its requests follow the schedule above and send no ``wait_s``.
 """
 
 from __future__ import annotations
@@ -39,12 +40,13 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from cortex_gs_client.models import RequestStatus
 from cortex_gs_client.types import UNSET, Unset
 
 from arctic_rl._answers import read_poll
+from arctic_rl._errors import BadRequestError, InvalidRequestError
 from arctic_rl._tracking import Finished, Next, RequestTracker
 
 __all__ = [
@@ -55,6 +57,8 @@ __all__ = [
     "fallback_polls",
     "held_wait_s",
     "poll_once",
+    "refuses_wait_s",
+    "send_with_wait_s",
 ]
 
 log = logging.getLogger("arctic_rl")
@@ -63,6 +67,8 @@ POLL_INITIAL_S = 0.5
 POLL_FACTOR = 1.25
 POLL_MAX_S = 6.0
 MAX_LONG_POLL_S = 20.0  # the contract's maximum wait_s
+LONG_POLL_PARAM = "wait_s"
+T = TypeVar("T")
 
 # One poll of a request: its page and exchange id, or None when the service refused wait_s.
 Poll = Callable[
@@ -280,3 +286,29 @@ async def poll_once(
 def held_wait_s(wait_s: float) -> float | Unset:
     """A long poll's ``wait_s`` as sent: capped at the contract's maximum, UNSET when off."""
     return round(min(wait_s, MAX_LONG_POLL_S), 3) if wait_s > 0 else UNSET
+
+
+def refuses_wait_s(exc: Exception, wait_s: float | Unset) -> bool:
+    """Whether a 400/422 answered a request for the ``wait_s`` it carried (the error names it)."""
+    if isinstance(wait_s, Unset) or wait_s <= 0:
+        return False
+    if not isinstance(exc, BadRequestError | InvalidRequestError):
+        return False
+    return LONG_POLL_PARAM in f"{exc.message} {exc.details}"
+
+
+async def send_with_wait_s(
+    planner: PollPlanner,
+    job_id: str,
+    wait_s: float | Unset,
+    send: Callable[[float | Unset], Awaitable[T]],
+) -> tuple[T, float | Unset]:
+    """``send(wait_s)`` and the ``wait_s`` it went with: a submit refused for ``wait_s`` is
+    sent once more without it, and the job is remembered as not serving it."""
+    try:
+        return await send(wait_s), wait_s
+    except (BadRequestError, InvalidRequestError) as exc:
+        if not refuses_wait_s(exc, wait_s):
+            raise
+        planner.no_long_poll(job_id, "refuses")
+        return await send(UNSET), UNSET

@@ -35,7 +35,9 @@ from cortex_gs_contract import CHUNK_OPERATIONS, REQUEST_ID_HEADER, ErrorCode
 
 from arctic_rl._budgets import refuse_over_budget
 from arctic_rl._errors import ArcticRLError, ChunkGroupError, UnexpectedAnswerError
+from arctic_rl._polling import PollPlanner, send_with_wait_s
 from arctic_rl._progress import Progress, ProgressFactory
+from arctic_rl.wire._encode import slice_runs
 
 __all__ = ["ALWAYS_ENVELOPED", "Uploader"]
 
@@ -56,41 +58,52 @@ CHUNK_POSTS: dict[str, _ChunkPost] = {
 
 
 class _SlicedBody:
-    """A chunk's body in UPLOAD_SLICE pieces; iterable again when the seam retries it.
+    """A chunk's body, its parts sent in UPLOAD_SLICE pieces; iterable again when the
+    seam retries it.
 
-    Sized, so the generated operation sends it with a Content-Length.
+    The parts view the caller's tensors (`wire.iter_chunk_parts`): each piece is copied
+    once, into the bytes the HTTP stack writes to the socket, and the chunk is never
+    gathered into a buffer of its own. Sized, so the generated operation sends it with a
+    Content-Length.
 
-    `release` drops the chunk once its POST is over: httpx keeps a finished response in a
-    reference cycle with its request (and so with this body) until the garbage collector
-    runs, which would otherwise hold every chunk of a large upload at once.
+    `release` drops the parts once the POST is over: httpx keeps a finished response in
+    a reference cycle with its request (and so with this body) until the garbage
+    collector runs, which would otherwise keep every chunk's views (and the buffers they
+    pin) alive at once.
     """
 
-    def __init__(self, data: bytes | bytearray | memoryview, bar: Progress) -> None:
-        self._data = data
-        self._size = memoryview(data).nbytes
+    def __init__(self, parts: tuple[bytes | memoryview, ...], size: int, bar: Progress) -> None:
+        self._parts = parts
+        self._size = size
         self._bar = bar
 
     def __len__(self) -> int:
         return self._size
 
     def release(self) -> None:
-        self._data = b""
+        self._parts = ()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        view = memoryview(self._data)
-        for start in range(0, len(view), UPLOAD_SLICE):
-            piece = view[start : start + UPLOAD_SLICE]
-            yield bytes(piece)
+        # Small parts (a header, small tensors) share a piece, not a write each.
+        for run in slice_runs(self._parts, UPLOAD_SLICE):
+            piece = b"".join(run)
+            yield piece
             self._bar.update(len(piece))
 
 
 class Uploader:
-    """Sends a value to a chunked operation and returns the service's acceptance."""
+    """Sends a value to a chunked operation and returns the service's acceptance.
 
-    def __init__(self, client: Client, chunk_bytes: int, progress: ProgressFactory):
+    ``polls``: the service client's poll planner, told when a final chunk is refused for
+    its ``wait_s`` (that chunk is then sent once more without it)."""
+
+    def __init__(
+        self, client: Client, chunk_bytes: int, progress: ProgressFactory, polls: PollPlanner
+    ):
         self._client = client
         self.chunk_bytes = chunk_bytes
         self._progress = progress
+        self._polls = polls
 
     async def upload(
         self, job_id: str, operation_id: str, value: Any, *, wait_s: float | Unset = UNSET
@@ -140,21 +153,16 @@ class Uploader:
         answer: Response[Any] | None = None
         bar: Progress | None = None
         try:
-            for chunk in wire.iter_chunks(value, chunking):
+            for chunk in wire.iter_chunk_parts(value, chunking):
                 if only is not None and chunk.index not in only and chunk.index != chunk.total - 1:
                     continue
                 if bar is None:
                     bar = self._progress.upload(f"{operation_id} upload", chunk.frame_size)
                 # No Idempotency-Key: the chunk descriptor (group id + frame hash) is the key.
-                body = _SlicedBody(chunk.data, bar)
+                body = _SlicedBody(chunk.parts, chunk.size, bar)
                 final = chunk.index == chunk.total - 1
                 try:
-                    answer = await post(
-                        job_id,
-                        client=self._client,
-                        body=File(payload=body),
-                        wait_s=wait_s if final else UNSET,
-                    )
+                    answer = await self._post(post, job_id, body, wait_s if final else UNSET)
                 finally:
                     body.release()
         finally:
@@ -163,6 +171,16 @@ class Uploader:
         if answer is None:
             raise ArcticRLError(f"{operation_id}: the value encoded to no chunks", code="no_chunks")
         return answer
+
+    async def _post(
+        self, post: _ChunkPost, job_id: str, body: _SlicedBody, wait_s: float | Unset
+    ) -> Response[Any]:
+        """One chunk's POST; a final one refused for its ``wait_s`` goes once more without."""
+
+        async def send(held: float | Unset) -> Response[Any]:
+            return await post(job_id, client=self._client, body=File(payload=body), wait_s=held)
+
+        return (await send_with_wait_s(self._polls, job_id, wait_s, send))[0]
 
 
 def _acceptance(

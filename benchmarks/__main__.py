@@ -125,7 +125,10 @@ def machine() -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument(
-        "--only", action="append", choices=MODULES, help="run just this row (repeatable)"
+        "--only",
+        action="append",
+        choices=MODULES,
+        help="run just this module's rows, e.g. --only wan (repeatable)",
     )
     parser.add_argument("--out", default="bench-results/latest.json", help="JSON results path")
     parser.add_argument(

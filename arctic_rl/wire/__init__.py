@@ -7,7 +7,16 @@ Every refusal raises :class:`WireError` with a machine-readable ``code``.
 from __future__ import annotations
 
 from ._assembler import ChunkAssembler, join_chunks
-from ._chunks import ChunkDescriptor, ChunkFrame, Chunking, iter_chunks, read_chunk, split_chunks
+from ._chunks import (
+    ChunkDescriptor,
+    ChunkFrame,
+    Chunking,
+    ChunkParts,
+    iter_chunk_parts,
+    iter_chunks,
+    read_chunk,
+    split_chunks,
+)
 from ._decode import loads, read_metadata
 from ._encode import dumps
 from ._errors import ERROR_CODES, WireError
@@ -23,10 +32,12 @@ __all__ = [
     "ChunkAssembler",
     "ChunkDescriptor",
     "ChunkFrame",
+    "ChunkParts",
     "Chunking",
     "Limits",
     "WireError",
     "dumps",
+    "iter_chunk_parts",
     "iter_chunks",
     "join_chunks",
     "loads",

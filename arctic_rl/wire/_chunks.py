@@ -127,21 +127,11 @@ class ChunkDescriptor:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkFrame:
-    """One body on the wire: its bytes and, for an envelope, its parsed descriptor.
+class _Placed:
+    """Where a chunk sits in its frame, from its descriptor (``None``: a bare frame)."""
 
-    ``descriptor`` is ``None`` for a bare frame (one that fits and travels as is). The
-    frame part it carries (the envelope's payload, or the bare frame itself) starts at
-    ``payload_offset`` and runs to the end of ``data``.
-    """
-
-    data: Buffer
+    __slots__ = ()
     descriptor: ChunkDescriptor | None
-    payload_offset: int = field(default=0, repr=False)
-
-    def __bytes__(self) -> bytes:
-        return bytes(self.data)
 
     @property
     def index(self) -> int:
@@ -156,9 +146,30 @@ class ChunkFrame:
     @property
     def frame_size(self) -> int:
         """Size of the whole frame this chunk belongs to."""
-        if self.descriptor is None:
-            return len(self.data)
-        return self.descriptor.frame_size_bytes
+        return self._body_size() if self.descriptor is None else self.descriptor.frame_size_bytes
+
+    def _body_size(self) -> int:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFrame(_Placed):
+    """One body on the wire: its bytes and, for an envelope, its parsed descriptor.
+
+    ``descriptor`` is ``None`` for a bare frame (one that fits and travels as is). The
+    frame part it carries (the envelope's payload, or the bare frame itself) starts at
+    ``payload_offset`` and runs to the end of ``data``.
+    """
+
+    data: Buffer
+    descriptor: ChunkDescriptor | None
+    payload_offset: int = field(default=0, repr=False)
+
+    def __bytes__(self) -> bytes:
+        return bytes(self.data)
+
+    def _body_size(self) -> int:
+        return len(self.data)
 
     @property
     def payload(self) -> memoryview:
@@ -166,27 +177,34 @@ class ChunkFrame:
         return as_memoryview(self.data)[self.payload_offset :]
 
 
-def _chunk_frame(
-    desc: ChunkDescriptor,
-    parts: list[bytes | memoryview],
-    max_bytes: int,
-    recycler: _buffers.Recycler | None = None,
-) -> ChunkFrame:
-    """One envelope, byte-identical to ``dumps({"payload": u8}, metadata={kind: desc})``."""
-    length = sum(len(p) for p in parts)
+@dataclass(frozen=True, slots=True)
+class ChunkParts(_Placed):
+    """One body on the wire as the buffers it is made of, uncopied: ``b"".join(parts)``
+    is the :class:`ChunkFrame` ``data`` that :func:`iter_chunks` would give. The parts
+    view the encoded value's own memory, which must not change until they are sent."""
+
+    parts: tuple[bytes | memoryview, ...]
+    descriptor: ChunkDescriptor | None
+    size: int
+
+    def _body_size(self) -> int:
+        return self.size
+
+
+def _chunk_prefix(desc: ChunkDescriptor, length: int, max_bytes: int) -> bytes:
+    """The header of an envelope ``dumps({"payload": u8[length]}, metadata={kind: desc})``."""
     op = json.dumps({desc.kind: desc.as_dict()})
     prefix = build_prefix(
         [("dss", _CHUNK_DSS), ("op", op)], [("payload", "U8", (length,), 0, length)]
     )
     if len(prefix) + length > max_bytes:
         raise WireError("too_large", "chunk header does not fit in the chunk headroom")
-    data = _buffers.gather([prefix, *parts], len(prefix) + length, recycler)
-    return ChunkFrame(data, desc, len(prefix))
+    return prefix
 
 
-def _frames_of(frame: EncodedFrame, chunking: Chunking) -> Iterator[ChunkFrame]:
+def _parts_of(frame: EncodedFrame, chunking: Chunking) -> Iterator[ChunkParts]:
     if chunking.travels_bare(frame.size):
-        yield ChunkFrame(frame.join(), None)
+        yield ChunkParts(tuple(frame.parts()), None, frame.size)
         return
     group_id = chunking.chunk_group_id
     if group_id is None and chunking.kind == "request_chunk":
@@ -194,13 +212,24 @@ def _frames_of(frame: EncodedFrame, chunking: Chunking) -> Iterator[ChunkFrame]:
     payload = chunking.payload_bytes
     sha = frame.sha256()
     total = math.ceil(frame.size / payload)
-    # A chunk the receiver has let go of is refilled for a later one (no fresh pages).
-    recycler = _buffers.Recycler()
     for idx, parts in enumerate(iter_frame_slices(frame, payload)):
         desc = ChunkDescriptor(
             chunking.kind, idx, total, sha, frame.size, group_id, chunking.operation
         )
-        yield _chunk_frame(desc, parts, chunking.max_bytes, recycler)
+        length = sum(len(p) for p in parts)
+        prefix = _chunk_prefix(desc, length, chunking.max_bytes)
+        yield ChunkParts((prefix, *parts), desc, len(prefix) + length)
+
+
+def _frames_of(frame: EncodedFrame, chunking: Chunking) -> Iterator[ChunkFrame]:
+    # A chunk the receiver has let go of is refilled for a later one (no fresh pages).
+    recycler = _buffers.Recycler()
+    for chunk in _parts_of(frame, chunking):
+        if chunk.descriptor is None:
+            yield ChunkFrame(frame.join(), None)
+        else:  # (no local keeps the buffer: the recycler must see it let go)
+            parts, desc = chunk.parts, chunk.descriptor
+            yield ChunkFrame(_buffers.gather(parts, chunk.size, recycler), desc, len(parts[0]))
 
 
 def iter_chunks(
@@ -214,6 +243,18 @@ def iter_chunks(
     ``split_chunks(dumps(value, metadata=metadata), chunking)`` given the same group id.
     """
     return _frames_of(encode_frame(value, metadata=metadata), chunking)
+
+
+def iter_chunk_parts(
+    value: Any, chunking: Chunking, *, metadata: Mapping[str, Any] | None = None
+) -> Iterator[ChunkParts]:
+    """The bodies :func:`iter_chunks` would give, each as the buffers it is made of.
+
+    Nothing is copied: a sender that writes the parts in order (the socket copies them
+    anyway) skips the copy into one chunk buffer. Tensor bytes are read twice (once to
+    hash, once to send).
+    """
+    return _parts_of(encode_frame(value, metadata=metadata), chunking)
 
 
 def split_chunks(frame: Buffer, chunking: Chunking) -> list[ChunkFrame]:

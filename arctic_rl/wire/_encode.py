@@ -14,7 +14,7 @@ import hashlib
 import json
 import struct
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -269,9 +269,16 @@ def dumps(value: Any, *, metadata: Mapping[str, Any] | None = None) -> bytes:
 
 def iter_frame_slices(frame: EncodedFrame, size: int) -> Iterator[list[bytes | memoryview]]:
     """Cut an encoded frame into consecutive ``size``-byte runs of buffer slices."""
+    return slice_runs(frame.parts(), size)
+
+
+def slice_runs(
+    parts: Iterable[bytes | memoryview], size: int
+) -> Iterator[list[bytes | memoryview]]:
+    """Consecutive ``size``-byte runs (the last may be shorter) of views of ``parts``."""
     pending: list[bytes | memoryview] = []
     room = size
-    for part in frame.parts():
+    for part in parts:
         view = memoryview(part)
         pos = 0
         while pos < len(view):

@@ -9,8 +9,9 @@ a recording transport under the HTTP seam.
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 import pytest
@@ -18,11 +19,13 @@ import pytest
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
 from arctic_rl._cortex import CortexService
 from arctic_rl._polling import PollSettings, Schedule, fallback_polls
+from client.standins.batches import train_tensors
 from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV
 
 SETTINGS = PollSettings()
+PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 LEARNED = 4  # requests of one kind before the estimate is judged
 
 
@@ -84,11 +87,14 @@ def test_the_documented_schedule_grows_by_a_quarter_up_to_six_seconds() -> None:
 
 class Recorder(httpx.AsyncBaseTransport):
     """Real HTTP; keeps (method, path, wait_s sent). ``strip_wait_s``: a service that
-    ignores the proposed parameter (it never reaches the mock)."""
+    ignores the proposed parameter (it never reaches the mock); ``refuse_wait_s``: one
+    that refuses it (the mock is sent a ``wait_s`` it cannot read, and answers its own 422
+    naming the parameter)."""
 
-    def __init__(self, *, strip_wait_s: bool = False) -> None:
+    def __init__(self, *, strip_wait_s: bool = False, refuse_wait_s: bool = False) -> None:
         self.inner = httpx.AsyncHTTPTransport()
         self.strip_wait_s = strip_wait_s
+        self.refuse_wait_s = refuse_wait_s
         self.sent: list[tuple[str, str, str | None]] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -96,6 +102,8 @@ class Recorder(httpx.AsyncBaseTransport):
         self.sent.append((request.method, request.url.path.rsplit("/", 1)[-1], wait_s))
         if self.strip_wait_s and wait_s is not None:
             request.url = request.url.copy_remove_param("wait_s")
+        if self.refuse_wait_s and wait_s is not None:
+            request.url = request.url.copy_set_param("wait_s", "not-served")
         return await self.inner.handle_async_request(request)
 
     def polls(self) -> int:
@@ -164,18 +172,66 @@ async def test_a_request_ten_times_longer_than_learned_keeps_the_bound(
     assert polls <= fallback_polls(long, SETTINGS) + SETTINGS.probes
 
 
+Calls = Callable[[AsyncArcticRLClient], Awaitable[list[Any]]]
+
+
+async def _steps(client: AsyncArcticRLClient) -> list[Any]:
+    return [(await client.step())["global_steps"] for _ in range(3)]
+
+
+async def _train_then_steps(client: AsyncArcticRLClient) -> list[Any]:
+    trained = await client.fwd_bwd(train_tensors(), processing=PROCESSING)
+    return [
+        trained["avg_loss"] is not None,
+        *[(await client.step())["global_steps"] for _ in range(2)],
+    ]
+
+
+async def _sent_over(
+    live_mock: LiveMock, recorder: Recorder, latency: float, calls: Calls
+) -> tuple[list[Any], list[tuple[str, str]], list[str]]:
+    """What ``calls`` returned, the requests that carried wait_s, and the submits' paths."""
+    live_mock.restart(request_latency_s=latency)
+    async with connected(live_mock, recorder, long_poll_s=5.0) as client:
+        recorder.sent.clear()
+        results = await calls(client)
+        sent = list(recorder.sent)  # before shutdown's cancel
+    held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
+    return results, held, [path for method, path, _ in sent if method == "POST"]
+
+
 async def test_a_service_ignoring_wait_s_is_sent_it_once(
     live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first submit's quick 202 shows wait_s is not served: no later request sends it."""
-    live_mock.restart(request_latency_s=0.3)
     monkeypatch.setenv(PAT_ENV, live_mock.token)
     recorder = Recorder(strip_wait_s=True)
-    async with connected(live_mock, recorder, long_poll_s=5.0) as client:
-        recorder.sent.clear()
-        for _ in range(3):
-            await client.step()
-        sent = list(recorder.sent)
-    held = [(method, path) for method, path, wait_s in sent if wait_s is not None]
+    results, held, posts = await _sent_over(live_mock, recorder, 0.3, _steps)
+    assert results == [1, 2, 3]
     assert held == [("POST", "step")]
-    assert [path for method, path, _ in sent if method == "POST"] == ["step"] * 3
+    assert posts == ["step"] * 3
+
+
+@pytest.mark.parametrize(
+    ("calls", "results", "posts"),
+    [
+        (_steps, [1, 2, 3], ["step"] * 4),
+        (_train_then_steps, [True, 1, 2], ["forward-backward"] * 2 + ["step"] * 2),
+    ],
+    ids=["json submits", "chunked then json"],
+)
+async def test_a_submit_refused_for_wait_s_is_resent_without_it_once_per_job(
+    live_mock: LiveMock,
+    monkeypatch: pytest.MonkeyPatch,
+    calls: Calls,
+    results: list[Any],
+    posts: list[str],
+) -> None:
+    """The first submit's 422 names wait_s: it is sent once more without it, and none of
+    that job's later submits (chunked or JSON) or polls send it again."""
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    recorder = Recorder(refuse_wait_s=True)
+    got, held, sent_posts = await _sent_over(live_mock, recorder, 0.1, calls)
+    assert got == results
+    assert held == [("POST", posts[0])]
+    assert sent_posts == posts

@@ -127,6 +127,24 @@ def test_streaming_matches_one_shot(value, max_bytes, force, kind, rnd) -> None:
         assert same(asm.value(), value)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    values(max_leaves=8),
+    st.integers(wire.CHUNK_HEADROOM + 1, wire.CHUNK_HEADROOM + 700),
+    st.booleans(),
+)
+def test_chunk_parts_are_the_chunks_uncopied(value, max_bytes, force) -> None:
+    chunking = wire.Chunking("request_chunk", max_bytes, "g1", bare_max_bytes=0 if force else None)
+    frame = wire.dumps(value)
+    one_shot = wire.split_chunks(frame, chunking)
+    parts = list(wire.iter_chunk_parts(value, chunking))
+    assert [b"".join(p.parts) for p in parts] == [bytes(c) for c in one_shot]
+    assert [p.size for p in parts] == [len(c.data) for c in one_shot]
+    assert [(p.descriptor, p.index, p.total, p.frame_size) for p in parts] == [
+        (c.descriptor, c.index, c.total, c.frame_size) for c in one_shot
+    ]
+
+
 def address(buf: object) -> int:
     """Address of a buffer's first byte (numpy reads it from the buffer protocol)."""
     return int(np.frombuffer(buf, dtype=np.uint8).__array_interface__["data"][0])  # type: ignore[call-overload]
