@@ -148,10 +148,23 @@ def quiet_resource_errors(loop: asyncio.AbstractEventLoop, interval_s: float) ->
         exc = context.get("exception")
         if out_of_resources(exc):
             throttled.warning("%s: %s", context.get("message", "out of resources"), exc)
+        elif _late_accept_retry(context):
+            log.debug("accept retry after the listener closed: %s", exc)
         else:
             loop.default_exception_handler(context)
 
     loop.set_exception_handler(handle)
+
+
+def _late_accept_retry(context: dict[str, Any]) -> bool:
+    """Whether ``context`` is asyncio's retry of ``accept()`` firing after shutdown.
+
+    After a failed accept (out of descriptors) asyncio re-arms the listener a second
+    later; if the server closed meanwhile, that timer finds the socket gone and raises
+    ``ValueError`` (descriptor -1). Nothing is lost: the listener is closed on purpose.
+    """
+    exc = context.get("exception")
+    return isinstance(exc, ValueError) and "_start_serving" in str(context.get("message", ""))
 
 
 def canned_response(status: int, reason: str, code: str, message: str) -> bytes:
