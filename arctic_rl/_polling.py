@@ -47,6 +47,7 @@ from cortex_gs_client.types import UNSET, Unset
 
 from arctic_rl._answers import read_poll
 from arctic_rl._errors import BadRequestError, InvalidRequestError
+from arctic_rl._http import LONG_POLL_PARAM
 from arctic_rl._tracking import Finished, Next, RequestTracker
 
 __all__ = [
@@ -57,7 +58,6 @@ __all__ = [
     "fallback_polls",
     "held_wait_s",
     "poll_once",
-    "refuses_wait_s",
     "send_with_wait_s",
 ]
 
@@ -67,7 +67,6 @@ POLL_INITIAL_S = 0.5
 POLL_FACTOR = 1.25
 POLL_MAX_S = 6.0
 MAX_LONG_POLL_S = 20.0  # the contract's maximum wait_s
-LONG_POLL_PARAM = "wait_s"
 T = TypeVar("T")
 
 # One poll of a request: its page and exchange id, or None when the service refused wait_s.
@@ -288,15 +287,6 @@ def held_wait_s(wait_s: float) -> float | Unset:
     return round(min(wait_s, MAX_LONG_POLL_S), 3) if wait_s > 0 else UNSET
 
 
-def refuses_wait_s(exc: Exception, wait_s: float | Unset) -> bool:
-    """Whether a 400/422 answered a request for the ``wait_s`` it carried (the error names it)."""
-    if isinstance(wait_s, Unset) or wait_s <= 0:
-        return False
-    if not isinstance(exc, BadRequestError | InvalidRequestError):
-        return False
-    return LONG_POLL_PARAM in f"{exc.message} {exc.details}"
-
-
 async def send_with_wait_s(
     planner: PollPlanner,
     job_id: str,
@@ -308,7 +298,8 @@ async def send_with_wait_s(
     try:
         return await send(wait_s), wait_s
     except (BadRequestError, InvalidRequestError) as exc:
-        if not refuses_wait_s(exc, wait_s):
-            raise
+        held = not isinstance(wait_s, Unset) and wait_s > 0
+        if not held or LONG_POLL_PARAM not in f"{exc.message} {exc.details}":
+            raise  # not a refusal of the wait_s it carried (the error would name it)
         planner.no_long_poll(job_id, "refuses")
         return await send(UNSET), UNSET
