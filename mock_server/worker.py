@@ -152,17 +152,22 @@ class Worker:
     def _restore_running_jobs(self) -> None:
         """After a restart: each running job's backend state as its last done request left it."""
         for job in self.store.list_jobs(JobState.running):
-            job_id = job["job_id"]
-            state_dir = self.store.backend_dir(job_id)
-            try:
-                steps = self.backend.restore_job(job_id, job["sub_jobs"], state_dir, self._applied)
-            except Exception as exc:
-                if not isinstance(exc, BackendError):
-                    log.exception("could not restore job %s", job_id)
-                reason = _reason(exc, "restoring the backend state")
-                self._fail_job(job_id, reason, JobState.running)
-            else:
-                self.store.add_log(job_id, f"backend state restored at global step {steps}")
+            steps = self._restore(job, "restoring the backend state")
+            if steps is not None:
+                self.store.add_log(job["job_id"], f"backend state restored at global step {steps}")
+
+    def _restore(self, job: dict[str, Any], doing: str) -> int | None:
+        """The job's backend state as its last done request left it, and its global step;
+        None when that fails (the job then fails, with the reason)."""
+        job_id = job["job_id"]
+        state_dir = self.store.backend_dir(job_id)
+        try:
+            return self.backend.restore_job(job_id, job["sub_jobs"], state_dir, self._applied)
+        except Exception as exc:
+            if not isinstance(exc, BackendError):
+                log.exception("could not restore job %s", job_id)
+            self._fail_job(job_id, _reason(exc, doing), JobState.running)
+            return None
 
     def _applied(self, request_id: str) -> bool:
         """Whether ``request_id``'s backend changes stand: the store holds it as done, or
@@ -235,14 +240,8 @@ class Worker:
     def _roll_back(self, job_id: str) -> None:
         """The job's backend state as its last done request left it (else the job fails)."""
         job = self.store.get_job(job_id)
-        if job is None:
-            return
-        try:
-            self.backend.restore_job(
-                job_id, job["sub_jobs"], self.store.backend_dir(job_id), self._applied
-            )
-        except Exception as exc:
-            self._fail_job(job_id, _reason(exc, "rolling back the backend state"), JobState.running)
+        if job is not None:
+            self._restore(job, "rolling back the backend state")
 
     def _fail(self, row: dict[str, Any], code: str, message: str) -> Outcome | None:
         error = request_error(code, message)
