@@ -36,6 +36,8 @@ TABLE_COLUMNS = (
     "polls/call",
     "requests/call",
     "ref_median_ms",
+    "floor_ms",
+    "above_floor_ms",
     "seconds",
     "total_s",
     "ref_seconds",
