@@ -30,7 +30,7 @@ _bodies = _buffers.Recycler(KEPT_BODIES)
 def declared_length(request: Request) -> int | None:
     """The body's ``Content-Length`` (None without one, or when it is not a number)."""
     value = request.headers.get("content-length", "")
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 def body_buffer(size: int) -> memoryview:
