@@ -20,7 +20,8 @@ from mock_server.settings import ON_LOOP_BYTES
 
 KEPT_BODIES = 3
 """Large body buffers kept for reuse: the chunk being received, the one being written,
-and one more for a second upload."""
+and one more for a second upload. After a large upload they stay resident (at most
+three times the body cap) for the next one."""
 BODY_ROUNDING = 4 * 1024 * 1024
 """A new body buffer's size is rounded up to this, so the chunks of a frame (whose
 headers differ by a few bytes) share buffers."""
