@@ -141,7 +141,7 @@ class OpenGroup:
         return count, first
 
 
-def read_request_chunk(body: bytes) -> wire.ChunkFrame | None:
+def read_request_chunk(body: bytes | memoryview) -> wire.ChunkFrame | None:
     """Parse a binary route's body once: a request chunk, or ``None`` for a bare frame.
 
     Only a ``request_chunk`` descriptor makes a chunk (as the contract says); a bad

@@ -7,7 +7,6 @@ header names come from the generated contract module.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -21,7 +20,6 @@ from cortex_gs_contract import (
 from fastapi import Depends, Header, Path, Request
 
 from mock_server.service import MockService
-from mock_server.settings import ON_LOOP_BYTES
 
 
 async def get_service(request: Request) -> MockService:
@@ -88,21 +86,3 @@ async def idempotency(
 
 
 IdempotencyDep = Annotated[Idempotency, Depends(idempotency)]
-
-
-async def read_body(request: Request) -> bytes:
-    """The raw body; the middleware stops it at the cap, so this never exceeds it.
-
-    Called by a handler after its own checks (not a dependency), so a call that is refused
-    anyway (job not running) is refused before its body is read. The pieces are joined
-    once, in a worker thread for a large body (``bytes.join`` drops the GIL): a 60 MiB
-    chunk copied twice on the event loop stalled every other request for tens of ms.
-    """
-    parts: list[bytes] = []
-    async for part in request.stream():
-        parts.append(part)
-    if len(parts) <= 1:
-        return parts[0] if parts else b""
-    if sum(map(len, parts)) < ON_LOOP_BYTES:
-        return b"".join(parts)
-    return await asyncio.to_thread(b"".join, parts)

@@ -241,7 +241,7 @@ class MockService:
         self.worker.run_request(request_id, lambda: value)
         return request_id
 
-    async def submit_frame(self, job_id: str, kind: str, frame: bytes) -> str:
+    async def submit_frame(self, job_id: str, kind: str, frame: bytes | memoryview) -> str:
         """A bare DSSST1 frame: validated now, kept on disk until it runs.
 
         A bare frame has no chunk group: only an ``Idempotency-Key`` (the ``forward``
@@ -258,7 +258,7 @@ class MockService:
             await asyncio.to_thread(self.store.drop_input, request_id)
             raise
 
-    async def accept_body(self, job_id: str, kind: str, body: bytes) -> Answer:
+    async def accept_body(self, job_id: str, kind: str, body: bytes | memoryview) -> Answer:
         """A binary route's body: a chunk envelope, or (older clients) the bare frame.
 
         A small body is parsed on the event loop (`ON_LOOP_BYTES`), a large one in a thread.

@@ -105,27 +105,33 @@ class Recycler:
     fault a fresh mapping in for every buffer. A mapping whose only reference is the
     recycler's is unreachable from anywhere else (a memoryview or array of it holds a
     reference too), so it can be refilled and handed out again. At most ``keep`` are
-    held, so an abandoned stream holds at most that many.
+    held, so an abandoned stream holds at most that many. Safe to share between threads.
     """
 
     def __init__(self, keep: int = 2) -> None:
         self.keep = keep
         self._held: list[mmap.mmap] = []
+        self._lock = threading.Lock()
 
-    def take(self, size: int) -> mmap.mmap | None:
-        """A held buffer of ``size`` bytes that nobody else references, or None."""
+    def take(self, size: int, *, exact: bool = True) -> mmap.mmap | None:
+        """A held buffer nobody else references, of ``size`` bytes (at least ``size``
+        unless ``exact``), or None."""
         if not _CAN_REFILL:
             return None
-        for i in range(len(self._held)):
-            if len(self._held[i]) == size and _references(self._held, i) == _ALONE:
-                return self._held.pop(i)
+        with self._lock:
+            for i in range(len(self._held)):
+                have = len(self._held[i])
+                fits = have == size if exact else have >= size
+                if fits and _references(self._held, i) == _ALONE:
+                    return self._held.pop(i)
         return None
 
     def hold(self, buf: mmap.mmap) -> None:
         """Keep ``buf`` for refilling once its users let go (the oldest is dropped)."""
-        self._held.append(buf)
-        if len(self._held) > self.keep:
-            del self._held[0]
+        with self._lock:
+            self._held.append(buf)
+            if len(self._held) > self.keep:
+                del self._held[0]
 
 
 def gather(

@@ -20,9 +20,9 @@ from mock_server.dependencies import (
     JobIdPath,
     Principal,
     ServiceDep,
-    read_body,
 )
 from mock_server.pages import Page
+from mock_server.receiving import read_body
 from mock_server.service import MockService
 
 log = logging.getLogger("mock_server")

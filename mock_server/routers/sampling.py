@@ -11,8 +11,9 @@ from fastapi.responses import JSONResponse, Response
 
 from mock_server import control, limits
 from mock_server.bodies import parse, plain
-from mock_server.dependencies import JobIdPath, Principal, ServiceDep, read_body
+from mock_server.dependencies import JobIdPath, Principal, ServiceDep
 from mock_server.errors import ApiError
+from mock_server.receiving import read_body
 from mock_server.routers._common import (
     SubmitDep,
     binary_handler,
@@ -30,7 +31,7 @@ async def generate_stream(
     job = service.running_job(job_id)
     raw = await read_body(request)
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(str(raw, "utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ApiError(400, ErrorCode.bad_json, "body is not UTF-8 JSON") from exc
     generation = open_body(parse(models.GenerateRequest, data, ("body",)), "generate-stream")

@@ -54,7 +54,7 @@ class StateFiles:
             path.parent.mkdir(parents=True, exist_ok=True)
             _write_whole(path, chunk)
 
-    def write_input(self, request_id: str, frame: bytes) -> str:
+    def write_input(self, request_id: str, frame: bytes | memoryview) -> str:
         """Keep a bare frame on disk until its request runs; the file's name."""
         path = self.input_path(request_id)
         path.parent.mkdir(parents=True, exist_ok=True)
