@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "ResultFrameError": "arctic_rl._errors",
     "ServerError": "arctic_rl._errors",
     "ServiceUnavailableError": "arctic_rl._errors",
+    "TokenLayoutError": "arctic_rl._errors",
     "UnexpectedAnswerError": "arctic_rl._errors",
 }
 
@@ -80,6 +81,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import ResultFrameError as ResultFrameError
     from arctic_rl._errors import ServerError as ServerError
     from arctic_rl._errors import ServiceUnavailableError as ServiceUnavailableError
+    from arctic_rl._errors import TokenLayoutError as TokenLayoutError
     from arctic_rl._errors import UnexpectedAnswerError as UnexpectedAnswerError
     from arctic_rl._protocol import ServiceAPI as ServiceAPI
     from arctic_rl._shim import LegacyCortexClient as LegacyCortexClient

@@ -53,7 +53,14 @@ def _present(**fields: Any) -> dict[str, Any]:
 
 
 class AsyncArcticRLClient:
-    """One Cortex job, driven asynchronously. Use `await AsyncArcticRLClient.connect(cfg)`."""
+    """One Cortex job, driven asynchronously. Use `await AsyncArcticRLClient.connect(cfg)`.
+
+    Per-token inputs are sent as given, so they must be in the contract's layout
+    (docs/layout.md): token-aligned and right-justified, column `j` of a `[B, w]` tensor
+    belonging to `input_ids[:, T - w + j]`. Answers (`logprobs`, `entropy`) come back in
+    the roll layout, column `i` scoring `input_ids[:, i + 1]`: sent back as
+    `old_log_probs` they need moving one column right (or their last column dropped).
+    """
 
     def __init__(
         self,
@@ -164,7 +171,8 @@ class AsyncArcticRLClient:
     ) -> dict[str, Any]:
         """Forward and backward on the training sub-job (gradients accumulate until step).
 
-        ``batch``: tensors, or a batch in any form `forward_request` reads."""
+        ``batch``: tensors, or a batch in any form `forward_request` reads; per-token
+        inputs in the contract's token-aligned layout (see the class doc), never converted."""
         value = forward_request(batch, meta, processing)
         job_id = self._require_job_id()
         return dict(await self.service.run_chunked(job_id, "forward_backward", value))

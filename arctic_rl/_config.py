@@ -231,6 +231,9 @@ class ArcticRLClientConfig(BaseModel):
     cortex: CortexConfig = Field(default_factory=CortexConfig)
 
     _origin: str = PrivateAttr(default="explicit")
+    # The token-layout convention of the path that built the client (reconnect copies
+    # carry it to other processes): arctic_rl.integrations._layout.
+    _token_layout: str | None = PrivateAttr(default=None)
 
     def __repr__(self) -> str:
         # The token is never stored here; keep the repr short and free of large dicts.

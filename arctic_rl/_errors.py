@@ -36,6 +36,7 @@ __all__ = [
     "ResultFrameError",
     "ServerError",
     "ServiceUnavailableError",
+    "TokenLayoutError",
     "UnexpectedAnswerError",
     "error_from_response",
 ]
@@ -90,6 +91,11 @@ class ConfigError(ArcticRLError, ValueError):
 
 class BackendNotAvailableError(ArcticRLError, ImportError):
     """The selected backend needs a package that is not installed (on-prem backends)."""
+
+
+class TokenLayoutError(ArcticRLError, ValueError):
+    """A per-token input whose layout the client cannot know on its path (refused before
+    anything is sent, rather than trained on the wrong tokens)."""
 
 
 class APIStatusError(ArcticRLError):

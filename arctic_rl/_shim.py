@@ -30,7 +30,7 @@ from arctic_rl._errors import BackendNotAvailableError, ConfigError
 from arctic_rl._requests import forward_request
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
 from arctic_rl._sources import effective_backend
-from arctic_rl.integrations._layout import AnswerLog
+from arctic_rl.integrations._layout import Convention, convention_named
 
 if TYPE_CHECKING:
     from arctic_rl._client import AsyncArcticRLClient
@@ -78,15 +78,19 @@ class Done(Generic[T]):
 
 
 # Set by an integration whose framework hard-codes backend="local" (the SkyRL entrypoint,
-# the verl plugin): the factory then serves such configs from Cortex in this process.
+# the verl plugin): the factory then serves such configs from Cortex in this process, and
+# its clients read per-token inputs in that framework's layout.
 _route_to_cortex: CortexConfig | bool = False
+_routed_layout: str | None = None
 
 
-def route_on_prem_to_cortex(cortex: CortexConfig | bool = True) -> None:
+def route_on_prem_to_cortex(cortex: CortexConfig | bool = True, layout: str | None = None) -> None:
     """Serve `backend="local"` configs from Cortex in this process (True: with the config's
-    own cortex settings; a CortexConfig: with these when the config carries none; False: stop)."""
-    global _route_to_cortex
+    own cortex settings; a CortexConfig: with these when the config carries none; False: stop),
+    their log-prob inputs read in the `layout` convention (`integrations._layout`)."""
+    global _route_to_cortex, _routed_layout
     _route_to_cortex = cortex
+    _routed_layout = convention_named(layout).name if cortex is not False else None
 
 
 def create_arctic_rl_client(config: Any, server_state: Any = None) -> Any:
@@ -169,8 +173,9 @@ class LegacyCortexClient:
         self._server_state = server_state
         self._client = client or ArcticRLClient(config)
         self._warned_none: set[str] = set()
-        # Answers echoed back as old_log_probs (SkyRL does) are token-aligned on the way out.
-        self._answers = AnswerLog()
+        # How log-prob inputs are read: the convention the config carries (a reconnect
+        # copy), else that of the integration routing this process.
+        self._layout: Convention = convention_named(config._token_layout or _routed_layout)
         if self._client.aio.owns_job and self._client.aio.config.cortex.cancel_on_shutdown:
             atexit.register(self._release_at_exit)
 
@@ -213,7 +218,9 @@ class LegacyCortexClient:
         job_id = self._client.job_id
         if job_id is None:
             raise ValueError("no Cortex job to reconnect to")
-        return self._config.reconnect_copy(job_id, dict(self._client.sub_jobs))
+        copy = self._config.reconnect_copy(job_id, dict(self._client.sub_jobs))
+        copy._token_layout = self._layout.name
+        return copy
 
     def get_server_state(self) -> Any:
         return self._server_state
@@ -227,7 +234,7 @@ class LegacyCortexClient:
     async def fwd_bwd(
         self, batch: Mapping[str, Any], processing: Mapping[str, Any] | None = None, **legacy: Any
     ) -> dict[str, Any]:
-        body = self._answers.to_contract(
+        body = self._layout.to_contract(
             forward_request(batch, processing=processing, legacy=legacy)
         )
         return self._answered(await self._aio.fwd_bwd(body))
@@ -239,10 +246,8 @@ class LegacyCortexClient:
         return self._answered(await self._aio.fwd_no_grad(body, reference_model=reference_model))
 
     def _answered(self, result: Mapping[str, Any]) -> dict[str, Any]:
-        """The callers' form of a forward's result; its log-prob answers are remembered."""
-        out = normalize_forward(result, warn=self._warn_none_once)
-        self._answers.remember(out["batch"])
-        return out
+        """The callers' form of a forward's result."""
+        return normalize_forward(result, warn=self._warn_none_once)
 
     async def step(self, learning_rate: float | None = None, **_legacy: Any) -> dict[str, Any]:
         result = await self._aio.step(learning_rate)

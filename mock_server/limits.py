@@ -17,7 +17,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode, JobType
 
 from arctic_rl._budgets import input_shape, over_budget
-from mock_server.backends.common import DEFAULT_MAX_TOKENS
+from mock_server.backends.common import DEFAULT_MAX_TOKENS, misalignment
 from mock_server.errors import ApiError
 from mock_server.settings import Settings
 
@@ -28,6 +28,7 @@ _WIDTH_SOURCES: dict[str, tuple[str, ...]] = {
     "log_probs": (JobType.log_probability, JobType.sampling, JobType.training),
 }
 _GENERATIONS = ("generate", "generate_stream")
+_FORWARDS = ("forward_backward", "forward_no_grad", "forward")
 
 
 def check_request(settings: Settings, job: Mapping[str, Any], kind: str, value: Any) -> None:
@@ -39,6 +40,8 @@ def check_request(settings: Settings, job: Mapping[str, Any], kind: str, value: 
     if kind in _GENERATIONS:
         _check_completions(settings, value)
     _check_budgets(settings, kind, value)
+    if kind in _FORWARDS:
+        _check_alignment(value)
     limit = max_seq_len(job, _WIDTH_SOURCES.get(kind, ()))
     if limit is None:
         return
@@ -100,6 +103,15 @@ def _check_budgets(settings: Settings, kind: str, value: Mapping[str, Any]) -> N
     if overrun is not None:
         issue = {"loc": ["body", *overrun.loc], "msg": overrun.message, "type": overrun.code}
         raise ApiError(422, overrun.code, overrun.message, details=[issue])
+
+
+def _check_alignment(value: Mapping[str, Any]) -> None:
+    """Not a limit, but refused as early: per-token inputs that cannot line up with
+    ``input_ids`` / ``responses`` (TrainBatch's layout; ``misalignment`` has the rule)."""
+    found = misalignment(value)
+    if found is not None:
+        loc, message = found
+        raise _invalid(loc, message, "token_layout")
 
 
 def _check_input_width(value: Mapping[str, Any], limit: int) -> None:

@@ -15,6 +15,10 @@ SkyRL's `main_base` imports this module and calls `main()`, which
    the client once (backend "local" becomes Cortex), and its Ray task reconnects with
    the pickled `reconnect_config()`, which carries every Cortex setting but the token.
 
+SkyRL sends its `fwd_no_grad` answer back as `old_log_probs`, in the answer's roll layout;
+the clients built on this path (and their reconnect copies) read every `[B, T]` log-prob
+input that way and send it token-aligned, as the contract asks (docs/layout.md).
+
 SkyRL's trainer ends `train()` with `dispatch.finalize_pending_saves(model)`, which its
 Arctic dispatch does not define (an upstream gap: the run would fail after its last
 step). Wherever the seam is installed, `complete_dispatch` gives that dispatch a no-op
@@ -42,6 +46,7 @@ from arctic_rl._config import CORTEX_FILE_ENV, SELECT_ENV, CortexConfig
 from arctic_rl._errors import ConfigError
 from arctic_rl._shim import route_on_prem_to_cortex
 from arctic_rl._sources import resolve_config
+from arctic_rl.integrations._layout import SKYRL
 
 __all__ = [
     "FILE_ARG",
@@ -123,9 +128,10 @@ def _checked(settings: CortexConfig, environ: dict[str, str]) -> CortexConfig:
 
 def use_cortex(settings: CortexConfig) -> None:
     """In this process: answer `arctic_platform.rl` from this package and serve the
-    frameworks' backend="local" configs from Cortex with these settings."""
+    frameworks' backend="local" configs from Cortex with these settings, reading each
+    `[B, T]` log-prob input in SkyRL's (roll) layout, whatever tensor carries it."""
     _pth_hook.install()
-    route_on_prem_to_cortex(settings)
+    route_on_prem_to_cortex(settings, layout=SKYRL.name)
 
 
 def main() -> Any:

@@ -41,6 +41,15 @@ DEFAULT_LR = 1e-5
 DEFAULT_MAX_TOKENS = 16
 DEFAULT_KL_COEF = 1e-3
 IGNORE_INDEX = -100
+# The contract's per-token inputs (TrainBatch, x-token-layout).
+PER_TOKEN_INPUTS = (
+    "old_log_probs",
+    "ref_log_prob",
+    "advantages",
+    "loss_mask",
+    "response_mask",
+    "rollout_is_weights",
+)
 
 
 @dataclass(frozen=True)
@@ -158,16 +167,64 @@ def input_ids_of(batch: Mapping[str, Any]) -> torch.Tensor:
     return ids
 
 
+def misalignment(batch: Mapping[str, Any]) -> tuple[list[str], str] | None:
+    """Where and why a per-token input (or ``responses``) cannot line up with
+    ``input_ids``; None when all do, or when there is no 2-D ``input_ids`` to line up with
+    (the backend refuses that batch itself).
+
+    The rule (the contract's TrainBatch): each per-token input is a 2-D tensor with the
+    rows of ``input_ids`` [B, T] and at most T columns; ``responses`` [B, R] has R < T
+    (they are the last R tokens), and every per-token input then has at least R columns,
+    so that each response token has its value.
+    """
+    ids = lookup(batch, "input_ids")
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
+        return None
+    rows, width = ids.shape
+    responses = lookup(batch, "responses")
+    narrowest = 0
+    if responses is not None:
+        shaped = isinstance(responses, torch.Tensor) and responses.dim() == 2
+        if not shaped or responses.shape[0] != rows or responses.shape[1] >= width:
+            why = f"responses must be a [{rows}, R] tensor with R < {width}, like input_ids"
+            return ["kwargs", "responses"], why
+        narrowest = responses.shape[1]
+    meta = batch.get("meta") if isinstance(batch.get("meta"), Mapping) else {}
+    for name in PER_TOKEN_INPUTS:
+        in_meta = name == "rollout_is_weights" and lookup(batch, name) is None
+        value = _is_weights(batch, meta) if in_meta else lookup(batch, name)
+        problem = _alignment(value, name, rows, width, narrowest)
+        if problem is not None:
+            return ["meta" if in_meta else "kwargs", name], problem
+    return None
+
+
+def _alignment(value: Any, name: str, rows: int, width: int, narrowest: int = 0) -> str | None:
+    """Why a per-token input cannot line up with input_ids [rows, width], or None."""
+    if value is None:
+        return None
+    if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != rows:
+        return f"{name} must be a [{rows}, w] tensor, as input_ids have {rows} rows"
+    cols = value.shape[1]
+    if cols > width:
+        return f"{name} is {cols} columns wide, wider than input_ids ({width})"
+    if cols < narrowest:
+        return (
+            f"{name} is {cols} columns wide, narrower than responses ({narrowest}): "
+            "some response tokens would have no value"
+        )
+    return None
+
+
 def to_shifted_frame(value: Any, name: str, batch_size: int, width: int) -> torch.Tensor | None:
     """Place a token-aligned, right-justified per-token tensor into the [B, T-1] shifted
     frame (frame column i is token i + 1; a width-T tensor's column 0 is dropped)."""
+    problem = _alignment(value, name, batch_size, width)
+    if problem is not None:
+        raise BackendError(ErrorCode.bad_value, problem)
     if value is None:
         return None
-    if not isinstance(value, torch.Tensor) or value.dim() != 2 or value.shape[0] != batch_size:
-        raise BackendError(ErrorCode.bad_value, f"{name} must be a [batch, tokens] tensor")
     cols = value.shape[1]
-    if cols > width:
-        raise BackendError(ErrorCode.bad_value, f"{name} is wider than input_ids")
     value = value.to(torch.float32)
     if cols == width:
         return value[:, 1:]

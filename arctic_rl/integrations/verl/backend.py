@@ -16,6 +16,9 @@ adapter has and which `CortexBackend` overrides:
   adapter's on-prem config (flat `backend="local"`, or nested `OnPremConfig`) from Cortex
   with the settings in `config.remote_backend.cortex`.
 
+The clients built here read per-token inputs in verl's layout: the adapter left-pads
+verl's response-aligned tensors to full width, which is the contract's layout already.
+
 verl's two registry shapes drive the backend differently. The merged one (and its
 published forwarder worker) awaits every call. The fork-era generic worker calls
 `compute_log_prob`, `update_actor`, `save_checkpoint` and `destroy` without `await`, and
@@ -39,6 +42,7 @@ from arctic_rl import _pth_hook
 from arctic_rl._blocking import _LoopThread
 from arctic_rl._errors import BackendNotAvailableError
 from arctic_rl._shim import create_arctic_rl_client, route_on_prem_to_cortex
+from arctic_rl.integrations._layout import VERL
 from arctic_rl.integrations.verl import ADAPTER, BACKEND_NAME, cortex_settings, registry_shape
 
 __all__ = ["CortexBackend"]
@@ -99,7 +103,7 @@ class _CortexClient:
 
     @classmethod
     def from_config(cls, main_config: Any, *, handle: dict[str, Any] | None = None) -> Any:
-        route_on_prem_to_cortex(cortex_settings(main_config))
+        route_on_prem_to_cortex(cortex_settings(main_config), layout=VERL.name)
         return super().from_config(main_config, handle=handle)  # type: ignore[misc]
 
     def _initialize_client(

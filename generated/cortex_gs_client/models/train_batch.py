@@ -37,6 +37,13 @@ class TrainBatch:
     last column zero, so an answer sent back as `old_log_probs` must first move one
     column right (or drop its last column, which makes it a valid `[B, T-1]` input).
 
+    Inputs that cannot line up are refused when the frame is accepted, with `422`
+    (`validation_error`; the detail's `type` is `token_layout` and its `loc` names the
+    tensor): every per-token input must be a 2-D tensor with the `B` rows of
+    `input_ids` and at most `T` columns; `responses` `[B, R]` must have `R < T` (they
+    are the last `R` tokens), and then every per-token input must have at least `R`
+    columns, so that each response token has its value.
+
         Attributes:
             input_ids (TensorRef): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape. On the
                 wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
