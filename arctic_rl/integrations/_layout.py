@@ -50,8 +50,8 @@ LOGPROB_INPUTS = ("old_log_probs", "ref_log_prob")
 _SECTIONS = ("kwargs", "context")  # besides the top level, where a batch's tensors sit
 Reading = Literal["token-aligned", "roll", "unknown"]
 
-_TOKEN_ALIGNED = "token-aligned (column j of a [B, w] tensor is token T - w + j)"
-_ROLL = "roll, as fwd_no_grad answers (column i of [B, T] scores token i + 1)"
+_TOKEN_ALIGNED = "token-aligned: column j of [B, w] is token T - w + j"
+_ROLL = "the answers' roll layout: column i of [B, T] scores token i + 1"
 
 
 def answer_as_input(answer: torch.Tensor) -> torch.Tensor:

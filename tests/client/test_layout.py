@@ -1,32 +1,42 @@
-"""One per-token layout on the wire: PPO invariants at an on-policy first step, per framework.
+"""Per-token layouts by convention: PPO invariants at an on-policy first step, per path.
 
 At the first step the policy, the old policy and the reference are the same model, so a
 batch whose old and reference log-probs line up with the tokens the loss scores gives
 `ppo_kl`, `pg_clipfrac_lower` and `kl_loss` exactly 0 and a ratio of 1 (the policy loss is
 then minus the mean advantage). Each batch is built as its framework builds it and sent
-through the legacy client (the one both frameworks hold) to the reference mock over HTTP:
+to the reference mock over HTTP by a client built the way that framework's path builds it:
 
-- SkyRL (`integrations/arctic_rl/trainer.py`): the `[B, T]` log-prob answer of its
-  `fwd_no_grad` goes back unchanged as `old_log_probs`; advantages and masks are `[B, R]`
+- SkyRL (`use_cortex`, then `arctic_platform.rl.create_arctic_rl_client` with
+  backend "local", and the Ray task's client from the pickled `reconnect_config()`): the
+  `[B, T]` log-prob answer of `fwd_no_grad` goes back as `old_log_probs` (SkyRL's
+  `trainer.py`), here also as a clone, detached, moved, made contiguous, row-sliced into
+  mini-batches and concatenated from two answers; advantages and masks are `[B, R]`
   left-padded to `[B, T]`.
-- verl (the Arctic adapter and verl's `no_padding_2_padding`): old and reference
-  log-probs are the answer's values that score the response tokens, `[B, R]`, left-padded
-  to `[B, T]` like the advantages and masks; `rollout_is_weights` `[B, R]` sits in `meta`.
+- verl (the plugin path's convention; the Arctic adapter and `no_padding_2_padding`): old
+  and reference log-probs are the answer's values that score the response tokens,
+  `[B, R]`, left-padded to `[B, T]` like the advantages and masks (or not padded);
+  `rollout_is_weights` `[B, R]` sits in `meta`.
+- The native client, which converts nothing: the contract's layout.
 
-A one-token shift of those inputs must show in the metrics.
+A one-token shift must show in the metrics; a layout that cannot be known is refused.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
+import importlib
+import pickle
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import torch
 
-from arctic_rl import ArcticRLClientConfig, create_arctic_rl_client
-from arctic_rl.integrations._layout import AnswerLog, answer_as_input
+import arctic_rl
+from arctic_rl import ArcticRLClientConfig, CortexConfig, _shim, create_arctic_rl_client
+from arctic_rl.integrations._layout import answer_as_input
+from arctic_rl.integrations.skyrl import use_cortex
 
 from .conftest import PAT_ENV
 
@@ -35,24 +45,71 @@ RESPONSES = (b"aaab", b"4", b"there!")
 PAD = 0
 TRAIN_POST = {"post": ["apply_temperature", "compute_entropy_and_logprobs"], "loss_fn": "verl_grpo"}
 FORWARD_POST = {"post": ["compute_entropy_and_logprobs"], "loss_fn": None}
+FORWARD_KEYS = ("input_ids", "attention_mask", "prompts", "position_ids")
+PUBLISHED = ("arctic_platform.rl", "arctic_platform.rl.ray_server")
+Rows = dict[str, torch.Tensor]
 
 
 @pytest.fixture
-def legacy(live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+def reference_mock(live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     mock = live_mock_factory("reference")
     monkeypatch.setenv(PAT_ENV, mock.token)
-    config = ArcticRLClientConfig(
-        backend="cortex",
-        model_name="tiny-byte-lm",
-        training_gpus=1,
-        cortex={"base_url": mock.base_url, "pat_env": PAT_ENV, "long_poll_s": 2},
-    )
-    client = create_arctic_rl_client(config)
+    return mock
+
+
+def cortex_settings(mock: Any) -> dict[str, Any]:
+    return {"base_url": mock.base_url, "pat_env": PAT_ENV, "long_poll_s": 2}
+
+
+def framework_config(**fields: Any) -> ArcticRLClientConfig:
+    """What the frameworks build: backend "local", no cortex block."""
+    return ArcticRLClientConfig(model_name="tiny-byte-lm", training_gpus=1, **fields)
+
+
+@pytest.fixture
+def skyrl(reference_mock: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The client SkyRL's driver gets: `use_cortex`, then `arctic_platform.rl`'s factory."""
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    for name in PUBLISHED:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    use_cortex(CortexConfig(**cortex_settings(reference_mock)))
+    factory = importlib.import_module("arctic_platform.rl").create_arctic_rl_client
+    client = factory(framework_config())
+    yield client
+    client.shutdown()
+    for name in PUBLISHED:
+        sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def ray_task(skyrl: Any) -> Any:
+    """The client of SkyRL's Ray task: a fresh process (no routing) builds it from the
+    pickled reconnect config of the driver's client."""
+    handed_over = pickle.dumps(skyrl.reconnect_config())
+    _shim.route_on_prem_to_cortex(False)
+    return create_arctic_rl_client(pickle.loads(handed_over))
+
+
+@pytest.fixture
+def verl(reference_mock: Any) -> Iterator[Any]:
+    """The client verl's plugin path builds (`CortexBackend.from_config` routes so)."""
+    _shim.route_on_prem_to_cortex(CortexConfig(**cortex_settings(reference_mock)), layout="verl")
+    client = create_arctic_rl_client(framework_config())
     yield client
     client.shutdown()
 
 
-def dense_rows() -> dict[str, torch.Tensor]:
+@pytest.fixture
+def undeclared(reference_mock: Any) -> Iterator[Any]:
+    """The legacy factory called outside both frameworks' paths."""
+    client = create_arctic_rl_client(
+        framework_config(backend="cortex", cortex=cortex_settings(reference_mock))
+    )
+    yield client
+    client.shutdown()
+
+
+def dense_rows() -> Rows:
     """Left-padded prompts, right-padded responses: `[B, P+R]`, response_mask `[B, R]`."""
     width_p, width_r = max(map(len, PROMPTS)), max(map(len, RESPONSES))
     rows = len(PROMPTS)
@@ -74,6 +131,10 @@ def dense_rows() -> dict[str, torch.Tensor]:
     }
 
 
+def row_slice(rows: Rows, start: int, stop: int) -> Rows:
+    return {name: t[start:stop] for name, t in rows.items()}
+
+
 def left_pad(t: torch.Tensor, width: int) -> torch.Tensor:
     """Both frameworks' `_left_pad`: zeros in front up to `width` (a no-op when as wide)."""
     missing = width - t.shape[-1]
@@ -86,7 +147,7 @@ def advantages(response_mask: torch.Tensor) -> torch.Tensor:
     return values * response_mask
 
 
-def meta(rows: dict[str, torch.Tensor]) -> dict[str, Any]:
+def meta(rows: Rows) -> dict[str, Any]:
     return {
         "pad_token_id": PAD,
         "temperature": 1.0,
@@ -97,16 +158,15 @@ def meta(rows: dict[str, torch.Tensor]) -> dict[str, Any]:
     }
 
 
-async def answers(client: Any, rows: dict[str, torch.Tensor]) -> tuple[Any, Any]:
+async def answers(client: Any, rows: Rows) -> tuple[torch.Tensor, torch.Tensor]:
     """The policy's and the reference's `[B, T]` log-prob answers, as both frameworks ask."""
-    forward = {k: rows[k] for k in ("input_ids", "attention_mask", "prompts", "position_ids")}
-    payload = {"batch": forward, "meta": meta(rows), "processing": FORWARD_POST}
-    policy = await client.fwd_no_grad(dict(payload), reference_model=False)
-    reference = await client.fwd_no_grad(dict(payload), reference_model=True)
+    payload = {"batch": {k: rows[k] for k in FORWARD_KEYS}, "processing": FORWARD_POST}
+    policy = await client.fwd_no_grad({**payload, "meta": meta(rows)}, reference_model=False)
+    reference = await client.fwd_no_grad({**payload, "meta": meta(rows)}, reference_model=True)
     return policy["batch"]["logprobs"], reference["batch"]["log_probs"]
 
 
-def response_scores(answer: torch.Tensor, rows: dict[str, torch.Tensor], shift: int = 0) -> Any:
+def response_scores(answer: torch.Tensor, rows: Rows, shift: int = 0) -> torch.Tensor:
     """verl's `no_padding_2_padding` on a dense answer: the values scoring the response
     tokens (column P-1+k scores token P+k), `[B, R]`, zero past each response."""
     width_p, width_r = rows["prompts"].shape[1], rows["responses"].shape[1]
@@ -114,10 +174,9 @@ def response_scores(answer: torch.Tensor, rows: dict[str, torch.Tensor], shift: 
     return answer[:, start : start + width_r] * rows["response_mask"]
 
 
-def skyrl_batch(rows: dict[str, torch.Tensor], old: Any, ref: Any) -> dict[str, Any]:
+def skyrl_batch(rows: Rows, old: torch.Tensor, ref: torch.Tensor) -> dict[str, Any]:
     seq = rows["input_ids"].shape[1]
-    batch = {k: rows[k] for k in ("input_ids", "attention_mask", "prompts", "responses")}
-    batch["position_ids"] = rows["position_ids"]
+    batch = {k: rows[k] for k in (*FORWARD_KEYS, "responses")}
     batch["response_mask"] = left_pad(rows["response_mask"], seq)
     batch["advantages"] = left_pad(advantages(rows["response_mask"]), seq)
     batch["old_log_probs"] = left_pad(old, seq)
@@ -126,12 +185,9 @@ def skyrl_batch(rows: dict[str, torch.Tensor], old: Any, ref: Any) -> dict[str, 
     return {"batch": batch, "meta": meta(rows), "processing": TRAIN_POST}
 
 
-def verl_batch(
-    rows: dict[str, torch.Tensor], old: Any, ref: Any, *, padded: bool = True
-) -> dict[str, Any]:
+def verl_batch(rows: Rows, old: Any, ref: Any, *, padded: bool = True) -> dict[str, Any]:
     seq = rows["input_ids"].shape[1] if padded else 0
-    batch = {k: rows[k] for k in ("input_ids", "attention_mask", "prompts", "responses")}
-    batch["position_ids"] = rows["position_ids"]
+    batch = {k: rows[k] for k in (*FORWARD_KEYS, "responses")}
     per_token = {
         "old_log_probs": old,
         "advantages": advantages(rows["response_mask"]),
@@ -144,68 +200,207 @@ def verl_batch(
     return {"batch": batch, "meta": step_meta, "processing": TRAIN_POST}
 
 
-def minus_mean_advantage(rows: dict[str, torch.Tensor]) -> float:
+def minus_mean_advantage(rows: Rows) -> float:
     """The token-mean policy loss at ratio 1: -sum(A * mask) / tokens."""
     mask = rows["response_mask"].float()
     return float(-(advantages(rows["response_mask"]) * mask).sum() / mask.sum())
 
 
-def train_metrics(client: Any, build: Any) -> tuple[dict[str, float], dict[str, torch.Tensor]]:
+Build = Callable[[Rows, torch.Tensor, torch.Tensor], dict[str, Any]]
+
+
+def train_metrics(client: Any, build: Build, rows: Rows | None = None) -> dict[str, float]:
+    """One fwd_bwd of `build(rows, old answer, reference answer)`; its metrics."""
+    rows = dense_rows() if rows is None else rows
+
     async def run() -> dict[str, float]:
         old, ref = await answers(client, rows)
-        result = await client.fwd_bwd(build(rows, old, ref))
-        return result["metrics"]
+        return (await client.fwd_bwd(build(rows, old, ref)))["metrics"]
 
-    rows = dense_rows()
-    return asyncio.run(run()), rows
+    return asyncio.run(run())
 
 
-def assert_on_policy(metrics: dict[str, float], rows: dict[str, torch.Tensor]) -> None:
+def assert_on_policy(metrics: dict[str, float], rows: Rows) -> None:
     invariants = (metrics["ppo_kl"], metrics["pg_clipfrac_lower"], metrics["kl_loss"])
     assert invariants == (0.0, 0.0, 0.0), metrics
     assert metrics["pg_loss"] == pytest.approx(minus_mean_advantage(rows), abs=1e-6)
 
 
-def assert_off_policy(metrics: dict[str, float], rows: dict[str, torch.Tensor]) -> None:
-    assert metrics["ppo_kl"] != 0.0 and metrics["kl_loss"] > 0.0, metrics
+def assert_off_policy(metrics: dict[str, float], rows: Rows) -> None:
+    assert metrics["ppo_kl"] != 0.0, metrics
+    assert metrics["kl_loss"] > 0.0, metrics
     assert metrics["pg_loss"] != pytest.approx(minus_mean_advantage(rows), abs=1e-6)
 
 
-# -- SkyRL ------------------------------------------------------------------------------
+def contiguous_copy(t: torch.Tensor) -> torch.Tensor:
+    return t.t().contiguous().t().contiguous()
 
 
-def test_skyrl_echoed_answer_is_on_policy(legacy: Any) -> None:
-    metrics, rows = train_metrics(legacy, skyrl_batch)
+# -- SkyRL: every [B, T] log-prob input is in the roll layout, whatever carries it -------
+
+COPIES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "echoed": lambda t: t,
+    "clone": torch.Tensor.clone,
+    "detach": torch.Tensor.detach,
+    "view": lambda t: t[:],
+    "to-float64": lambda t: t.to(torch.float64),
+    "to-copy": lambda t: t.to("cpu", copy=True),
+    "contiguous": contiguous_copy,
+}
+
+
+@pytest.mark.parametrize("copy", COPIES.values(), ids=COPIES.keys())
+def test_skyrl_answer_in_any_object_is_on_policy(skyrl: Any, copy: Callable[..., Any]) -> None:
+    rows = dense_rows()
+    metrics = train_metrics(skyrl, lambda r, o, f: skyrl_batch(r, copy(o), copy(f)), rows)
     assert_on_policy(metrics, rows)
 
 
-def test_skyrl_answer_copy_is_read_as_token_aligned_and_shows_the_shift(legacy: Any) -> None:
-    # Only the answer objects the client handed out are converted; a copy is taken to be
-    # token-aligned already, so this roll-layout copy lands one token off, and shows.
-    metrics, rows = train_metrics(legacy, lambda r, o, f: skyrl_batch(r, o.clone(), f.clone()))
-    assert_off_policy(metrics, rows)
+def test_skyrl_row_sliced_mini_batches_are_on_policy(skyrl: Any) -> None:
+    rows = dense_rows()
+
+    async def run() -> list[tuple[Rows, dict[str, float]]]:
+        old, ref = await answers(skyrl, rows)
+        done = []
+        for start, stop in ((0, 2), (2, 3)):  # SkyRL's mini-batches: rows of one answer
+            part = row_slice(rows, start, stop)
+            batch = skyrl_batch(part, old[start:stop], ref[start:stop])
+            done.append((part, (await skyrl.fwd_bwd(batch))["metrics"]))
+        return done
+
+    for part, metrics in asyncio.run(run()):
+        assert_on_policy(metrics, part)
 
 
-# -- verl -------------------------------------------------------------------------------
+def test_skyrl_concatenated_answers_are_on_policy(skyrl: Any) -> None:
+    rows = dense_rows()
+
+    async def run() -> dict[str, float]:
+        halves = [await answers(skyrl, row_slice(rows, a, b)) for a, b in ((0, 1), (1, 3))]
+        old = torch.cat([h[0] for h in halves])
+        ref = torch.cat([h[1] for h in halves])
+        return (await skyrl.fwd_bwd(skyrl_batch(rows, old, ref)))["metrics"]
+
+    assert_on_policy(asyncio.run(run()), rows)
+
+
+def test_skyrl_ray_task_reads_the_same_layout(ray_task: Any) -> None:
+    rows = dense_rows()
+    build: Build = lambda r, o, f: skyrl_batch(r, o.clone(), f.clone())  # noqa: E731
+    assert_on_policy(train_metrics(ray_task, build, rows), rows)
+
+
+def test_skyrl_one_token_shift_shows(skyrl: Any) -> None:
+    # Already token-aligned, it is read as SkyRL's roll layout and lands one token off.
+    rows = dense_rows()
+    shifted: Build = lambda r, o, f: skyrl_batch(r, answer_as_input(o), answer_as_input(f))  # noqa: E731
+    assert_off_policy(train_metrics(skyrl, shifted, rows), rows)
+
+
+def test_skyrl_narrower_log_probs_are_refused_naming_the_tensor(skyrl: Any) -> None:
+    rows = dense_rows()
+    width = rows["input_ids"].shape[1]
+
+    async def run() -> None:
+        old, ref = await answers(skyrl, rows)
+        batch = skyrl_batch(rows, old, ref)
+        batch["batch"]["ref_log_prob"] = ref[:, :-1]  # T - 1 columns: not what SkyRL sends
+        await skyrl.fwd_bwd(batch)
+
+    with pytest.raises(arctic_rl.TokenLayoutError) as refused:
+        asyncio.run(run())
+    message = str(refused.value)
+    assert message.startswith(f"ref_log_prob [3, {width - 1}]"), message
+    assert "SkyRL's path" in message and "roll" in message and "token-aligned" in message
+
+
+# -- verl: response-aligned, left-padded or not: the contract's layout, as sent ----------
 
 
 @pytest.mark.parametrize("padded", [True, False], ids=["left-padded", "response-wide"])
-def test_verl_response_aligned_inputs_are_on_policy(legacy: Any, padded: bool) -> None:
-    def build(rows: dict[str, torch.Tensor], old: Any, ref: Any) -> dict[str, Any]:
+def test_verl_response_aligned_inputs_are_on_policy(verl: Any, padded: bool) -> None:
+    def build(rows: Rows, old: torch.Tensor, ref: torch.Tensor) -> dict[str, Any]:
         old_r, ref_r = response_scores(old, rows), response_scores(ref, rows)
         return verl_batch(rows, old_r, ref_r, padded=padded)
 
-    metrics, rows = train_metrics(legacy, build)
-    assert_on_policy(metrics, rows)
+    rows = dense_rows()
+    assert_on_policy(train_metrics(verl, build, rows), rows)
 
 
-def test_verl_inputs_one_token_off_show_in_the_metrics(legacy: Any) -> None:
-    def build(rows: dict[str, torch.Tensor], old: Any, ref: Any) -> dict[str, Any]:
+def test_verl_row_sliced_mini_batches_are_on_policy(verl: Any) -> None:
+    rows = dense_rows()
+
+    async def run() -> list[tuple[Rows, dict[str, float]]]:
+        old, ref = await answers(verl, rows)
+        old_r, ref_r = response_scores(old, rows), response_scores(ref, rows)
+        done = []
+        for start, stop in ((0, 1), (1, 3)):  # the adapter's per-mini-batch chunks
+            part = row_slice(rows, start, stop)
+            batch = verl_batch(part, old_r[start:stop], ref_r[start:stop])
+            done.append((part, (await verl.fwd_bwd(batch))["metrics"]))
+        return done
+
+    for part, metrics in asyncio.run(run()):
+        assert_on_policy(metrics, part)
+
+
+def test_verl_inputs_one_token_off_show_in_the_metrics(verl: Any) -> None:
+    def build(rows: Rows, old: torch.Tensor, ref: torch.Tensor) -> dict[str, Any]:
         shifted = response_scores(old, rows, shift=1), response_scores(ref, rows, shift=1)
         return verl_batch(rows, *shifted)
 
-    metrics, rows = train_metrics(legacy, build)
-    assert_off_policy(metrics, rows)
+    rows = dense_rows()
+    assert_off_policy(train_metrics(verl, build, rows), rows)
+
+
+# -- outside both paths, and the native client ----------------------------------------
+
+
+def test_undeclared_legacy_client_refuses_a_full_width_answer(undeclared: Any) -> None:
+    with pytest.raises(arctic_rl.TokenLayoutError) as refused:
+        train_metrics(undeclared, skyrl_batch)
+    message = str(refused.value)
+    assert message.startswith("old_log_probs [3, "), message
+    assert "SkyRL's layout" in message and "verl's" in message
+
+
+def test_undeclared_legacy_client_takes_the_answer_without_its_last_column(
+    undeclared: Any,
+) -> None:
+    def build(rows: Rows, old: torch.Tensor, ref: torch.Tensor) -> dict[str, Any]:
+        batch = skyrl_batch(rows, old, ref)
+        batch["batch"].update(old_log_probs=old[:, :-1], ref_log_prob=ref[:, :-1])
+        return batch
+
+    rows = dense_rows()
+    assert_on_policy(train_metrics(undeclared, build, rows), rows)
+
+
+def native_metrics(mock: Any, build: Build, rows: Rows) -> dict[str, float]:
+    config = framework_config(backend="cortex", cortex=cortex_settings(mock))
+
+    async def run() -> dict[str, float]:
+        async with await arctic_rl.AsyncArcticRLClient.connect(config) as client:
+            forward = {k: rows[k] for k in FORWARD_KEYS}
+            old = await client.fwd_no_grad(forward, meta=meta(rows), processing=FORWARD_POST)
+            ref = await client.fwd_no_grad(
+                forward, reference_model=True, meta=meta(rows), processing=FORWARD_POST
+            )
+            body = build(rows, old["model_outputs"]["logprobs"], ref["model_outputs"]["logprobs"])
+            return (await client.fwd_bwd(body))["metrics"]
+
+    return asyncio.run(run())
+
+
+def test_native_client_takes_the_contract_layout(reference_mock: Any) -> None:
+    rows = dense_rows()
+    aligned: Build = lambda r, o, f: skyrl_batch(r, answer_as_input(o), answer_as_input(f))  # noqa: E731
+    assert_on_policy(native_metrics(reference_mock, aligned, rows), rows)
+
+
+def test_native_client_converts_nothing(reference_mock: Any) -> None:
+    rows = dense_rows()
+    assert_off_policy(native_metrics(reference_mock, skyrl_batch, rows), rows)
 
 
 # -- the conversion itself --------------------------------------------------------------
@@ -216,26 +411,56 @@ def test_answer_as_input_moves_each_score_onto_its_token() -> None:
     assert answer_as_input(answer).tolist() == [[0.0, -1.0, -2.0, -3.0]]
 
 
-def test_answer_log_converts_only_the_answers_it_handed_out() -> None:
-    log = AnswerLog()
-    handed = torch.tensor([[-1.0, -2.0, 0.0]])
-    log.remember({"logprobs": handed, "log_probs": handed})
-    own = handed.clone()
-    request = {
-        "args": [],
-        "kwargs": {"old_log_probs": handed, "ref_log_prob": own, "advantages": handed},
-        "context": {"ref_log_prob": handed},
-    }
-    out = log.to_contract(request)
-    assert out["kwargs"]["old_log_probs"].tolist() == [[0.0, -1.0, -2.0]]
-    assert out["context"]["ref_log_prob"].tolist() == [[0.0, -1.0, -2.0]]
-    assert out["kwargs"]["ref_log_prob"] is own  # a tensor the caller built: as it is
-    assert out["kwargs"]["advantages"] is handed  # not a log-prob input
-    assert request["kwargs"]["old_log_probs"] is handed  # the caller's mapping is untouched
+# -- the mock refuses per-token inputs that cannot line up (422, before any work) --------
 
 
-def test_answer_log_forgets_answers_nobody_holds() -> None:
-    log = AnswerLog()
-    log.remember({"logprobs": torch.zeros(1, 3)})
-    gc.collect()
-    assert len(log._held) == 0
+def narrower(t: torch.Tensor) -> torch.Tensor:
+    return t[:, 1:]
+
+
+MISALIGNED: dict[str, tuple[str, str, Callable[[Rows, dict[str, Any]], None]]] = {
+    "wider-than-input_ids": (
+        "kwargs",
+        "old_log_probs",
+        lambda r, b: b["batch"].update(old_log_probs=torch.zeros(3, r["input_ids"].shape[1] + 1)),
+    ),
+    "narrower-than-responses": (
+        "kwargs",
+        "advantages",
+        lambda r, b: b["batch"].update(advantages=narrower(advantages(r["response_mask"]))),
+    ),
+    "fewer-rows": (
+        "kwargs",
+        "response_mask",
+        lambda r, b: b["batch"].update(response_mask=r["response_mask"][:2]),
+    ),
+    "weights-in-meta-narrower": (
+        "meta",
+        "rollout_is_weights",
+        lambda r, b: b["meta"].update(rollout_is_weights=narrower(b["meta"]["rollout_is_weights"])),
+    ),
+    "responses-as-wide-as-input_ids": (
+        "kwargs",
+        "responses",
+        lambda r, b: b["batch"].update(responses=r["input_ids"]),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", MISALIGNED.values(), ids=MISALIGNED.keys())
+def test_mock_refuses_inputs_that_cannot_line_up(
+    reference_mock: Any, case: tuple[str, str, Callable[[Rows, dict[str, Any]], None]]
+) -> None:
+    section, name, spoil = case
+
+    def build(rows: Rows, old: torch.Tensor, ref: torch.Tensor) -> dict[str, Any]:
+        batch = verl_batch(rows, response_scores(old, rows), response_scores(ref, rows))
+        spoil(rows, batch)
+        return batch
+
+    with pytest.raises(arctic_rl.InvalidRequestError) as refused:
+        native_metrics(reference_mock, build, dense_rows())
+    assert refused.value.status == 422 and refused.value.code == "validation_error"
+    (issue,) = refused.value.details or [None]
+    assert issue["loc"] == ["body", section, name] and issue["type"] == "token_layout", issue
+    assert name in issue["msg"]
