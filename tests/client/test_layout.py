@@ -16,7 +16,9 @@ to the reference mock over HTTP by a client built the way that framework's path 
   and reference log-probs are the answer's values that score the response tokens,
   `[B, R]`, left-padded to `[B, T]` like the advantages and masks (or not padded);
   `rollout_is_weights` `[B, R]` sits in `meta`.
-- The native client, which converts nothing: the contract's layout.
+Outside both paths the legacy client refuses a `[B, T]` log-prob input (either
+framework's layout); the mock refuses (422) per-token inputs that cannot line up with
+`input_ids` / `responses`, sent by the native client, which converts nothing.
 
 A one-token shift must show in the metrics; a layout that cannot be known is refused.
 """
@@ -327,23 +329,6 @@ def test_verl_response_aligned_inputs_are_on_policy(verl: Any, padded: bool) -> 
     assert_on_policy(train_metrics(verl, build, rows), rows)
 
 
-def test_verl_row_sliced_mini_batches_are_on_policy(verl: Any) -> None:
-    rows = dense_rows()
-
-    async def run() -> list[tuple[Rows, dict[str, float]]]:
-        old, ref = await answers(verl, rows)
-        old_r, ref_r = response_scores(old, rows), response_scores(ref, rows)
-        done = []
-        for start, stop in ((0, 1), (1, 3)):  # the adapter's per-mini-batch chunks
-            part = row_slice(rows, start, stop)
-            batch = verl_batch(part, old_r[start:stop], ref_r[start:stop])
-            done.append((part, (await verl.fwd_bwd(batch))["metrics"]))
-        return done
-
-    for part, metrics in asyncio.run(run()):
-        assert_on_policy(metrics, part)
-
-
 def test_verl_inputs_one_token_off_show_in_the_metrics(verl: Any) -> None:
     def build(rows: Rows, old: torch.Tensor, ref: torch.Tensor) -> dict[str, Any]:
         shifted = response_scores(old, rows, shift=1), response_scores(ref, rows, shift=1)
@@ -353,7 +338,7 @@ def test_verl_inputs_one_token_off_show_in_the_metrics(verl: Any) -> None:
     assert_off_policy(train_metrics(verl, build, rows), rows)
 
 
-# -- outside both paths, and the native client ----------------------------------------
+# -- outside both paths ---------------------------------------------------------------
 
 
 def test_undeclared_legacy_client_refuses_a_full_width_answer(undeclared: Any) -> None:
@@ -363,17 +348,13 @@ def test_undeclared_legacy_client_refuses_a_full_width_answer(undeclared: Any) -
     assert message.startswith("old_log_probs [3, "), message
     assert "SkyRL's layout" in message and "verl's" in message
 
-
-def test_undeclared_legacy_client_takes_the_answer_without_its_last_column(
-    undeclared: Any,
-) -> None:
-    def build(rows: Rows, old: torch.Tensor, ref: torch.Tensor) -> dict[str, Any]:
-        batch = skyrl_batch(rows, old, ref)
+    def advised(rows: Rows, old: torch.Tensor, ref: torch.Tensor) -> dict[str, Any]:
+        batch = skyrl_batch(rows, old, ref)  # the answers without their last column
         batch["batch"].update(old_log_probs=old[:, :-1], ref_log_prob=ref[:, :-1])
         return batch
 
     rows = dense_rows()
-    assert_on_policy(train_metrics(undeclared, build, rows), rows)
+    assert_on_policy(train_metrics(undeclared, advised, rows), rows)
 
 
 def native_metrics(mock: Any, build: Build, rows: Rows) -> dict[str, float]:
@@ -390,17 +371,6 @@ def native_metrics(mock: Any, build: Build, rows: Rows) -> dict[str, float]:
             return (await client.fwd_bwd(body))["metrics"]
 
     return asyncio.run(run())
-
-
-def test_native_client_takes_the_contract_layout(reference_mock: Any) -> None:
-    rows = dense_rows()
-    aligned: Build = lambda r, o, f: skyrl_batch(r, answer_as_input(o), answer_as_input(f))  # noqa: E731
-    assert_on_policy(native_metrics(reference_mock, aligned, rows), rows)
-
-
-def test_native_client_converts_nothing(reference_mock: Any) -> None:
-    rows = dense_rows()
-    assert_off_policy(native_metrics(reference_mock, skyrl_batch, rows), rows)
 
 
 # -- the conversion itself --------------------------------------------------------------
