@@ -84,12 +84,14 @@ def skyrl(reference_mock: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]
 
 
 @pytest.fixture
-def ray_task(skyrl: Any) -> Any:
+def ray_task(skyrl: Any) -> Iterator[Any]:
     """The client of SkyRL's Ray task: a fresh process (no routing) builds it from the
     pickled reconnect config of the driver's client."""
     handed_over = pickle.dumps(skyrl.reconnect_config())
     _shim.route_on_prem_to_cortex(False)
-    return create_arctic_rl_client(pickle.loads(handed_over))
+    client = create_arctic_rl_client(pickle.loads(handed_over))
+    yield client
+    client.shutdown()
 
 
 @pytest.fixture
