@@ -30,7 +30,7 @@ from arctic_rl._errors import BackendNotAvailableError, ConfigError
 from arctic_rl._requests import forward_request
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
 from arctic_rl._sources import effective_backend
-from arctic_rl.integrations._layout import Convention, convention_named
+from arctic_rl.integrations._layout import Convention, convention_named, loaded_framework
 
 if TYPE_CHECKING:
     from arctic_rl._client import AsyncArcticRLClient
@@ -90,7 +90,7 @@ def route_on_prem_to_cortex(cortex: CortexConfig | bool = True, layout: str | No
     their log-prob inputs read in the `layout` convention (`integrations._layout`)."""
     global _route_to_cortex, _routed_layout
     _route_to_cortex = cortex
-    _routed_layout = convention_named(layout).name if cortex is not False else None
+    _routed_layout = None if cortex is False or layout is None else convention_named(layout).name
 
 
 def create_arctic_rl_client(config: Any, server_state: Any = None) -> Any:
@@ -174,8 +174,9 @@ class LegacyCortexClient:
         self._client = client or ArcticRLClient(config)
         self._warned_none: set[str] = set()
         # How log-prob inputs are read: the convention the config carries (a reconnect
-        # copy), else that of the integration routing this process.
-        self._layout: Convention = convention_named(config._token_layout or _routed_layout)
+        # copy), else the routing integration's, else the loaded framework's.
+        named = config._token_layout or _routed_layout or loaded_framework()
+        self._layout: Convention = convention_named(named)
         if self._client.aio.owns_job and self._client.aio.config.cortex.cancel_on_shutdown:
             atexit.register(self._release_at_exit)
 

@@ -22,11 +22,16 @@ The native clients send what they are given: the contract's layout. The legacy c
 - UNDECLARED (the legacy factory outside both paths): a `[B, T]` log-prob input could be
   either framework's; a narrower one is the contract's.
 
+The launcher path (`ARCTIC_RL_BACKEND=cortex` alone) has no integration to say which
+framework runs; there the framework whose Arctic integration module is loaded in the
+process says it (`loaded_framework`), and with neither or both, UNDECLARED.
+
 An unknown layout is refused (`TokenLayoutError`), never guessed.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -44,6 +49,7 @@ __all__ = [
     "Convention",
     "answer_as_input",
     "convention_named",
+    "loaded_framework",
 ]
 
 LOGPROB_INPUTS = ("old_log_probs", "ref_log_prob")
@@ -145,6 +151,20 @@ def convention_named(name: str | None) -> Convention:
     except KeyError:
         known = sorted(_BY_NAME)
         raise ValueError(f"unknown token-layout convention {name!r} (known: {known})") from None
+
+
+# The module each framework's Arctic integration has loaded before it builds a client.
+_FRAMEWORK_MODULES = {
+    SKYRL.name: "integrations.arctic_rl.trainer",  # SkyRL's integrations/arctic_rl
+    VERL.name: "arctic_platform.integrations.verl.adapter",  # verl's Arctic adapter
+}
+
+
+def loaded_framework() -> str | None:
+    """The convention of the one framework whose Arctic integration this process has
+    loaded; None when neither or both have (which one builds the client is then unknown)."""
+    found = [name for name, module in _FRAMEWORK_MODULES.items() if module in sys.modules]
+    return found[0] if len(found) == 1 else None
 
 
 def _input_width(request: Mapping[str, Any]) -> int | None:

@@ -29,6 +29,7 @@ import asyncio
 import importlib
 import pickle
 import sys
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -240,6 +241,10 @@ def contiguous_copy(t: torch.Tensor) -> torch.Tensor:
     return t.t().contiguous().t().contiguous()
 
 
+def cloned_answers(rows: Rows, old: torch.Tensor, ref: torch.Tensor) -> dict[str, Any]:
+    return skyrl_batch(rows, old.clone(), ref.clone())
+
+
 # -- SkyRL: every [B, T] log-prob input is in the roll layout, whatever carries it -------
 
 COPIES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -290,8 +295,7 @@ def test_skyrl_concatenated_answers_are_on_policy(skyrl: Any) -> None:
 
 def test_skyrl_ray_task_reads_the_same_layout(ray_task: Any) -> None:
     rows = dense_rows()
-    build: Build = lambda r, o, f: skyrl_batch(r, o.clone(), f.clone())  # noqa: E731
-    assert_on_policy(train_metrics(ray_task, build, rows), rows)
+    assert_on_policy(train_metrics(ray_task, cloned_answers, rows), rows)
 
 
 def test_skyrl_one_token_shift_shows(skyrl: Any) -> None:
@@ -376,6 +380,41 @@ def native_metrics(mock: Any, build: Build, rows: Rows) -> dict[str, float]:
 
 
 # -- the conversion itself --------------------------------------------------------------
+
+
+SKYRL_TRAINER = "integrations.arctic_rl.trainer"  # what SkyRL's Arctic entrypoint loads
+VERL_ADAPTER = "arctic_platform.integrations.verl.adapter"  # what verl's Arctic backend loads
+
+
+@pytest.fixture
+def launched(reference_mock: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Any]]:
+    """ARCTIC_RL_BACKEND=cortex alone: no integration routes; the framework modules
+    named are loaded in the process (stand-ins) when the framework builds its client."""
+    monkeypatch.setenv("ARCTIC_RL_BACKEND", "cortex")
+    built: list[Any] = []
+
+    def build(*loaded: str) -> Any:
+        for name in loaded:
+            monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+        built.append(
+            create_arctic_rl_client(framework_config(cortex=cortex_settings(reference_mock)))
+        )
+        return built[-1]
+
+    yield build
+    for client in built:
+        client.shutdown()
+
+
+def test_launcher_path_in_skyrl_reads_skyrl_layout(launched: Callable[..., Any]) -> None:
+    rows = dense_rows()
+    assert_on_policy(train_metrics(launched(SKYRL_TRAINER), cloned_answers, rows), rows)
+
+
+def test_launcher_path_with_both_frameworks_loaded_refuses(launched: Callable[..., Any]) -> None:
+    client = launched(SKYRL_TRAINER, VERL_ADAPTER)
+    with pytest.raises(arctic_rl.TokenLayoutError, match=r"^old_log_probs \["):
+        train_metrics(client, cloned_answers)
 
 
 def test_answer_as_input_moves_each_score_onto_its_token() -> None:
