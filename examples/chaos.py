@@ -287,10 +287,16 @@ async def fingerprint(client: Any, settings: DemoSettings) -> str:
 
 
 def train_once(base_url: str, settings: ChaosSettings) -> Outcome:
-    """The demo's loop on a fresh job, then the fingerprint of its final weights."""
-    from arctic_rl import create_arctic_rl_client
+    """The demo's loop on a fresh job, then the fingerprint of its final weights.
 
-    client = create_arctic_rl_client(client_config(base_url, settings))
+    The loop makes SkyRL's calls (its answers go back as `old_log_probs`), so the client
+    is built on SkyRL's path, whose layout convention it needs (docs/layout.md)."""
+    from arctic_rl import create_arctic_rl_client
+    from arctic_rl.integrations.skyrl import use_cortex
+
+    config = client_config(base_url, settings)
+    use_cortex(config.cortex)
+    client = create_arctic_rl_client(config)
 
     async def session() -> Outcome:
         history = await train(client, settings.demo)

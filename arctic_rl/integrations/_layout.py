@@ -8,11 +8,10 @@ tensor holds the value of token `input_ids[:, T - w + j]`. Answers (`logprobs`,
 `input_ids[:, i + 1]`, the last column zero.
 
 A tensor does not say which layout it is in, and both frameworks send `[B, T]` log-prob
-inputs, so the path that builds a client says how to read them (its `Convention`), the
-same way for every object that carries one (an answer, a clone, a row slice, a concat):
-
-The native clients send what they are given: the contract's layout. The legacy client
-(the one both frameworks hold) reads by its path's convention:
+inputs. The native clients send what they are given: the contract's layout. The legacy
+client (the one both frameworks hold) reads them by the convention of the path that built
+it, the same way for every object that carries one (an answer, a clone, a row slice, a
+concatenation):
 
 - VERL (verl's plugin path): the adapter left-pads verl's response-aligned `[B, R]`
   tensors to `[B, T]`, which is the contract's layout already; sent as is.

@@ -10,13 +10,27 @@ log-probabilities of a probe with the saved checkpoint's step.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from arctic_rl import _shim
 from examples import chaos
 
 SETTINGS = chaos.ChaosSettings(seed=3, iterations=6, kills=3, faults=0)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _selected_in_process() -> Iterator[None]:
+    """The loop selects Cortex on SkyRL's path in this process (hook + routing); undone."""
+    meta_path = list(sys.meta_path)
+    yield
+    _shim.route_on_prem_to_cortex(False)
+    sys.meta_path[:] = meta_path
+    for name in ("arctic_platform.rl", "arctic_platform.rl.ray_server"):
+        sys.modules.pop(name, None)
 
 
 @pytest.fixture(scope="module")
