@@ -8,7 +8,9 @@ PROMPTS = ["2 + 2 =", "the sky is"]
 
 
 def train_tensors(prompt_len: int = 8, response_len: int = 8) -> dict[str, torch.Tensor]:
-    """The tensors SkyRL passes to fwd_bwd (ids are bytes: the mock's token space)."""
+    """The tensors SkyRL passes to fwd_bwd (ids are bytes: the mock's token space), but
+    `old_log_probs` response-wide, as verl sends it: the one layout every client reads
+    alike (a full-width one is read by the path's convention, docs/layout.md)."""
     batch = len(PROMPTS)
     total = prompt_len + response_len
     prompts = torch.tensor(
@@ -25,7 +27,7 @@ def train_tensors(prompt_len: int = 8, response_len: int = 8) -> dict[str, torch
         "loss_mask": response_mask.clone(),
         "response_mask": response_mask,
         "advantages": torch.linspace(-1, 1, batch * total).reshape(batch, total),
-        "old_log_probs": torch.full((batch, total), -5.0),
+        "old_log_probs": torch.full((batch, response_len), -5.0),
         "prompts": prompts,
         "responses": responses,
     }
