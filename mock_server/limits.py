@@ -28,7 +28,6 @@ _WIDTH_SOURCES: dict[str, tuple[str, ...]] = {
     "log_probs": (JobType.log_probability, JobType.sampling, JobType.training),
 }
 _GENERATIONS = ("generate", "generate_stream")
-_FORWARDS = ("forward_backward", "forward_no_grad", "forward")
 
 
 def check_request(settings: Settings, job: Mapping[str, Any], kind: str, value: Any) -> None:
@@ -40,7 +39,7 @@ def check_request(settings: Settings, job: Mapping[str, Any], kind: str, value: 
     if kind in _GENERATIONS:
         _check_completions(settings, value)
     _check_budgets(settings, kind, value)
-    if kind in _FORWARDS:
+    if kind == "forward_backward":  # its kwargs are a TrainBatch
         _check_alignment(value)
     limit = max_seq_len(job, _WIDTH_SOURCES.get(kind, ()))
     if limit is None:

@@ -37,12 +37,12 @@ class TrainBatch:
     last column zero, so an answer sent back as `old_log_probs` must first move one
     column right (or drop its last column, which makes it a valid `[B, T-1]` input).
 
-    Inputs that cannot line up are refused when the frame is accepted, with `422`
-    (`validation_error`; the detail's `type` is `token_layout` and its `loc` names the
-    tensor): every per-token input must be a 2-D tensor with the `B` rows of
-    `input_ids` and at most `T` columns; `responses` `[B, R]` must have `R < T` (they
-    are the last `R` tokens), and then every per-token input must have at least `R`
-    columns, so that each response token has its value.
+    Inputs that cannot line up are refused when the forward-backward frame is
+    accepted: `422` (`validation_error`; the detail's `type` is `token_layout` and its
+    `loc` names the tensor). Every per-token input must be a 2-D tensor with the `B`
+    rows of `input_ids` and at most `T` columns; `responses` `[B, R]` must have
+    `R < T` (they are the last `R` tokens), and then every per-token input must have
+    at least `R` columns, so that each response token has its value.
 
         Attributes:
             input_ids (TensorRef): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape. On the
