@@ -114,7 +114,7 @@ class ChunkGroups:
         group.received += 1
         group.writing = asyncio.ensure_future(
             asyncio.to_thread(
-                self.store.add_chunk,
+                self.store.groups.add_chunk,
                 chunk.job_id,
                 chunk.group_id,
                 chunk.descriptor.as_dict(),
@@ -128,7 +128,7 @@ class ChunkGroups:
         """The final chunk: every other one must be in; then verify, decode, check, run."""
         if group.received < chunk.total - 1:
             raise self._missing(chunk, group)
-        job = self.store.get_job(chunk.job_id) or {}
+        job = self.store.jobs.get_job(chunk.job_id) or {}
         try:
             await group.written()
         except BaseException:
@@ -161,7 +161,7 @@ class ChunkGroups:
     async def _repeat(self, chunk: Chunk, group: OpenGroup) -> Answer:
         """A chunk already accepted: harmless when it is the same bytes."""
         await group.written()
-        stored = self.store.chunk_dir(*chunk.key) / f"{chunk.idx}.bin"
+        stored = self.store.files.chunk_dir(*chunk.key) / f"{chunk.idx}.bin"
         same = await asyncio.to_thread(_same_bytes, stored, chunk.body)
         if not same:
             raise chunk.conflict(
@@ -215,8 +215,11 @@ class ChunkGroups:
 
     def _stored_group(self, key: GroupKey) -> dict[str, Any] | None:
         """Store thread: the group's row, else (``pruned``) the pruned request it became."""
-        row = self.store.get_group(*key)
-        if row is None and (request_id := self.store.pruned_group_request(*key)) is not None:
+        row = self.store.groups.get_group(*key)
+        if (
+            row is None
+            and (request_id := self.store.retention.pruned_group_request(*key)) is not None
+        ):
             return {"pruned": True, "request_id": request_id}
         return row
 
@@ -229,7 +232,7 @@ class ChunkGroups:
 
     def _refill(self, chunk: Chunk, group: OpenGroup, indexes: list[int]) -> None:
         """Worker thread: put a stored group's chunks back into a fresh assembler."""
-        directory = self.store.chunk_dir(*chunk.key)
+        directory = self.store.files.chunk_dir(*chunk.key)
         for idx in indexes:
             group.assembler.add((directory / f"{idx}.bin").read_bytes())
             group.have[idx] = 1
@@ -249,7 +252,7 @@ class ChunkGroups:
         # Held here or stored (a chunk's row is written after its answer, and a restart
         # leaves groups only in the store): a group in both counts once.
         in_memory = {group for job, group in self._open if job == chunk.job_id}
-        stored = await asyncio.to_thread(self.store.open_group_ids, chunk.job_id)
+        stored = await asyncio.to_thread(self.store.groups.open_group_ids, chunk.job_id)
         if len(in_memory.union(stored)) >= most:
             raise ApiError(
                 409,
@@ -288,15 +291,15 @@ class ChunkGroups:
         if now - self._swept_at < min(ttl / 10, 60.0):
             return
         self._swept_at = now
-        for key in await asyncio.to_thread(self.store.expired_groups, now - ttl):
+        for key in await asyncio.to_thread(self.store.groups.expired_groups, now - ttl):
             async with self._locks.hold(key):
                 await self._forget(key)
-                await asyncio.to_thread(self.store.drop_unfinished_group, *key)
+                await asyncio.to_thread(self.store.groups.drop_unfinished_group, *key)
 
     async def _drop(self, key: GroupKey) -> None:
         """Forget an unfinished group: its assembler, rows and chunk files."""
         await self._forget(key)
-        await asyncio.to_thread(self.store.drop_group, *key)
+        await asyncio.to_thread(self.store.groups.drop_group, *key)
 
     async def _free(self, key: GroupKey, *, full: bool) -> None:
         """A storage fault: an unfinished group goes whole (assembler, files, rows), so the
@@ -312,7 +315,7 @@ class ChunkGroups:
                 del self._dropped_full[next(iter(self._dropped_full))]
         await self._forget(key)
         try:
-            await asyncio.to_thread(self.store.drop_unfinished_group, *key)
+            await asyncio.to_thread(self.store.groups.drop_unfinished_group, *key)
         except Exception as exc:
             if storage.kind_of(exc) is None:
                 raise

@@ -69,7 +69,7 @@ def job_view(service: MockService, job: dict[str, Any]) -> dict[str, Any]:
 
 def list_jobs(service: MockService, status: str | None) -> list[dict[str, Any]]:
     """Every job (in ``status`` only, when given), as :func:`job_view` shows it."""
-    return [job_view(service, job) for job in service.store.list_jobs(status)]
+    return [job_view(service, job) for job in service.store.jobs.list_jobs(status)]
 
 
 def check_sub_job_configs(sub_jobs: list[dict[str, Any]]) -> None:
@@ -93,7 +93,9 @@ def check_sub_job_configs(sub_jobs: list[dict[str, Any]]) -> None:
 def capacity(service: MockService) -> dict[str, Any]:
     """Proto3 JSON: false and zero fields are left out, as today's service does."""
     used = sum(
-        _gpus(job["sub_jobs"]) for job in service.store.list_jobs() if job["status"] in HOLDING_GPUS
+        _gpus(job["sub_jobs"])
+        for job in service.store.jobs.list_jobs()
+        if job["status"] in HOLDING_GPUS
     )
     total = service.settings.max_total_gpus
     fields = {
@@ -134,13 +136,16 @@ def _checkpoint_not_found(checkpoint_id: str) -> ApiError:
 async def checkpoint_or_404(service: MockService, job_id: str, checkpoint_id: str) -> None:
     """404 unless the job and its checkpoint exist."""
     service.job_or_404(job_id)
-    if await asyncio.to_thread(service.store.get_checkpoint, job_id, checkpoint_id) is None:
+    if (
+        await asyncio.to_thread(service.store.checkpoints.get_checkpoint, job_id, checkpoint_id)
+        is None
+    ):
         raise _checkpoint_not_found(checkpoint_id)
 
 
 async def list_checkpoints(service: MockService, job_id: str) -> list[dict[str, Any]]:
     service.job_or_404(job_id)
-    rows = await asyncio.to_thread(service.store.list_checkpoints, job_id)
+    rows = await asyncio.to_thread(service.store.checkpoints.list_checkpoints, job_id)
     return [
         {
             "checkpoint_id": r["checkpoint_id"],
@@ -155,7 +160,9 @@ async def list_checkpoints(service: MockService, job_id: str) -> list[dict[str, 
 
 async def delete_checkpoint(service: MockService, job_id: str, checkpoint_id: str) -> None:
     service.job_or_404(job_id)
-    if not await asyncio.to_thread(service.store.delete_checkpoint, job_id, checkpoint_id):
+    if not await asyncio.to_thread(
+        service.store.checkpoints.delete_checkpoint, job_id, checkpoint_id
+    ):
         raise _checkpoint_not_found(checkpoint_id)
 
 
@@ -184,7 +191,9 @@ async def check_load(service: MockService, job_id: str, data: dict[str, Any]) ->
             )
     source = data.get("source_job_id") or job_id
     service.job_or_404(source)
-    found = await asyncio.to_thread(service.store.get_checkpoint, source, data["checkpoint_id"])
+    found = await asyncio.to_thread(
+        service.store.checkpoints.get_checkpoint, source, data["checkpoint_id"]
+    )
     if found is None:
         raise _checkpoint_not_found(data["checkpoint_id"])
 

@@ -66,17 +66,19 @@ class Dispatch:
         payload = request["input"] or {}
         if "group" in payload:  # after a restart: reassemble from the stored chunks
             assembler = wire.ChunkAssembler(kind="request_chunk")
-            for chunk in self.store.read_chunks(request["job_id"], payload["group"]):
+            for chunk in self.store.groups.read_chunks(request["job_id"], payload["group"]):
                 assembler.add(chunk)
             return decode(assembler.buffer)
-        return decode(self.store.input_path(request["request_id"]).read_bytes())
+        return decode(self.store.files.input_path(request["request_id"]).read_bytes())
 
     def _stream(
         self, backend: Backend, job_id: str, request_id: str, body: dict[str, Any]
     ) -> dict[str, Any]:
         """generate-stream: one prompt at a time, each answer queued as an event at once."""
         running = (RequestState.running,)
-        self.store.set_request_status(request_id, RequestState.streaming, only_from=running)
+        self.store.requests.set_request_status(
+            request_id, RequestState.streaming, only_from=running
+        )
         completed = failed = 0
         for index, single in enumerate(single_prompts(body)):
             try:
@@ -87,10 +89,10 @@ class Dispatch:
             else:
                 completed += 1
                 events = [{"type": "result", "index": index, "result": r} for r in results]
-            self.store.append_events(request_id, [json.dumps(e) for e in events])
+            self.store.events.append_events(request_id, [json.dumps(e) for e in events])
             self._notify(request_id)
         done = {"type": "done", "completed": completed, "failed": failed}
-        self.store.append_events(request_id, [json.dumps(done)])
+        self.store.events.append_events(request_id, [json.dumps(done)])
         return {"completed": completed, "failed": failed}
 
     def _save(
@@ -101,10 +103,10 @@ class Dispatch:
         staging = self.store.root / "checkpoints" / job_id / f".staging-{request_id}"
         info = backend.save_checkpoint(job_id, staging, ckpt_type)
         checkpoint_id = f"global_step{info['global_steps']}"
-        final = self.store.checkpoint_dir(job_id, checkpoint_id)
+        final = self.store.files.checkpoint_dir(job_id, checkpoint_id)
         shutil.rmtree(final, ignore_errors=True)
         staging.replace(final)
-        self.store.add_checkpoint(
+        self.store.checkpoints.add_checkpoint(
             job_id, checkpoint_id, int(info["global_steps"]), info.get("avg_loss"), ckpt_type
         )
         return {
@@ -129,8 +131,8 @@ class Dispatch:
 
     def checkpoint(self, job_id: str, checkpoint_id: str, what: str = "checkpoint") -> Any:
         """A stored checkpoint's folder; ``checkpoint_not_found`` when it has no row."""
-        if self.store.get_checkpoint(job_id, checkpoint_id) is None:
+        if self.store.checkpoints.get_checkpoint(job_id, checkpoint_id) is None:
             raise BackendError(
                 ErrorCode.checkpoint_not_found, f"{what} {checkpoint_id} of job {job_id} not found"
             )
-        return self.store.checkpoint_dir(job_id, checkpoint_id)
+        return self.store.files.checkpoint_dir(job_id, checkpoint_id)

@@ -38,7 +38,7 @@ class ExportSigner:
 
     def export(self, job_id: str, checkpoint_id: str, base_url: str) -> dict[str, Any]:
         """``{checkpoint_id, files: [{filename, url, size_bytes}], expires_at}`` (epoch s)."""
-        directory = self.store.checkpoint_dir(job_id, checkpoint_id)
+        directory = self.store.files.checkpoint_dir(job_id, checkpoint_id)
         expires = int(time.time()) + EXPORT_TTL_S
         files = []
         for path in sorted(p for p in directory.rglob("*") if p.is_file()):
@@ -60,7 +60,7 @@ class ExportSigner:
             raise gone from exc
         if not hmac.compare_digest(signature, self._sign(claims)) or time.time() > expires:
             raise gone
-        directory = self.store.checkpoint_dir(str(job_id), str(checkpoint_id)).resolve()
+        directory = self.store.files.checkpoint_dir(str(job_id), str(checkpoint_id)).resolve()
         path = (directory / str(name)).resolve()
         if directory not in path.parents or not path.is_file():
             raise gone

@@ -65,7 +65,7 @@ class IdempotencyKeys:
             return await run()
         body_hash = sha256_hex(_canonical(body))
         async with self._locks.hold((scope, key)):
-            record = await asyncio.to_thread(self.store.get_idempotent, scope, key)
+            record = await asyncio.to_thread(self.store.idempotency.get_idempotent, scope, key)
             if record is not None:
                 if record["body_hash"] != body_hash:
                     raise ApiError(
@@ -83,7 +83,7 @@ class IdempotencyKeys:
             if status < 300 and not claim.taken:
                 # An answer that created nothing (an inline operation): remember it alone.
                 record = claim.take(status, response, None)
-                await asyncio.to_thread(self.store.put_idempotent, record)
+                await asyncio.to_thread(self.store.idempotency.put_idempotent, record)
             return status, response
 
 

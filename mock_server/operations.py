@@ -121,7 +121,7 @@ async def _tail_logs(
     match = _LOG_CURSOR.fullmatch(payload.get("cursor", ""))
     start = int(match.group(1)) if match else 0
     lines = max(1, min(payload.get("max_lines", DEFAULT_LOG_LINES), MAX_LOG_LINES))
-    rows, more = await asyncio.to_thread(service.store.logs, job_id, start, lines, sub_job_id)
+    rows, more = await asyncio.to_thread(service.store.logs.logs, job_id, start, lines, sub_job_id)
     entries = [f"{iso(r['ts'])} {r['line']}" for r in rows]
     end = rows[-1]["seq"] + 1 if rows else start
     placing = job["status"] in NOT_PLACED

@@ -178,7 +178,7 @@ class RequestPages:
     def _snapshot(self, job_id: str, request_id: str, start: int, limit: int) -> _View:
         """Store thread: the request's row and one page of its events (read together, so
         pruning cannot fall in between); 410 when it was pruned, 404 when never issued."""
-        found = self.store.request_page(request_id, start, limit)
+        found = self.store.requests.request_page(request_id, start, limit)
         if found is None or found[0]["job_id"] != job_id:
             raise unknown_request(self.store, job_id, request_id)
         return _View(*found)
@@ -186,7 +186,7 @@ class RequestPages:
     async def _page(self, request_id: str, view: _View, start: int, limit: int) -> Page:
         row = view.row
         if row["kind"] in STREAMED:
-            events, _ = await asyncio.to_thread(self.store.drain_events, request_id, limit)
+            events, _ = await asyncio.to_thread(self.store.events.drain_events, request_id, limit)
             next_cursor = ""
         else:
             events, end = view.events, start + len(view.events)

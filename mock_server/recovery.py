@@ -30,10 +30,12 @@ INTERRUPTED_MESSAGE = (
 def resume_interrupted(store: Store) -> list[str]:
     """Put the requests a restart cut back in the queue; the pending ids, oldest first."""
     running = (RequestState.running,)
-    for request_id in store.requests_in(running):
-        store.set_request_status(request_id, RequestState.pending, only_from=running)
+    for request_id in store.requests.requests_in(running):
+        store.requests.set_request_status(request_id, RequestState.pending, only_from=running)
     streaming = (RequestState.streaming,)
     error = request_error(ErrorCode.internal_error, INTERRUPTED_MESSAGE)
-    for request_id in store.requests_in(streaming):
-        store.set_request_status(request_id, RequestState.failed, error=error, only_from=streaming)
-    return store.requests_in((RequestState.pending,))
+    for request_id in store.requests.requests_in(streaming):
+        store.requests.set_request_status(
+            request_id, RequestState.failed, error=error, only_from=streaming
+        )
+    return store.requests.requests_in((RequestState.pending,))

@@ -59,8 +59,8 @@ class Pruner:
         requests went. A failed pass is logged; the next one tries again."""
         try:
             pruned = sum(
-                self.store.prune_job(job["job_id"], self._retention)
-                for job in self.store.list_jobs()
+                self.store.retention.prune_job(job["job_id"], self._retention)
+                for job in self.store.jobs.list_jobs()
             )
         except Exception:
             log.exception("a retention pass failed")
@@ -73,7 +73,7 @@ class Pruner:
 def unknown_request(store: Store, job_id: str, request_id: str) -> ApiError:
     """The answer for a request the store does not hold: 410 when it was pruned, else 404
     (blocking: call it in a thread)."""
-    pruned = store.pruned(request_id)
+    pruned = store.retention.pruned(request_id)
     if pruned is None or pruned.job_id != job_id:
         return ApiError(404, ErrorCode.request_not_found, f"request {request_id} not found")
     return ApiError(

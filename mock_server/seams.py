@@ -72,7 +72,7 @@ def arm(app: Any, settings: Settings) -> None:
     if os.environ.get(STORAGE_FAULT_ENV, "").strip():
         from mock_server.testsupport import storagefaults
 
-        _disk.append(storagefaults.armed_disk(os.environ, app.state.service.store))
+        _disk.append(storagefaults.armed_disk(os.environ, app.state.service.store.db))
     if os.environ.get(CRASH_ENV, "").strip() and not _crash_hook:
         from mock_server.testsupport import crashpoints
 

@@ -77,7 +77,7 @@ class MockService:
         self.worker.start()
         for request_id in pending:
             self.worker.run_request(request_id)
-        for job in self.store.list_jobs():
+        for job in self.store.jobs.list_jobs():
             if job["status"] in JOB_FLOW[:-1]:
                 self._start_lifecycle(job["job_id"], job["status"])
 
@@ -90,22 +90,22 @@ class MockService:
         requests left behind is removed, and retention prunes what is past its bounds.
         """
         store = self.store
-        for job_id, group_id in store.reconcile():
+        for job_id, group_id in store.groups.reconcile():
             assembler = wire.ChunkAssembler(kind="request_chunk")
             try:
-                for chunk in store.read_chunks(job_id, group_id):
+                for chunk in store.groups.read_chunks(job_id, group_id):
                     assembler.add(chunk)
                 decode(assembler.buffer)
             except (wire.WireError, ApiError, OSError) as exc:
                 log.warning("dropping chunk group %s of job %s: %s", group_id, job_id, exc)
-                store.drop_group(job_id, group_id)
+                store.groups.drop_group(job_id, group_id)
                 continue
-            store.submit_stored_group(job_id, group_id, new_id("req"))
+            store.groups.submit_stored_group(job_id, group_id, new_id("req"))
             log.info(
                 "chunk group %s of job %s was complete: its request is queued", group_id, job_id
             )
         pending = recovery.resume_interrupted(store)
-        store.drop_orphans()
+        store.retention.drop_orphans()
         self.worker.pruner.prune()
         return pending
 
@@ -124,7 +124,7 @@ class MockService:
         job_id = new_id("job")
         record = record_for(200, {"job_id": job_id})
         await asyncio.to_thread(
-            self.store.create_job, job_id, sub_jobs, experiment_name, owner, record
+            self.store.jobs.create_job, job_id, sub_jobs, experiment_name, owner, record
         )
         self._start_lifecycle(job_id, JobState.pending)
         return job_id
@@ -142,13 +142,13 @@ class MockService:
             if nxt == JobState.running:
                 self.worker.init_job(job_id)
                 return
-            if not await asyncio.to_thread(self.store.move_job, job_id, current, nxt):
+            if not await asyncio.to_thread(self.store.jobs.move_job, job_id, current, nxt):
                 return
             current = nxt
 
     def job_or_404(self, job_id: str) -> dict[str, Any]:
         """The job row (held in memory: no store read), or 404 ``job_not_found``."""
-        job = self.store.get_job(job_id)
+        job = self.store.jobs.get_job(job_id)
         if job is None:
             raise ApiError(404, ErrorCode.job_not_found, f"job {job_id} not found")
         return job
@@ -170,7 +170,7 @@ class MockService:
         if job["status"] == JobState.cancelled:
             return
         error = request_error(RequestState.cancelled, "request cancelled")
-        cancelled = await asyncio.to_thread(self.store.cancel_job, job_id, error)
+        cancelled = await asyncio.to_thread(self.store.requests.cancel_job, job_id, error)
         for request_id in cancelled:
             self._forget_cancelled(request_id)
         self.worker.release_job(job_id)
@@ -180,7 +180,7 @@ class MockService:
         retention pruned had finished: nothing to cancel)."""
         error = request_error(RequestState.cancelled, "request cancelled")
         found, cancelled = await asyncio.to_thread(
-            self.store.cancel_request, job_id, request_id, error
+            self.store.requests.cancel_request, job_id, request_id, error
         )
         if not found:
             answer = await asyncio.to_thread(unknown_request, self.store, job_id, request_id)
@@ -206,7 +206,7 @@ class MockService:
         then queue it (``value``: its decoded input, if already at hand)."""
         record = record_for(202, accepted(request_id, job_id), request_id)
         await asyncio.to_thread(
-            self.store.create_request, request_id, job_id, kind, payload, record
+            self.store.requests.create_request, request_id, job_id, kind, payload, record
         )
         self.pages.expect(request_id)
         self.worker.run_request(request_id, None if value is None else lambda: value)
@@ -229,7 +229,7 @@ class MockService:
         """
         request_id = new_id("req")
         await asyncio.to_thread(
-            self.store.finish_group,
+            self.store.groups.finish_group,
             chunk.job_id,
             chunk.group_id,
             chunk.descriptor.as_dict(),
@@ -251,11 +251,11 @@ class MockService:
         value = await asyncio.to_thread(decode, frame)
         limits.check_request(self.settings, self.running_job(job_id), kind, value)
         request_id = new_id("req")
-        name = await asyncio.to_thread(self.store.write_input, request_id, frame)
+        name = await asyncio.to_thread(self.store.files.write_input, request_id, frame)
         try:
             return await self._create_request(request_id, job_id, kind, {"frame": name}, value)
         except Exception:  # no row names the input (a full disk, say): it goes too
-            await asyncio.to_thread(self.store.drop_input, request_id)
+            await asyncio.to_thread(self.store.files.drop_input, request_id)
             raise
 
     async def accept_body(self, job_id: str, kind: str, body: bytes | memoryview) -> Answer:

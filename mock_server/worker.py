@@ -131,15 +131,15 @@ class Worker:
     # -- jobs ------------------------------------------------------------------------
     def _release(self, job_id: str) -> None:
         self.backend.release_job(job_id)
-        shutil.rmtree(self.store.backend_dir(job_id), ignore_errors=True)
+        shutil.rmtree(self.store.files.backend_dir(job_id), ignore_errors=True)
 
     def _fail_job(self, job_id: str, reason: str, from_state: str) -> None:
-        if self.store.set_job_status(job_id, JobState.failed, reason, only_from=(from_state,)):
-            self.store.add_log(job_id, f"job failed: {reason}")
+        if self.store.jobs.set_job_status(job_id, JobState.failed, reason, only_from=(from_state,)):
+            self.store.logs.add_log(job_id, f"job failed: {reason}")
 
     def _init_job(self, job_id: str) -> None:
         """The end of ``initializing``: build the model; a bad start fails the job."""
-        job = self.store.get_job(job_id)
+        job = self.store.jobs.get_job(job_id)
         if job is None or job["status"] != JobState.initializing:
             return
         try:
@@ -147,20 +147,22 @@ class Worker:
         except Exception as exc:
             self._fail_job(job_id, _reason(exc, "initializing"), JobState.initializing)
             return
-        self.store.move_job(job_id, JobState.initializing, JobState.running)
+        self.store.jobs.move_job(job_id, JobState.initializing, JobState.running)
 
     def _restore_running_jobs(self) -> None:
         """After a restart: each running job's backend state as its last done request left it."""
-        for job in self.store.list_jobs(JobState.running):
+        for job in self.store.jobs.list_jobs(JobState.running):
             steps = self._restore(job, "restoring the backend state")
             if steps is not None:
-                self.store.add_log(job["job_id"], f"backend state restored at global step {steps}")
+                self.store.logs.add_log(
+                    job["job_id"], f"backend state restored at global step {steps}"
+                )
 
     def _restore(self, job: dict[str, Any], doing: str) -> int | None:
         """The job's backend state as its last done request left it, and its global step;
         None when that fails (the job then fails, with the reason)."""
         job_id = job["job_id"]
-        state_dir = self.store.backend_dir(job_id)
+        state_dir = self.store.files.backend_dir(job_id)
         try:
             return self.backend.restore_job(job_id, job["sub_jobs"], state_dir, self._applied)
         except Exception as exc:
@@ -173,13 +175,13 @@ class Worker:
         """Whether ``request_id``'s backend changes stand: the store holds it as done, or
         no longer holds it (retention prunes only finished requests, and a request's
         state is committed just before it is stored as done)."""
-        row = self.store.get_request(request_id)
+        row = self.store.requests.get_request(request_id)
         return row is None or row["status"] == RequestState.done
 
     def _prepare(self, job: dict[str, Any]) -> None:
         """A new job's backend state, from ``source_checkpoint_info`` when given."""
         job_id = job["job_id"]
-        self.backend.prepare_job(job_id, job["sub_jobs"], self.store.backend_dir(job_id))
+        self.backend.prepare_job(job_id, job["sub_jobs"], self.store.files.backend_dir(job_id))
         sources = (s.get("source_checkpoint_info") for s in job["sub_jobs"])
         source = next((s for s in sources if s), None)
         if source is not None:
@@ -192,11 +194,13 @@ class Worker:
 
     # -- requests --------------------------------------------------------------------
     def _run(self, request_id: str) -> None:
-        row = self.store.get_request(request_id)
+        row = self.store.requests.get_request(request_id)
         if row is None or row["status"] != RequestState.pending:
             return
         pending = (RequestState.pending,)
-        if not self.store.set_request_status(request_id, RequestState.running, only_from=pending):
+        if not self.store.requests.set_request_status(
+            request_id, RequestState.running, only_from=pending
+        ):
             return
         self._notify(request_id, None, False)
         if self.settings.request_latency_s:
@@ -209,14 +213,14 @@ class Worker:
             code = str(getattr(exc, "code", ErrorCode.internal_error))
             message = getattr(exc, "message", str(exc))
             outcome = self._fail(row, code, message)
-            self.store.add_log(job_id, f"request {request_id} ({kind}) failed: {message}")
+            self.store.logs.add_log(job_id, f"request {request_id} ({kind}) failed: {message}")
         except Exception as exc:
             code, message = self._crashed(row, exc)
             outcome = self._fail(row, code, message)
         finally:
             self._inputs.pop(request_id, None)
             self._notify(request_id, outcome, True)
-            self._janitor.submit(self.store.drop_request_files, job_id, row["input"] or {})
+            self._janitor.submit(self.store.files.drop_request_files, job_id, row["input"] or {})
             if self.pruner.finished():
                 self._janitor.submit(self.pruner.prune)
 
@@ -239,19 +243,21 @@ class Worker:
 
     def _roll_back(self, job_id: str) -> None:
         """The job's backend state as its last done request left it (else the job fails)."""
-        job = self.store.get_job(job_id)
+        job = self.store.jobs.get_job(job_id)
         if job is not None:
             self._restore(job, "rolling back the backend state")
 
     def _fail(self, row: dict[str, Any], code: str, message: str) -> Outcome | None:
         error = request_error(code, message)
-        at = self.store.set_request_status(row["request_id"], RequestState.failed, error=error)
+        at = self.store.requests.set_request_status(
+            row["request_id"], RequestState.failed, error=error
+        )
         return None if at is None else Outcome(row, RequestState.failed, at, None, error)
 
     def _finish(self, row: dict[str, Any]) -> Outcome | None:
         """Run the request on its (running) job and store its result."""
         request_id, job_id, kind = row["request_id"], row["job_id"], row["kind"]
-        job = self.store.get_job(job_id)
+        job = self.store.jobs.get_job(job_id)
         if job is None or job["status"] != JobState.running:
             status = job["status"] if job else "gone"
             raise BackendError(ErrorCode.job_not_running, f"job {job_id} is {status}")
@@ -260,7 +266,7 @@ class Worker:
         # Saved last thing before ``done``: restore trusts only the state of done requests.
         self._commit(job_id, request_id)
         line = f"request {request_id} ({kind}) done"
-        at = self.store.set_request_status(
+        at = self.store.requests.set_request_status(
             request_id, RequestState.done, result=result, events=events, log=(job_id, line)
         )
         return (

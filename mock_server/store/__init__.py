@@ -3,14 +3,16 @@
 The real service keeps accepted chunks with the job, not the connection, and promises
 idempotency for 24 hours; the mock can only honour those promises across its own
 restarts if jobs, requests, events, chunk groups and idempotency records are on disk.
-Split by concern, every SQL statement beside the tables it reads:
+One :class:`~.db.Database` (the schema, the one connection and its lock, transactions)
+is held by table objects, each with the SQL of its tables; a table that writes another's
+rows in its own transaction holds that table too (a request's idempotency record, a
+group's request):
 
-- :mod:`.db`: the schema, the one connection and its lock, transactions;
-- :mod:`.jobs`: jobs (also held in memory), their logs and checkpoints;
-- :mod:`.requests`: requests, their events, idempotency records;
-- :mod:`.groups`: chunk groups and start-up reconciliation;
-- :mod:`.retention`: pruning finished requests, and the ids of the pruned ones;
-- :mod:`.files`: where files live, and the chunk files.
+- :mod:`.jobs`: ``jobs`` (jobs, also held in memory), ``logs``, ``checkpoints``;
+- :mod:`.requests`: ``requests``, ``events``; :mod:`.idempotency`: ``idempotency``;
+- :mod:`.groups`: ``groups`` (chunk groups) and start-up reconciliation;
+- :mod:`.retention`: ``retention`` (pruning finished requests, the ids of pruned ones);
+- :mod:`.files`: ``files``, where files live, and the chunk files.
 
 Each state change that must survive a crash whole is one transaction: a request with its
 idempotency record (``create_request``), a group's final chunk with the group's request
@@ -22,12 +24,36 @@ worker thread directly.
 
 from __future__ import annotations
 
-from mock_server.store.requests import IN_FLIGHT, IdempotencyRecord
-from mock_server.store.retention import RetentionRows
+from pathlib import Path
+
+from mock_server.store.db import Database
+from mock_server.store.files import StateFiles
+from mock_server.store.groups import ChunkGroupTable
+from mock_server.store.idempotency import IdempotencyRecord, IdempotencyTable
+from mock_server.store.jobs import CheckpointTable, JobTable, LogTable
+from mock_server.store.requests import IN_FLIGHT, EventTable, RequestTable
+from mock_server.store.retention import RetentionTable
 
 
-class Store(RetentionRows):
-    """Thread-safe access to the mock's durable state (every part of it, one connection)."""
+class Store:
+    """Thread-safe access to the mock's durable state: its tables over one database."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.db = Database(state_dir)
+        self.root = self.db.root
+        self.files = StateFiles(self.root)
+        self.idempotency = IdempotencyTable(self.db)
+        self.logs = LogTable(self.db)
+        self.jobs = JobTable(self.db, self.logs, self.idempotency)
+        self.checkpoints = CheckpointTable(self.db, self.files)
+        self.events = EventTable(self.db)
+        self.requests = RequestTable(self.db, self.jobs, self.logs, self.events, self.idempotency)
+        self.groups = ChunkGroupTable(self.db, self.files, self.requests, self.idempotency)
+        self.retention = RetentionTable(self.db, self.files, self.requests)
+
+    def close(self) -> None:
+        """Close the database (tests restart the mock on the same directory)."""
+        self.db.close()
 
 
 __all__ = ["IN_FLIGHT", "IdempotencyRecord", "Store"]

@@ -81,12 +81,16 @@ def placeholders(values: Iterable[Any]) -> str:
 
 
 class Database:
-    """The connection, its lock and the statement helpers every part of the store uses."""
+    """The connection, its lock and the statement helpers every table of the store uses.
+
+    Tables hold this object (never a connection of their own): one connection guarded by
+    one re-entrant lock, so a table may read another's rows inside its own transaction.
+    """
 
     def __init__(self, state_dir: Path) -> None:
         self.root = Path(state_dir)
         self.root.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self._db = sqlite3.connect(
             self.root / "mock.sqlite3", check_same_thread=False, isolation_level=None
         )
@@ -102,20 +106,20 @@ class Database:
     def cap_growth(self, extra_bytes: int) -> None:
         """Let the database grow by at most ``extra_bytes`` from now on; beyond, SQLite fails
         the write with ``SQLITE_FULL``, as on a full disk (the storage-fault test seam)."""
-        with self._lock:
+        with self.lock:
             page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
             pages = self._db.execute("PRAGMA page_count").fetchone()[0]
             self._db.execute(f"PRAGMA max_page_count = {int(pages + extra_bytes // page_size)}")
 
     def close(self) -> None:
         """Close the database (tests restart the mock on the same directory)."""
-        with self._lock:
+        with self.lock:
             self._db.close()
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         """One atomic unit of statements: all of them, or (on any error) none."""
-        with self._lock:
+        with self.lock:
             self._db.execute("BEGIN")
             try:
                 yield self._db
@@ -127,15 +131,18 @@ class Database:
                     self._db.execute("ROLLBACK")
                 raise
 
-    def _exec(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Cursor:
-        with self._lock:
+    def execute(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Cursor:
+        """One statement (atomic by itself)."""
+        with self.lock:
             return self._db.execute(sql, tuple(args))
 
-    def _one(self, sql: str, args: Iterable[Any] = ()) -> dict[str, Any] | None:
-        with self._lock:
+    def one(self, sql: str, args: Iterable[Any] = ()) -> dict[str, Any] | None:
+        """The first row of a query, or None."""
+        with self.lock:
             row = self._db.execute(sql, tuple(args)).fetchone()
         return dict(row) if row is not None else None
 
-    def _all(self, sql: str, args: Iterable[Any] = ()) -> list[dict[str, Any]]:
-        with self._lock:
+    def all(self, sql: str, args: Iterable[Any] = ()) -> list[dict[str, Any]]:
+        """Every row of a query."""
+        with self.lock:
             return [dict(r) for r in self._db.execute(sql, tuple(args)).fetchall()]

@@ -26,7 +26,12 @@ def safe(part: str) -> str:
 class StateFiles:
     """Paths under the state directory and the chunk files of chunk groups."""
 
-    root: Path
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def checkpoint_dir(self, job_id: str, checkpoint_id: str) -> Path:
+        """Where a checkpoint's files live."""
+        return self.root / "checkpoints" / safe(job_id) / safe(checkpoint_id)
 
     def chunk_dir(self, job_id: str, group_id: str) -> Path:
         """Where a group's accepted chunk frames live until the group runs."""

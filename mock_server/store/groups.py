@@ -12,20 +12,35 @@ import time
 from typing import Any
 
 from mock_server.seams import crash_point
+from mock_server.store.db import Database
 from mock_server.store.files import StateFiles
-from mock_server.store.requests import RequestRows
+from mock_server.store.idempotency import IdempotencyTable
+from mock_server.store.requests import RequestTable
 
 
-class ChunkGroupRows(RequestRows, StateFiles):
-    """The ``chunk_groups`` and ``chunks`` tables, beside the chunk files they name."""
+class ChunkGroupTable:
+    """The ``chunk_groups`` and ``chunks`` tables, beside the chunk files they name; a
+    group's final chunk creates its request (``requests``)."""
+
+    def __init__(
+        self,
+        database: Database,
+        files: StateFiles,
+        requests: RequestTable,
+        idempotency: IdempotencyTable,
+    ) -> None:
+        self._database = database
+        self._files = files
+        self._requests = requests
+        self._idempotency = idempotency
 
     def get_group(self, job_id: str, group_id: str) -> dict[str, Any] | None:
         """A chunk group row plus ``chunks``: {idx: chunk_sha256}."""
-        row = self._one(
+        row = self._database.one(
             "SELECT * FROM chunk_groups WHERE job_id = ? AND group_id = ?", (job_id, group_id)
         )
         if row is not None:
-            rows = self._all(
+            rows = self._database.all(
                 "SELECT chunk_idx, chunk_sha256 FROM chunks WHERE job_id = ? AND group_id = ?",
                 (job_id, group_id),
             )
@@ -42,9 +57,9 @@ class ChunkGroupRows(RequestRows, StateFiles):
         chunk: bytes,
     ) -> None:
         """Persist one accepted non-final chunk: its file, then its row (creating the group)."""
-        self.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), chunk)
+        self._files.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), chunk)
         crash_point("chunk_file_written")
-        with self._transaction() as db:
+        with self._database.transaction() as db:
             self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
         crash_point("chunk_committed")
 
@@ -65,9 +80,9 @@ class ChunkGroupRows(RequestRows, StateFiles):
         the process.
         """
         chunk_sha256, body = chunk
-        self.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), body)
+        self._files.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), body)
         crash_point("final_chunk_file_written")
-        with self._transaction() as db:
+        with self._database.transaction() as db:
             self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
             self._bind_new_request(db, job_id, group_id, request_id, operation)
             crash_point("group_uncommitted")
@@ -75,7 +90,7 @@ class ChunkGroupRows(RequestRows, StateFiles):
 
     def submit_stored_group(self, job_id: str, group_id: str, request_id: str) -> None:
         """A complete group that has no request yet gets one (start-up reconciliation)."""
-        with self._transaction() as db:
+        with self._database.transaction() as db:
             row = db.execute(
                 "SELECT operation FROM chunk_groups WHERE job_id = ? AND group_id = ?"
                 " AND request_id IS NULL",
@@ -89,7 +104,7 @@ class ChunkGroupRows(RequestRows, StateFiles):
     ) -> None:
         """Insert the group's request (its kind is the route in ``operation``) and bind it."""
         kind = operation.split(":", 1)[0]
-        self._insert_request(db, request_id, job_id, kind, {"group": group_id})
+        self._requests.insert_request(db, request_id, job_id, kind, {"group": group_id})
         db.execute(
             "UPDATE chunk_groups SET request_id = ? WHERE job_id = ? AND group_id = ?",
             (request_id, job_id, group_id),
@@ -124,12 +139,12 @@ class ChunkGroupRows(RequestRows, StateFiles):
     def read_chunks(self, job_id: str, group_id: str) -> list[bytes]:
         """The group's stored chunk frames, by index."""
         group = self.get_group(job_id, group_id) or {"chunks": {}}
-        directory = self.chunk_dir(job_id, group_id)
+        directory = self._files.chunk_dir(job_id, group_id)
         return [(directory / f"{idx}.bin").read_bytes() for idx in sorted(group["chunks"])]
 
     def open_group_ids(self, job_id: str) -> set[str]:
         """The ids of the job's chunk groups that have not become a request yet."""
-        rows = self._all(
+        rows = self._database.all(
             "SELECT group_id FROM chunk_groups WHERE job_id = ? AND request_id IS NULL",
             (job_id,),
         )
@@ -137,7 +152,7 @@ class ChunkGroupRows(RequestRows, StateFiles):
 
     def expired_groups(self, created_before: float) -> list[tuple[str, str]]:
         """(job_id, group_id) of the unfinished groups whose first chunk came before then."""
-        rows = self._all(
+        rows = self._database.all(
             "SELECT job_id, group_id FROM chunk_groups WHERE request_id IS NULL AND created_at < ?",
             (created_before,),
         )
@@ -150,8 +165,8 @@ class ChunkGroupRows(RequestRows, StateFiles):
         Its files go first, so a full disk has its space back before the rows are deleted
         (which needs some); rows whose files are gone are what start-up removes anyway.
         """
-        self.drop_chunk_files(job_id, group_id)
-        with self._transaction() as db:
+        self._files.drop_chunk_files(job_id, group_id)
+        with self._database.transaction() as db:
             db.execute("DELETE FROM chunks WHERE job_id = ? AND group_id = ?", (job_id, group_id))
             db.execute(
                 "DELETE FROM chunk_groups WHERE job_id = ? AND group_id = ?", (job_id, group_id)
@@ -177,11 +192,8 @@ class ChunkGroupRows(RequestRows, StateFiles):
         store does not know are deleted. Returns (job_id, group_id) of the unbound groups holding
         every chunk: an older mock stored a final chunk before creating its request.
         """
-        with self._transaction() as db:
-            db.execute(
-                "DELETE FROM idempotency WHERE request_id IS NOT NULL AND request_id NOT IN"
-                " (SELECT request_id FROM requests UNION SELECT request_id FROM pruned_requests)"
-            )
+        with self._database.transaction() as db:
+            self._idempotency.drop_unbacked(db)
             groups = db.execute(
                 "SELECT job_id, group_id, total_chunks, request_id FROM chunk_groups"
             ).fetchall()
@@ -189,12 +201,12 @@ class ChunkGroupRows(RequestRows, StateFiles):
             for job_id, group_id, total, request_id in groups:
                 if request_id is None and self._reconcile_group(db, job_id, group_id) == total:
                     complete.append((job_id, group_id))
-        self.drop_unknown_chunk_dirs({(g[0], g[1]) for g in groups})
+        self._files.drop_unknown_chunk_dirs({(g[0], g[1]) for g in groups})
         return complete
 
     def _reconcile_group(self, db: sqlite3.Connection, job_id: str, group_id: str) -> int:
         """Chunk rows and files of one unbound group agree afterwards; how many chunks."""
-        directory = self.chunk_dir(job_id, group_id)
+        directory = self._files.chunk_dir(job_id, group_id)
         rows = {
             r[0]
             for r in db.execute(

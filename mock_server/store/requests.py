@@ -1,4 +1,4 @@
-"""Requests, their events and the idempotency records that answer retries.
+"""Requests and their events.
 
 A request's result and its events are stored in their wire form: the JSON text the poll
 answer carries, written once by the worker and never decoded again by the mock.
@@ -10,63 +10,101 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from cortex_gs_contract import JobState, RequestState
 
 from mock_server.seams import crash_point
-from mock_server.store.db import placeholders
-from mock_server.store.jobs import JobRows
+from mock_server.store.db import Database, placeholders
+from mock_server.store.idempotency import IdempotencyRecord, IdempotencyTable
+from mock_server.store.jobs import JobTable, LogTable
 
-IDEMPOTENCY_TTL_S = 24 * 3600
-# Expired idempotency records are purged at most this often (reads skip them anyway).
-IDEMPOTENCY_PURGE_EVERY_S = 60.0
 # A request in one of these states may still move on.
 IN_FLIGHT = (RequestState.pending, RequestState.running, RequestState.streaming)
 
 
-@dataclass(frozen=True)
-class IdempotencyRecord:
-    """The first answer under an ``Idempotency-Key``; ``request_id`` is the request that
-    answer names, if any (a record whose request is neither stored nor remembered as
-    pruned is not honoured)."""
+class EventTable:
+    """The ``events`` table: what a request hands out while it runs and after it ended."""
 
-    scope: str
-    key: str
-    body_hash: str
-    status: int
-    response: Any
-    request_id: str | None = None
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    @staticmethod
+    def insert_events(db: sqlite3.Connection, request_id: str, events: Sequence[str]) -> None:
+        """Append events (JSON texts) after the request's existing ones (in a transaction)."""
+        start = db.execute(
+            "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
+        ).fetchone()[0]
+        db.executemany(
+            "INSERT INTO events VALUES (?, ?, ?)",
+            [(request_id, start + i, e) for i, e in enumerate(events)],
+        )
+
+    def append_events(self, request_id: str, events: Sequence[str]) -> None:
+        """Queue events of a request that is still running (streamed generation)."""
+        with self._database.transaction() as db:
+            self.insert_events(db, request_id, events)
+            db.execute(
+                "UPDATE requests SET updated_at = ? WHERE request_id = ?",
+                (time.time(), request_id),
+            )
+
+    def drain_events(self, request_id: str, limit: int) -> tuple[list[str], int]:
+        """Hand out up to ``limit`` undelivered events, consuming them; and how many remain."""
+        with self._database.transaction() as db:
+            row = db.execute(
+                "SELECT delivered FROM requests WHERE request_id = ?", (request_id,)
+            ).fetchone()
+            if row is None:  # pruned since it was read
+                return [], 0
+            delivered = row[0]
+            rows = db.execute(
+                "SELECT body FROM events WHERE request_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+                (request_id, delivered, limit),
+            ).fetchall()
+            db.execute(
+                "UPDATE requests SET delivered = ? WHERE request_id = ?",
+                (delivered + len(rows), request_id),
+            )
+            total = db.execute(
+                "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
+            ).fetchone()[0]
+        return [r[0] for r in rows], int(total) - delivered - len(rows)
+
+    def events(self, request_id: str, start: int, limit: int) -> tuple[list[str], int]:
+        """One page of events (JSON texts) from ``start`` and the total event count."""
+        rows = self._database.all(
+            "SELECT body FROM events WHERE request_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+            (request_id, start, limit),
+        )
+        total = self._database.one(
+            "SELECT COUNT(*) AS n FROM events WHERE request_id = ?", (request_id,)
+        )
+        return [r["body"] for r in rows], int(total["n"] if total else 0)
 
 
-class RequestRows(JobRows):
-    """The ``requests``, ``events`` and ``idempotency`` tables."""
+class RequestTable:
+    """The ``requests`` table; a request is stored with the idempotency record that
+    answers for it, and moves with its events and its job's log line."""
 
-    _purged_at = 0.0
-
-    # -- what a call creates --------------------------------------------------------
-    def create_job(
+    def __init__(
         self,
-        job_id: str,
-        sub_jobs: list[dict[str, Any]],
-        experiment_name: str | None,
-        owner: tuple[str, str] | None = None,
-        idempotency: IdempotencyRecord | None = None,
+        database: Database,
+        jobs: JobTable,
+        logs: LogTable,
+        events: EventTable,
+        idempotency: IdempotencyTable,
     ) -> None:
-        """Insert a new job in state ``pending`` (with its idempotency record, atomically);
-        ``owner`` is (submitted_by, owner_role)."""
-        with self._transaction() as db:
-            row = self._insert_job(db, job_id, sub_jobs, experiment_name, owner)
-            if idempotency is not None:
-                self._insert_idempotent(db, idempotency)
-            self._insert_log(db, job_id, f"job {job_id} created with {len(sub_jobs)} sub-job(s)")
-        self._jobs[job_id] = row
+        self._database = database
+        self._jobs = jobs
+        self._logs = logs
+        self._events = events
+        self._idempotency = idempotency
 
     def cancel_job(self, job_id: str, error: dict[str, Any]) -> list[str]:
         """Cancel a job (logged) and its pending requests; the ids of those requests."""
-        self.set_job_status(job_id, JobState.cancelled, "cancelled by user")
-        self.add_log(job_id, "job cancelled by user")
+        self._jobs.set_job_status(job_id, JobState.cancelled, "cancelled by user")
+        self._logs.add_log(job_id, "job cancelled by user")
         pending = self.requests_in((RequestState.pending,), job_id)
         return [r for r in pending if self._cancel(r, error)]
 
@@ -74,7 +112,7 @@ class RequestRows(JobRows):
         self, job_id: str, request_id: str, error: dict[str, Any]
     ) -> tuple[bool, bool]:
         """Cancel a request that has not started: (whether the job has it, whether it did)."""
-        row = self._one("SELECT job_id FROM requests WHERE request_id = ?", (request_id,))
+        row = self._database.one("SELECT job_id FROM requests WHERE request_id = ?", (request_id,))
         if row is None or row["job_id"] != job_id:
             return False, False
         return True, self._cancel(request_id, error)
@@ -86,7 +124,6 @@ class RequestRows(JobRows):
         )
         return changed is not None
 
-    # -- requests --------------------------------------------------------------------
     def create_request(
         self,
         request_id: str,
@@ -97,17 +134,18 @@ class RequestRows(JobRows):
     ) -> None:
         """Insert a ``pending`` request and, in the same transaction, the idempotency record
         that answers with it; ``payload`` is whatever the worker needs to run it."""
-        with self._transaction() as db:
-            self._insert_request(db, request_id, job_id, kind, payload)
+        with self._database.transaction() as db:
+            self.insert_request(db, request_id, job_id, kind, payload)
             if idempotency is not None:
-                self._insert_idempotent(db, idempotency)
+                self._idempotency.insert(db, idempotency)
             crash_point("request_uncommitted")
         crash_point("request_committed")
 
     @staticmethod
-    def _insert_request(
+    def insert_request(
         db: sqlite3.Connection, request_id: str, job_id: str, kind: str, payload: dict[str, Any]
     ) -> None:
+        """Insert a ``pending`` request inside a transaction (``db``: its connection)."""
         now = time.time()
         db.execute(
             "INSERT INTO requests (request_id, job_id, kind, status, created_at, updated_at,"
@@ -118,7 +156,7 @@ class RequestRows(JobRows):
     def get_request(self, request_id: str) -> dict[str, Any] | None:
         """A request row with ``input`` and ``error`` decoded, or None; ``result`` stays
         the JSON text it was stored as (None before there is one)."""
-        row = self._one("SELECT * FROM requests WHERE request_id = ?", (request_id,))
+        row = self._database.one("SELECT * FROM requests WHERE request_id = ?", (request_id,))
         if row is not None:
             for key in ("input", "error"):
                 row[key] = json.loads(row[key]) if row[key] is not None else None
@@ -131,7 +169,9 @@ class RequestRows(JobRows):
         if job_id is not None:
             sql += " AND job_id = ?"
             wanted.append(job_id)
-        return [r["request_id"] for r in self._all(sql + " ORDER BY created_at, rowid", wanted)]
+        return [
+            r["request_id"] for r in self._database.all(sql + " ORDER BY created_at, rowid", wanted)
+        ]
 
     def set_request_status(
         self,
@@ -156,113 +196,20 @@ class RequestRows(JobRows):
         )
         args = (*update[1], *allowed)
         if not events and log is None:  # one statement is atomic by itself
-            return now if self._exec(update[0], args).rowcount > 0 else None
-        with self._transaction() as db:
+            return now if self._database.execute(update[0], args).rowcount > 0 else None
+        with self._database.transaction() as db:
             changed = db.execute(update[0], args).rowcount > 0
             if changed and events:
-                self._insert_events(db, request_id, events)
+                self._events.insert_events(db, request_id, events)
             if changed and log is not None:
-                self._insert_log(db, *log)
+                self._logs.insert_log(db, *log)
         return now if changed else None
-
-    # -- events ----------------------------------------------------------------------
-    @staticmethod
-    def _insert_events(db: sqlite3.Connection, request_id: str, events: Sequence[str]) -> None:
-        """Append events (JSON texts) after the request's existing ones (in a transaction)."""
-        start = db.execute(
-            "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
-        ).fetchone()[0]
-        db.executemany(
-            "INSERT INTO events VALUES (?, ?, ?)",
-            [(request_id, start + i, e) for i, e in enumerate(events)],
-        )
-
-    def append_events(self, request_id: str, events: Sequence[str]) -> None:
-        """Queue events of a request that is still running (streamed generation)."""
-        with self._transaction() as db:
-            self._insert_events(db, request_id, events)
-            db.execute(
-                "UPDATE requests SET updated_at = ? WHERE request_id = ?",
-                (time.time(), request_id),
-            )
-
-    def drain_events(self, request_id: str, limit: int) -> tuple[list[str], int]:
-        """Hand out up to ``limit`` undelivered events, consuming them; and how many remain."""
-        with self._transaction() as db:
-            row = db.execute(
-                "SELECT delivered FROM requests WHERE request_id = ?", (request_id,)
-            ).fetchone()
-            if row is None:  # pruned since it was read
-                return [], 0
-            delivered = row[0]
-            rows = db.execute(
-                "SELECT body FROM events WHERE request_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
-                (request_id, delivered, limit),
-            ).fetchall()
-            db.execute(
-                "UPDATE requests SET delivered = ? WHERE request_id = ?",
-                (delivered + len(rows), request_id),
-            )
-            total = db.execute(
-                "SELECT COUNT(*) FROM events WHERE request_id = ?", (request_id,)
-            ).fetchone()[0]
-        return [r[0] for r in rows], int(total) - delivered - len(rows)
 
     def request_page(
         self, request_id: str, start: int, limit: int
     ) -> tuple[dict[str, Any], list[str], int] | None:
         """A request's row (as ``get_request``), one page of its events and its event
         count, read at one moment; None when the store does not hold it."""
-        with self._lock:
+        with self._database.lock:
             row = self.get_request(request_id)
-            return None if row is None else (row, *self.events(request_id, start, limit))
-
-    def events(self, request_id: str, start: int, limit: int) -> tuple[list[str], int]:
-        """One page of events (JSON texts) from ``start`` and the total event count."""
-        rows = self._all(
-            "SELECT body FROM events WHERE request_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
-            (request_id, start, limit),
-        )
-        total = self._one("SELECT COUNT(*) AS n FROM events WHERE request_id = ?", (request_id,))
-        return [r["body"] for r in rows], int(total["n"] if total else 0)
-
-    # -- idempotency -----------------------------------------------------------------
-    def get_idempotent(self, scope: str, key: str) -> dict[str, Any] | None:
-        """A live record: under 24 h old, and its request (if it names one) still stored or
-        remembered as pruned (a retry then answers the pruned request, whose poll is 410)."""
-        row = self._one(
-            "SELECT * FROM idempotency AS i WHERE scope = ? AND key = ? AND created_at >= ?"
-            " AND (i.request_id IS NULL"
-            " OR EXISTS (SELECT 1 FROM requests AS r WHERE r.request_id = i.request_id)"
-            " OR EXISTS (SELECT 1 FROM pruned_requests AS p WHERE p.request_id = i.request_id))",
-            (scope, key, time.time() - IDEMPOTENCY_TTL_S),
-        )
-        if row is not None:
-            row["response"] = json.loads(row["response"])
-        return row
-
-    def put_idempotent(self, record: IdempotencyRecord) -> None:
-        """Remember the first answer under a key (one that changed no state of its own)."""
-        with self._transaction() as db:
-            self._insert_idempotent(db, record)
-
-    def _insert_idempotent(self, db: sqlite3.Connection, record: IdempotencyRecord) -> None:
-        """Write ``record`` (inside a transaction); now and then purge the expired ones."""
-        now = time.time()
-        if now - self._purged_at >= IDEMPOTENCY_PURGE_EVERY_S:
-            db.execute("DELETE FROM idempotency WHERE created_at < ?", (now - IDEMPOTENCY_TTL_S,))
-            self._purged_at = now
-        db.execute(
-            "INSERT OR REPLACE INTO idempotency"
-            " (scope, key, body_hash, status, response, created_at, request_id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                record.scope,
-                record.key,
-                record.body_hash,
-                record.status,
-                json.dumps(record.response),
-                now,
-                record.request_id,
-            ),
-        )
+            return None if row is None else (row, *self._events.events(request_id, start, limit))

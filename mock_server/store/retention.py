@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mock_server.store.groups import ChunkGroupRows
-from mock_server.store.requests import IDEMPOTENCY_TTL_S, IN_FLIGHT
+from mock_server.store.db import Database
+from mock_server.store.files import StateFiles
+from mock_server.store.idempotency import IDEMPOTENCY_TTL_S
+from mock_server.store.requests import IN_FLIGHT, RequestTable
 
 # The same words as the ``requests_finished`` index (SQLite uses a partial index only for
 # a query that repeats its condition).
@@ -47,8 +49,14 @@ class Pruned:
     pruned_at: float
 
 
-class RetentionRows(ChunkGroupRows):
-    """Pruning finished requests, and what the store remembers of the pruned ones."""
+class RetentionTable:
+    """The ``pruned_requests`` table: pruning finished requests (their rows in every
+    table, their files), and what the store remembers of the pruned ones."""
+
+    def __init__(self, database: Database, files: StateFiles, requests: RequestTable) -> None:
+        self._database = database
+        self._files = files
+        self._requests = requests
 
     def prune_job(self, job_id: str, retention: Retention) -> int:
         """Prune what the job keeps beyond ``retention``, batch by batch; how many went."""
@@ -64,11 +72,11 @@ class RetentionRows(ChunkGroupRows):
     def _prunable(self, job_id: str, retention: Retention, now: float) -> list[dict[str, Any]]:
         """Up to a batch of the job's finished requests past a bound: (request_id, input)."""
         finished = f"SELECT request_id, input FROM requests WHERE job_id = ? AND {FINISHED_SQL}"
-        too_many = self._all(
+        too_many = self._database.all(
             f"{finished} ORDER BY updated_at DESC LIMIT ? OFFSET ?",
             (job_id, PRUNE_BATCH, retention.keep_per_job),
         )
-        too_old = self._all(
+        too_old = self._database.all(
             f"{finished} AND updated_at < ? ORDER BY updated_at LIMIT ?",
             (job_id, now - retention.keep_s, PRUNE_BATCH),
         )
@@ -85,18 +93,18 @@ class RetentionRows(ChunkGroupRows):
             (row["request_id"], job_id, payload.get("group"), now)
             for row, payload in zip(batch, inputs, strict=True)
         ]
-        with self._transaction() as db:
+        with self._database.transaction() as db:
             db.executemany("INSERT OR REPLACE INTO pruned_requests VALUES (?, ?, ?, ?)", remembered)
             db.executemany("DELETE FROM events WHERE request_id = ?", ids)
             db.executemany("DELETE FROM chunks WHERE job_id = ? AND group_id = ?", groups)
             db.executemany("DELETE FROM chunk_groups WHERE job_id = ? AND group_id = ?", groups)
             db.executemany("DELETE FROM requests WHERE request_id = ?", ids)
         for payload in inputs:  # normally freed once the request ran
-            self.drop_request_files(job_id, payload)
+            self._files.drop_request_files(job_id, payload)
 
     def _forget_old(self, job_id: str, retention: Retention) -> None:
         """Bound what is remembered of the job: pruned ids by age and count, log lines."""
-        with self._transaction() as db:
+        with self._database.transaction() as db:
             db.execute(
                 "DELETE FROM pruned_requests WHERE job_id = ? AND pruned_at < ?",
                 (job_id, time.time() - IDEMPOTENCY_TTL_S),
@@ -114,7 +122,7 @@ class RetentionRows(ChunkGroupRows):
 
     def pruned(self, request_id: str) -> Pruned | None:
         """What is remembered of a pruned request, or None (never issued, or forgotten)."""
-        row = self._one(
+        row = self._database.one(
             "SELECT job_id, group_id, pruned_at FROM pruned_requests WHERE request_id = ?",
             (request_id,),
         )
@@ -122,7 +130,7 @@ class RetentionRows(ChunkGroupRows):
 
     def pruned_group_request(self, job_id: str, group_id: str) -> str | None:
         """The pruned request a chunk group became, if the store still remembers it."""
-        row = self._one(
+        row = self._database.one(
             "SELECT request_id FROM pruned_requests WHERE job_id = ? AND group_id = ?",
             (job_id, group_id),
         )
@@ -132,7 +140,7 @@ class RetentionRows(ChunkGroupRows):
         """Start-up: events of requests the store no longer has, input files of requests
         not waiting to run, chunk files of groups whose request is over (a crash between a
         request's end and the removal of its files leaves them)."""
-        with self._transaction() as db:
+        with self._database.transaction() as db:
             db.execute(
                 "DELETE FROM events WHERE NOT EXISTS"
                 " (SELECT 1 FROM requests AS r WHERE r.request_id = events.request_id)"
@@ -140,9 +148,9 @@ class RetentionRows(ChunkGroupRows):
             over = db.execute(
                 f"SELECT job_id, input FROM requests WHERE {FINISHED_SQL} AND input IS NOT NULL"
             ).fetchall()
-        waiting = set(self.requests_in(IN_FLIGHT))
-        for path in (self.root / "inputs").glob("*.bin"):
+        waiting = set(self._requests.requests_in(IN_FLIGHT))
+        for path in (self._files.root / "inputs").glob("*.bin"):
             if path.stem not in waiting:
                 path.unlink(missing_ok=True)
         for job_id, text in over:
-            self.drop_request_files(job_id, json.loads(text))
+            self._files.drop_request_files(job_id, json.loads(text))

@@ -62,8 +62,8 @@ class SwappableApp:
         assert self.current is not None
         store = self.current.state.service.store
         for _ in range(int(timeout / 0.005)):
-            walking = any(job["status"] in WALKING for job in store.list_jobs())
-            if not walking and not store.requests_in(IN_FLIGHT):
+            walking = any(job["status"] in WALKING for job in store.jobs.list_jobs())
+            if not walking and not store.requests.requests_in(IN_FLIGHT):
                 return
             time.sleep(0.005)
         raise TimeoutError("the mock did not settle")

@@ -36,7 +36,7 @@ def kit_job(mock: LiveMock) -> dict:
     """The job the kit's full mode created (its experiment name says so)."""
     jobs = [
         j
-        for j in mock.app.state.service.store.list_jobs()
+        for j in mock.app.state.service.store.jobs.list_jobs()
         if (j.get("experiment_name") or "").startswith("contract-check-")
     ]
     assert len(jobs) == 1, jobs
@@ -76,14 +76,14 @@ def test_safe_mode_creates_and_changes_nothing(
     safe_run: KitRun, clean_mock: LiveMock, running_job: str
 ) -> None:
     store = clean_mock.app.state.service.store
-    before_full_mode = [j for j in store.list_jobs() if j["job_id"] == running_job]
+    before_full_mode = [j for j in store.jobs.list_jobs() if j["job_id"] == running_job]
     assert [j["status"] for j in before_full_mode] == ["running"]
     assert not [
         j
-        for j in store.list_jobs()
+        for j in store.jobs.list_jobs()
         if (j.get("experiment_name") or "").startswith("contract-check-refusal")
     ]
-    assert store.requests_in(ANY_REQUEST_STATE, running_job) == []
+    assert store.requests.requests_in(ANY_REQUEST_STATE, running_job) == []
 
 
 def test_with_proposals_checks_the_full_contract(proposals_run: KitRun, safe_run: KitRun) -> None:

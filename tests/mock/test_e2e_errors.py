@@ -260,7 +260,7 @@ def test_crash_is_a_500_error_body_with_request_id(
     def boom(*_: Any, **__: Any) -> None:
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(live_mock.app.state.service.store, "list_jobs", boom)
+    monkeypatch.setattr(live_mock.app.state.service.store.jobs, "list_jobs", boom)
     response = httpx.get(live_mock.base_url + "/", headers=live_mock.headers())
     assert response.status_code == 500
     assert response.json()["error_code"] == "internal_error"

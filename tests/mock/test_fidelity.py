@@ -157,7 +157,7 @@ def test_retried_final_chunk_resolves_to_the_one_execution(
     results = [api.result(job_id, r.json()["request_id"]) for r in (first, retried)]
     assert results[0]["avg_loss"] == results[1]["avg_loss"]
     store = live_mock.app.state.service.store
-    assert len(store.requests_in(("done",), job_id)) == 1  # one execution, one record
+    assert len(store.requests.requests_in(("done",), job_id)) == 1  # one execution, one record
 
 
 # ----------------------------------------------------------------- request status

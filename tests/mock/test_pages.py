@@ -16,8 +16,8 @@ RESULT = '{"global_steps":1}'
 
 def _store_with_a_request(tmp_path: Path) -> Store:
     store = Store(tmp_path)
-    store.create_job("job-1", [{"job_type": "training"}], None)
-    store.create_request("req-1", "job-1", "step", {"body": {}})
+    store.jobs.create_job("job-1", [{"job_type": "training"}], None)
+    store.requests.create_request("req-1", "job-1", "step", {"body": {}})
     return store
 
 
@@ -29,22 +29,22 @@ async def test_a_held_submit_reads_its_request_once_though_it_progressed(tmp_pat
     pages = RequestPages(store)
     pages.bind(asyncio.get_running_loop())
     reads: list[str] = []
-    read = store.get_request
+    read = store.requests.get_request
 
     def read_then_run(request_id: str) -> dict[str, Any] | None:
         """The holder's read (a store thread), then what the worker does meanwhile."""
         row = read(request_id)
         reads.append(request_id)
         if len(reads) == 1:
-            store.set_request_status(request_id, RequestState.running)
+            store.requests.set_request_status(request_id, RequestState.running)
             pages.notify(request_id, None, False)
-            at = store.set_request_status(request_id, RequestState.done, result=RESULT)
+            at = store.requests.set_request_status(request_id, RequestState.done, result=RESULT)
             assert at is not None
             ended = Outcome(dict(row or {}), RequestState.done, at, RESULT, None)
             pages.notify(request_id, ended, True)
         return row
 
-    store.get_request = read_then_run  # type: ignore[method-assign]
+    store.requests.get_request = read_then_run  # type: ignore[method-assign]
     try:
         page = await pages.finished_page("job-1", "req-1", 10.0, 16)
     finally:
@@ -62,9 +62,9 @@ async def test_a_submit_held_for_a_request_queued_here_reads_no_store(tmp_path) 
     pages = RequestPages(store)
     pages.bind(asyncio.get_running_loop())
     pages.expect("req-1")
-    row = store.get_request("req-1")
+    row = store.requests.get_request("req-1")
     assert row is not None
-    read = store.get_request
+    read = store.requests.get_request
     reads: list[str] = []
 
     def counted(request_id: str) -> dict[str, Any] | None:
@@ -72,13 +72,13 @@ async def test_a_submit_held_for_a_request_queued_here_reads_no_store(tmp_path) 
         return read(request_id)
 
     def worker() -> None:
-        store.set_request_status("req-1", RequestState.running)
+        store.requests.set_request_status("req-1", RequestState.running)
         pages.notify("req-1", None, False)
-        at = store.set_request_status("req-1", RequestState.done, result=RESULT)
+        at = store.requests.set_request_status("req-1", RequestState.done, result=RESULT)
         assert at is not None
         pages.notify("req-1", Outcome(row, RequestState.done, at, RESULT, None), True)
 
-    store.get_request = counted  # type: ignore[method-assign]
+    store.requests.get_request = counted  # type: ignore[method-assign]
     held = asyncio.ensure_future(pages.finished_page("job-1", "req-1", 10.0, 16))
     try:
         await asyncio.to_thread(worker)

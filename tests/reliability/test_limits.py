@@ -165,7 +165,10 @@ def test_expired_groups_are_reclaimed(live_mock_factory: Callable[..., LiveMock]
     assert not (chunk_dir / "late").exists() and not (chunk_dir / "swept").exists()
     assert set(groups._open) == {(job_id, "fresh")}
     store = mock.app.state.service.store
-    assert store.get_group(job_id, "swept") is None and store.get_group(job_id, "late") is None
+    assert (
+        store.groups.get_group(job_id, "swept") is None
+        and store.groups.get_group(job_id, "late") is None
+    )
     api.close()
 
 
@@ -201,16 +204,16 @@ def test_a_chunk_costs_no_store_read_of_its_group(
 ) -> None:
     """Cost per chunk is constant: the group is read from the store at most once."""
     job_id = api.create_job()
-    store = live_mock.app.state.service.store
+    groups = live_mock.app.state.service.store.groups
     reads: list[str] = []
     for name in ("get_group", "read_chunks"):
-        original = getattr(store, name)
+        original = getattr(groups, name)
 
         def counted(*args: Any, _name: str = name, _original: Any = original) -> Any:
             reads.append(_name)
             return _original(*args)
 
-        monkeypatch.setattr(store, name, counted)
+        monkeypatch.setattr(groups, name, counted)
     chunks = request_chunks(batch(64), payload_bytes=16, group="long")
     assert len(chunks) > 100
     answers = api.post_chunks(job_id, "forward-backward", chunks)
@@ -246,15 +249,15 @@ def test_each_chunk_is_hashed_once_and_written_once(
 
         return Counted()
 
-    store = live_mock.app.state.service.store
-    write_file = store.write_chunk_file
+    files = live_mock.app.state.service.store.files
+    write_file = files.write_chunk_file
 
     def counting_write(job: str, group: str, idx: int, chunk: Any) -> None:
         written[0] += memoryview(chunk).nbytes
         write_file(job, group, idx, chunk)
 
     monkeypatch.setattr(hashlib, "sha256", counting_sha256)
-    monkeypatch.setattr(store, "write_chunk_file", counting_write)
+    monkeypatch.setattr(files, "write_chunk_file", counting_write)
     answers = api.post_chunks(job_id, "forward-backward", chunks)
     assert answers[-1].status_code == 202, answers[-1].text
     assert frame_bytes <= hashed[0] < frame_bytes * 1.05

@@ -161,7 +161,9 @@ def test_a_step_cut_before_it_was_recorded_is_rolled_back(
     api.close()
     mock.stop()
     store = Store(mock.state_dir)
-    assert store.set_request_status(cut, RequestState.running, only_from=[RequestState.done])
+    assert store.requests.set_request_status(
+        cut, RequestState.running, only_from=[RequestState.done]
+    )
     store.close()
     if torn:
         generations = (mock.state_dir / "backend" / job_id).glob("state-*.json")
