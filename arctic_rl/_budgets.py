@@ -1,7 +1,9 @@
 """Cost budgets: what one data-plane request may make the service compute, from its shape.
 
 The contract's limits table (openapi/cortex_gs.yaml, "Proposed: limits") bounds each
-field of a request, and, here, the work the fields multiply into:
+field of a request, and, here, the work the fields multiply into; its numbers and rules
+come from the contract's ``x-cost-budgets`` (``cortex_gs_contract.BATCH_BUDGET``,
+``GENERATION_BUDGET``), and this estimate is tested against its worked examples:
 
 - a ``forward-backward`` or ``forward-no-grad`` batch costs rows x width² (its
   ``input_ids`` shape; attention activations grow with the square of the width);
@@ -21,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cortex_gs_contract import ErrorCode
+from cortex_gs_contract import BATCH_BUDGET, GENERATION_BUDGET
 
 from arctic_rl._errors import InvalidRequestError
 
@@ -31,6 +33,7 @@ __all__ = [
     "MAX_BATCH_COST",
     "MAX_GENERATION_TOKENS",
     "Overrun",
+    "estimate",
     "input_shape",
     "lookup",
     "over_budget",
@@ -38,12 +41,12 @@ __all__ = [
 ]
 
 # The contract's budgets (its limits table); a service may allow more, never less.
-MAX_BATCH_COST = 1 << 26
-MAX_GENERATION_TOKENS = 1 << 22
-BATCH_CODE = ErrorCode.batch_over_budget.value
-GENERATION_CODE = ErrorCode.generation_over_budget.value
-BATCH_KINDS = frozenset({"forward_backward", "forward_no_grad"})
-GENERATION_KINDS = frozenset({"generate", "generate_stream"})
+MAX_BATCH_COST = BATCH_BUDGET.maximum
+MAX_GENERATION_TOKENS = GENERATION_BUDGET.maximum
+BATCH_CODE = BATCH_BUDGET.error_code.value
+GENERATION_CODE = GENERATION_BUDGET.error_code.value
+BATCH_KINDS = frozenset(BATCH_BUDGET.operations)
+GENERATION_KINDS = frozenset(GENERATION_BUDGET.operations)
 _SECTIONS = ("kwargs", "context")
 
 
@@ -67,25 +70,36 @@ def over_budget(
     """The budget request ``value`` of operation ``kind`` breaks, if any."""
     if not isinstance(value, Mapping):
         return None
+    cost = estimate(kind, value, default_max_tokens)
+    if cost is None:
+        return None
+    if kind in BATCH_KINDS:
+        if cost <= max_batch_cost:
+            return None
+        rows, width = input_shape(value) or (0, 0)
+        message = (
+            f"a batch of {rows} rows {width} tokens wide costs {cost} (rows x width²); "
+            f"the budget is {max_batch_cost}: send fewer rows or shorter sequences"
+        )
+        return Overrun(BATCH_CODE, message, BATCH_BUDGET.loc)
+    if cost <= max_generation_tokens:
+        return None
+    message = (
+        f"this generation may produce {cost} tokens (prompts x n x max_tokens); "
+        f"the budget is {max_generation_tokens}: send fewer prompts, a smaller n "
+        "or a lower max_tokens"
+    )
+    return Overrun(GENERATION_CODE, message, GENERATION_BUDGET.loc)
+
+
+def estimate(kind: str, value: Mapping[str, Any], default_max_tokens: int = 0) -> int | None:
+    """What request ``value`` of operation ``kind`` costs by its budget; None when no
+    budget bounds ``kind``."""
     if kind in BATCH_KINDS:
         shape = input_shape(value)
-        cost = shape[0] * shape[1] ** 2 if shape is not None else 0
-        if cost > max_batch_cost:
-            rows, width = shape or (0, 0)
-            message = (
-                f"a batch of {rows} rows {width} tokens wide costs {cost} (rows x width²); "
-                f"the budget is {max_batch_cost}: send fewer rows or shorter sequences"
-            )
-            return Overrun(BATCH_CODE, message, ("kwargs", "input_ids"))
+        return shape[0] * shape[1] ** 2 if shape is not None else 0
     if kind in GENERATION_KINDS:
-        tokens = generation_tokens(value, default_max_tokens)
-        if tokens > max_generation_tokens:
-            message = (
-                f"this generation may produce {tokens} tokens (prompts x n x max_tokens); "
-                f"the budget is {max_generation_tokens}: send fewer prompts, a smaller n "
-                "or a lower max_tokens"
-            )
-            return Overrun(GENERATION_CODE, message, ("sampling_params",))
+        return generation_tokens(value, default_max_tokens)
     return None
 
 
@@ -99,7 +113,7 @@ def refuse_over_budget(kind: str, value: Any) -> None:
 
 def input_shape(value: Mapping[str, Any]) -> tuple[int, int] | None:
     """(rows, width) of a batch's ``input_ids`` (a tensor or nested lists), if it has any."""
-    ids = lookup(value, "input_ids")
+    ids = lookup(value, BATCH_BUDGET.field)
     shape = getattr(ids, "shape", None)
     if shape is not None and len(shape) >= 1:
         dims = [int(d) for d in shape]
@@ -122,9 +136,9 @@ def generation_tokens(value: Mapping[str, Any], default_max_tokens: int) -> int:
     for index in range(len(prompts)):
         entry = params[index] if _is_list(params) and index < len(params) else params
         entry = entry if isinstance(entry, Mapping) else {}
-        n = _count(entry.get("n"), 1)
-        limit = entry.get("max_tokens", entry.get("max_new_tokens"))
-        total += n * _count(limit, default_max_tokens)
+        n = _count(entry.get("n"), GENERATION_BUDGET.n_default)
+        fields = (entry[f] for f in GENERATION_BUDGET.max_tokens_fields if f in entry)
+        total += n * _count(next(fields, None), default_max_tokens)
     return total
 
 

@@ -3,10 +3,10 @@
 Each limit bounds what one small request can make the mock compute (openapi/cortex_gs.yaml,
 "Proposed: limits"): prompts per generation or scoring request, ``sampling_params.n``,
 sequence width against the job's ``max_seq_len``, and the cost budgets the fields
-multiply into (``arctic_rl._budgets``: rows x width² of a batch, tokens of a
-generation). A chunked frame is checked when its final chunk has been decoded; a JSON
-body after its schema validation (the schema carries the contract's numbers, the
-settings may lower them).
+multiply into (:mod:`mock_server.budgets`, from the contract's ``x-cost-budgets``:
+rows x width² of a batch, tokens of a generation). A chunked frame is checked when its
+final chunk has been decoded; a JSON body after its schema validation (the schema
+carries the contract's numbers, the settings may lower them).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 from cortex_gs_contract import ErrorCode, JobType
 
-from arctic_rl._budgets import input_shape, over_budget
 from mock_server.backends.common import DEFAULT_MAX_TOKENS, misalignment
+from mock_server.budgets import input_shape, overrun
 from mock_server.errors import ApiError
 from mock_server.settings import Settings
 
@@ -91,17 +91,17 @@ def _check_completions(settings: Settings, value: Mapping[str, Any]) -> None:
 
 
 def _check_budgets(settings: Settings, kind: str, value: Mapping[str, Any]) -> None:
-    """The cost budgets (``arctic_rl._budgets``): 422 with the budget's code, before any work."""
-    overrun = over_budget(
+    """The cost budgets (:mod:`mock_server.budgets`): 422 with the budget's code, before
+    any work."""
+    refusal = overrun(
         kind,
         value,
         max_batch_cost=settings.max_batch_cost,
         max_generation_tokens=settings.max_generation_tokens,
         default_max_tokens=DEFAULT_MAX_TOKENS,
     )
-    if overrun is not None:
-        issue = {"loc": ["body", *overrun.loc], "msg": overrun.message, "type": overrun.code}
-        raise ApiError(422, overrun.code, overrun.message, details=[issue])
+    if refusal is not None:
+        raise refusal
 
 
 def _check_alignment(value: Mapping[str, Any]) -> None:

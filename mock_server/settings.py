@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arctic_rl._budgets import MAX_BATCH_COST, MAX_GENERATION_TOKENS
+from cortex_gs_contract import BATCH_BUDGET, GENERATION_BUDGET
+
 from arctic_rl.wire import MAX_BODY_BYTES
 
 INLINE_RESULT_BYTES = 1024 * 1024
@@ -21,6 +22,9 @@ MAX_CHUNKS_PER_GROUP = 65536
 MISSING_CHUNKS_LISTED = 64
 MAX_PROMPTS = 1024
 MAX_COMPLETIONS_PER_PROMPT = 64
+# Its cost budgets, read from the contract (``x-cost-budgets``).
+MAX_BATCH_COST = BATCH_BUDGET.maximum
+MAX_GENERATION_TOKENS = GENERATION_BUDGET.maximum
 # The contract's proposed retention ("Proposed: retention"), plus what the mock remembers.
 RESULT_RETENTION_S = 3600.0
 MAX_FINISHED_REQUESTS = 4096

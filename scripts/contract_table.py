@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+import contract_budgets  # a sibling module (scripts/ is not a package)
+
 METHODS = ("get", "put", "post", "delete", "patch")
 JSON = "application/json"
 SCHEMA_PREFIX = "#/components/schemas/"
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -262,10 +265,11 @@ def render(contract: dict[str, Any], header: str, enums: str) -> str:
     """The generated module's source (formatted afterwards by ruff); `enums` is the enum
     classes' source from `take_enums`."""
     ops = operations(contract)
-    lines = [header, PREAMBLE, enums]
+    lines = [header, PREAMBLE, enums, contract_budgets.CLASSES]
     for name, value, comment in _constants(contract):
         lines.append(f"{name} = {value!r}" + (f"  # {comment}" if comment else ""))
     lines.append("")
+    lines.extend(contract_budgets.render(contract))
     lines.append("OPERATIONS: dict[str, Operation] = {op.operation_id: op for op in (")
     lines.extend(_operation_source(op) for op in ops)
     lines.append(")}")
@@ -281,6 +285,7 @@ def render(contract: dict[str, Any], header: str, enums: str) -> str:
         "Response",
         "OPERATIONS",
         "CHUNK_OPERATIONS",
+        *contract_budgets.NAMES,
         *(n for n, _, _ in _constants(contract)),
     ]
     lines.append(f"__all__ = {sorted(names)!r}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,52 @@ class OperationType(StrEnum):
     tail_logs = "tail-logs"
 
 
+@dataclass(frozen=True)
+class BatchBudget:
+    """The cost of a batch: rows x width² of its ``field`` (rows: every dimension but the
+    last), at most ``maximum`` for ``operations``; over it, 422 ``error_code`` at ``loc``."""
+
+    operations: tuple[str, ...]
+    field: str
+    maximum: int
+    error_code: ErrorCode
+    loc: tuple[str, ...]
+    proposed: bool
+
+
+@dataclass(frozen=True)
+class GenerationBudget:
+    """The tokens a generation may produce: over its prompts, ``n`` (``n_default`` when
+    missing) x the first of ``max_tokens_fields`` present (else the server's default), at
+    most ``maximum`` for ``operations``; over it, 422 ``error_code`` at ``loc``."""
+
+    operations: tuple[str, ...]
+    n_default: int
+    max_tokens_fields: tuple[str, ...]
+    maximum: int
+    error_code: ErrorCode
+    loc: tuple[str, ...]
+    proposed: bool
+
+
+@dataclass(frozen=True)
+class BudgetExample:
+    """A worked example of the budgets: a request, its cost and whether it is refused.
+
+    A batch has ``input_ids_shape``; a generation ``prompts`` prompts with
+    ``sampling_params`` (one object, or one per prompt) and the server's
+    ``default_max_tokens`` (0: a client's, which does not know it).
+    """
+
+    operation: str
+    cost: int
+    refused: bool
+    input_ids_shape: tuple[int, ...] | None = None
+    prompts: int = 0
+    sampling_params: Any = None
+    default_max_tokens: int = 0
+
+
 AUTHORIZATION_HEADER = "Authorization"  # patBearer: `Authorization: Bearer <PAT>`
 TOKEN_TYPE_HEADER = "X-Snowflake-Authorization-Token-Type"  # patTokenType's header
 TOKEN_TYPE = "PROGRAMMATIC_ACCESS_TOKEN"  # the only value patTokenType takes
@@ -213,6 +260,85 @@ REQUEST_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,255}$"
 CHECKPOINT_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
 CHUNK_GROUP_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$"
 CURSOR_PATTERN = "^[A-Za-z0-9_=-]{1,256}$"
+
+BATCH_BUDGET = BatchBudget(
+    operations=("forward_backward", "forward_no_grad"),
+    field="input_ids",
+    maximum=67108864,
+    error_code=ErrorCode.batch_over_budget,
+    loc=("kwargs", "input_ids"),
+    proposed=True,
+)
+"""The contract's budget of a forward batch (its limits table)."""
+GENERATION_BUDGET = GenerationBudget(
+    operations=("generate", "generate_stream"),
+    n_default=1,
+    max_tokens_fields=("max_tokens", "max_new_tokens"),
+    maximum=4194304,
+    error_code=ErrorCode.generation_over_budget,
+    loc=("sampling_params",),
+    proposed=True,
+)
+"""The contract's budget of a generation (its limits table)."""
+BUDGET_EXAMPLES: tuple[BudgetExample, ...] = (
+    BudgetExample(
+        operation="forward_backward", input_ids_shape=(4, 4096), cost=67108864, refused=False
+    ),
+    BudgetExample(
+        operation="forward_no_grad", input_ids_shape=(5, 4096), cost=83886080, refused=True
+    ),
+    BudgetExample(
+        operation="forward_backward", input_ids_shape=(2, 2, 4096), cost=67108864, refused=False
+    ),
+    BudgetExample(
+        operation="forward_no_grad", input_ids_shape=(1025, 256), cost=67174400, refused=True
+    ),
+    BudgetExample(
+        operation="generate",
+        prompts=1,
+        sampling_params={"n": 64, "max_tokens": 65536},
+        cost=4194304,
+        refused=False,
+    ),
+    BudgetExample(
+        operation="generate_stream",
+        prompts=1,
+        sampling_params={"n": 64, "max_tokens": 65537},
+        cost=4194368,
+        refused=True,
+    ),
+    BudgetExample(
+        operation="generate",
+        prompts=1024,
+        sampling_params={"max_new_tokens": 4097},
+        cost=4195328,
+        refused=True,
+    ),
+    BudgetExample(
+        operation="generate",
+        prompts=2,
+        sampling_params=[{"n": 64, "max_tokens": 32768}, {"max_tokens": 1}],
+        cost=2097153,
+        refused=False,
+    ),
+    BudgetExample(
+        operation="generate",
+        prompts=1024,
+        sampling_params={"n": 64},
+        default_max_tokens=64,
+        cost=4194304,
+        refused=False,
+    ),
+    BudgetExample(
+        operation="generate",
+        prompts=1024,
+        sampling_params={"n": 64},
+        default_max_tokens=65,
+        cost=4259840,
+        refused=True,
+    ),
+)
+"""The contract's worked examples: what client and server must both estimate."""
 
 OPERATIONS: dict[str, Operation] = {
     op.operation_id: op
@@ -808,12 +934,18 @@ CHUNK_OPERATIONS: dict[str, str] = {
 
 __all__ = [
     "AUTHORIZATION_HEADER",
+    "BATCH_BUDGET",
+    "BUDGET_EXAMPLES",
+    "BatchBudget",
+    "BudgetExample",
     "CHECKPOINT_ID_PATTERN",
     "CHUNK_GROUP_ID_PATTERN",
     "CHUNK_OPERATIONS",
     "CURSOR_PATTERN",
     "CheckpointType",
     "ErrorCode",
+    "GENERATION_BUDGET",
+    "GenerationBudget",
     "IDEMPOTENCY_KEY_HEADER",
     "IDEMPOTENCY_KEY_PATTERN",
     "JOB_ID_PATTERN",

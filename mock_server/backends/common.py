@@ -31,7 +31,6 @@ from typing import Any
 import torch
 from cortex_gs_contract import ErrorCode, JobType
 
-from arctic_rl._budgets import lookup
 from mock_server.backends import BackendError, sub_job_ids
 
 VOCAB_SIZE = 1024
@@ -50,6 +49,8 @@ PER_TOKEN_INPUTS = (
     "response_mask",
     "rollout_is_weights",
 )
+# Where a batch's fields may sit, in the order they are looked for (then the top level).
+BATCH_SECTIONS = ("kwargs", "context")
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,13 @@ def peak_memory(gpu_peak: int) -> dict[str, int]:
     with open(f"/proc/{os.getpid()}/statm", encoding="ascii") as statm:
         resident_pages = int(statm.read().split()[1])
     return {"gpu_peak": int(gpu_peak), "cpu_peak": resident_pages * os.sysconf("SC_PAGE_SIZE")}
+
+
+def lookup(batch: Mapping[str, Any], name: str) -> Any:
+    """A batch field from ``kwargs``, then ``context``, then the top level."""
+    sections = (batch.get(section) for section in BATCH_SECTIONS)
+    holder = next((s for s in sections if isinstance(s, Mapping) and name in s), batch)
+    return holder.get(name)
 
 
 def processing_of(batch: Mapping[str, Any]) -> dict[str, Any]:
