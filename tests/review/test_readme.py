@@ -22,6 +22,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 GUIDES = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))
 MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
 STANDINS = ROOT / "tests" / "client" / "standins"
+# The output of a real `make chaos` (with the Makefile's defaults), which the README quotes.
+CHAOS_RUN = ROOT / "docs" / "chaos-run.txt"
 MAIN_BASE = "skyrl.train.entrypoints.main_base"
 
 
@@ -166,21 +168,57 @@ def test_layout_row_names_every_test_folder():
     assert folders and all(name in row for name in folders), folders
 
 
-def test_chaos_output_is_what_make_chaos_prints():
-    """The README's (shortened) `make chaos` output is the script's own report: rendered
-    again from the numbers it shows, it gives back the same lines and verdict."""
+def _make_expanded(text: str) -> str:
+    """``text`` with the Makefile's ``$(NAME)`` variables expanded (their defaults)."""
+    while used := re.search(r"\$\((\w+)\)", text):
+        found = re.search(rf"^{used[1]}\s*[:?]?=\s*(\S+)", MAKEFILE, re.M)
+        assert found, f"the Makefile sets no {used[1]}"
+        text = text.replace(used[0], found[1])
+    return text
+
+
+def test_chaos_transcript_is_a_whole_make_chaos_run():
+    """docs/chaos-run.txt is what ``make chaos`` printed (stdout, defaults): its command,
+    a row per iteration, and the script's own report of those numbers, verdict included."""
     from examples import chaos
 
-    lines = _block_after("chaos-output").splitlines()
-    rows = [ln.split() for ln in lines if re.match(r"\s+\d+\s", ln)]
-    assert rows and all(r[4] == "==" for r in rows)
+    lines = CHAOS_RUN.read_text(encoding="utf-8").splitlines()
+    recipe = re.search(r"^chaos:.*\n\t(.+)$", MAKEFILE, re.M)
+    assert recipe
+    assert lines[0] == _make_expanded(recipe.group(1))
+    seed, iterations = int(_make_expanded("$(SEED)")), int(_make_expanded("$(ITERATIONS)"))
+    plan = re.fullmatch(
+        rf"chaos run \(seed {seed}\): (\d+) kills, (\d+) faults, (\d+) iterations \.\.\.",
+        lines[1],
+    )
+    assert plan and int(plan[3]) == iterations and lines[2] == "clean run, same seed ..."
+    rows = [ln.split() for ln in lines[4:-3]]
+    assert [int(r[0]) for r in rows] == list(range(1, iterations + 1))
     final = re.fullmatch(r"final weights: (.+) \(chaos\) / (.+) \(clean\)", lines[-3])
     hits = re.fullmatch(
         r"chaos: (\d+) SIGKILLs of the mock \((\d+) while .*, (\d+) network.*", lines[-2]
     )
     assert final and hits
     kills, while_running, faults = map(int, hits.groups())
+    assert kills == int(plan[1]) and while_running <= kills and faults <= int(plan[2])
     chaotic = chaos.Outcome([(r[0], *r[1:4]) for r in rows], final[1], kills, while_running, faults)
     clean = chaos.Outcome([(r[0], *r[5:8]) for r in rows], final[2])
-    report = chaos.report(chaotic, clean).splitlines()
-    assert lines[2:] == report
+    assert lines[3:] == chaos.report(chaotic, clean).splitlines()
+    assert lines[-1] == "metrics, samples and final weights: bit-identical"
+
+
+def test_the_readmes_chaos_output_is_the_recorded_run():
+    """Every line the README shows is the recorded run's, in order; it leaves out only
+    the rows it says it leaves out. The reliability guide shows the whole run."""
+    shown = _block_after("chaos-output").splitlines()
+    recorded = CHAOS_RUN.read_text(encoding="utf-8").splitlines()[1:]  # after the command
+    left_out = re.search(r"\(rows (\d+)-(\d+) left out\)", README)
+    assert left_out
+    first, last = int(left_out[1]), int(left_out[2])
+    kept = [
+        line
+        for line in recorded
+        if not (re.match(r"\s+\d+\s", line) and first <= int(line.split()[0]) <= last)
+    ]
+    assert shown == kept
+    assert _block_after("chaos-run").splitlines() == recorded
