@@ -139,7 +139,18 @@ def _describe(
         if "name" in node and "in" in node:
             return (*_parameter(node), None)
         return "part", "/".join(parts[3:]), route
+    if parts[0] == "info" and len(parts) == 2 and parts[1].startswith("x-"):
+        return "table", parts[1], None
     return "element", pointer(parts), None
+
+
+def _operation_ids(node: Any) -> set[str]:
+    """Every string in ``node`` (a table of the ``info``: the operations it names)."""
+    if isinstance(node, Mapping):
+        return set().union(*map(_operation_ids, node.values()))
+    if isinstance(node, list):
+        return set().union(*map(_operation_ids, node))
+    return {node} if isinstance(node, str) else set()
 
 
 def _owner_path(parts: tuple[str, ...]) -> list[str]:
@@ -171,6 +182,9 @@ class _Collector:
         if parts[0] == "components" and len(parts) >= 3:
             ref = pointer(parts[:3])
             return [op for key, op in self.operations.items() if ref in self.reach[key]]
+        if parts[0] == "info":
+            named = _operation_ids(self.contract["info"][parts[1]])
+            return [op for op in self.operations.values() if op.operation_id in named]
         return []
 
     def add(self, parts: tuple[str, ...], node: Mapping[str, Any], enum: bool) -> None:

@@ -78,6 +78,12 @@ class StateFiles:
         """Remove a bare frame's file (its request was never stored)."""
         self.input_path(request_id).unlink(missing_ok=True)
 
+    def drop_inputs_except(self, request_ids: set[str]) -> None:
+        """Remove the bare frames' files of every request but ``request_ids`` (start-up)."""
+        for path in (self.root / "inputs").glob("*.bin"):
+            if path.stem not in request_ids:
+                path.unlink(missing_ok=True)
+
     def drop_chunk_files(self, job_id: str, group_id: str) -> None:
         """Free a group's chunk bytes once its request no longer needs them.
 

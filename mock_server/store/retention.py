@@ -148,9 +148,6 @@ class RetentionTable:
             over = db.execute(
                 f"SELECT job_id, input FROM requests WHERE {FINISHED_SQL} AND input IS NOT NULL"
             ).fetchall()
-        waiting = set(self._requests.requests_in(IN_FLIGHT))
-        for path in (self._files.root / "inputs").glob("*.bin"):
-            if path.stem not in waiting:
-                path.unlink(missing_ok=True)
+        self._files.drop_inputs_except(set(self._requests.requests_in(IN_FLIGHT)))
         for job_id, text in over:
             self._files.drop_request_files(job_id, json.loads(text))

@@ -207,7 +207,8 @@ def test_each_proposal_is_listed_once_named_one_way(site: Path) -> None:
     ):
         assert expected in elements
     forms = {re.sub(r" .*", "", name) for name in elements}
-    assert forms <= {"route", "header", "query", "schema", "field", "response", "request"}
+    assert forms <= {"route", "header", "query", "schema", "field", "response", "request", "table"}
+    assert "table x-cost-budgets" in elements
 
 
 def test_a_proposal_lists_every_route_it_appears_in(site: Path) -> None:
