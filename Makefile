@@ -12,7 +12,7 @@ PORT    ?= 8765
 BACKEND ?= reference
 BASE    ?= HEAD
 
-.PHONY: setup generate check-generated test lint serve demo chaos docs bench fuzz spec-diff contract-check realfw clean
+.PHONY: setup generate check-generated test lint serve demo chaos chaos-record docs bench fuzz spec-diff contract-check realfw clean
 
 setup: $(STAMP) $(PUBLISHED_STAMP) $(NODE_STAMP)
 
@@ -71,8 +71,14 @@ demo: setup
 # the same seed: are metrics, samples and final weights bit-identical? (SEED=, ITERATIONS=)
 SEED       ?= 1
 ITERATIONS ?= 6
+CHAOS      = OMP_NUM_THREADS=1 $(BIN)/python -m examples.chaos --seed $(SEED) --iterations $(ITERATIONS)
 chaos: setup
-	OMP_NUM_THREADS=1 $(BIN)/python -m examples.chaos --seed $(SEED) --iterations $(ITERATIONS)
+	$(CHAOS)
+
+# What `make chaos` prints (its command, then the runs), kept as docs/chaos-run.txt: the
+# run the README and docs/reliability.md quote (tests/review/test_readme.py holds them to it).
+chaos-record: setup
+	{ echo '$(CHAOS)' && $(CHAOS); } > docs/chaos-run.txt.part && mv docs/chaos-run.txt.part docs/chaos-run.txt
 
 # site/cortex_gs.html (full contract), site/cortex_gs.today.html (today's service alone),
 # site/proposals.html (what the proposals add).

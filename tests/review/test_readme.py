@@ -171,7 +171,7 @@ def test_layout_row_names_every_test_folder():
 def _make_expanded(text: str) -> str:
     """``text`` with the Makefile's ``$(NAME)`` variables expanded (their defaults)."""
     while used := re.search(r"\$\((\w+)\)", text):
-        found = re.search(rf"^{used[1]}\s*[:?]?=\s*(\S+)", MAKEFILE, re.M)
+        found = re.search(rf"^{used[1]}\s*[:?]?=\s*(.*\S)", MAKEFILE, re.M)
         assert found, f"the Makefile sets no {used[1]}"
         text = text.replace(used[0], found[1])
     return text
