@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from mock_server.seams import Hooks
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
     job_id TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT, experiment_name TEXT,
@@ -81,9 +83,11 @@ def placeholders(values: Iterable[Any]) -> str:
 
 
 class Database:
-    """The connection, its lock and the statement helpers every part of the store uses."""
+    """The connection, its lock and the statement helpers every part of the store uses;
+    ``hooks`` are the app's seams (crash points, file writes), plain ones by default."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, hooks: Hooks | None = None) -> None:
+        self.hooks = hooks or Hooks()
         self.root = Path(state_dir)
         self.root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()

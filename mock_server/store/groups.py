@@ -11,7 +11,6 @@ import sqlite3
 import time
 from typing import Any
 
-from mock_server.seams import crash_point
 from mock_server.store.files import StateFiles
 from mock_server.store.requests import RequestRows
 
@@ -43,10 +42,10 @@ class ChunkGroupRows(RequestRows, StateFiles):
     ) -> None:
         """Persist one accepted non-final chunk: its file, then its row (creating the group)."""
         self.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), chunk)
-        crash_point("chunk_file_written")
+        self.hooks.crash_point("chunk_file_written")
         with self._transaction() as db:
             self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
-        crash_point("chunk_committed")
+        self.hooks.crash_point("chunk_committed")
 
     def finish_group(
         self,
@@ -66,12 +65,12 @@ class ChunkGroupRows(RequestRows, StateFiles):
         """
         chunk_sha256, body = chunk
         self.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), body)
-        crash_point("final_chunk_file_written")
+        self.hooks.crash_point("final_chunk_file_written")
         with self._transaction() as db:
             self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
             self._bind_new_request(db, job_id, group_id, request_id, operation)
-            crash_point("group_uncommitted")
-        crash_point("group_committed")
+            self.hooks.crash_point("group_uncommitted")
+        self.hooks.crash_point("group_committed")
 
     def submit_stored_group(self, job_id: str, group_id: str, request_id: str) -> None:
         """A complete group that has no request yet gets one (start-up reconciliation)."""

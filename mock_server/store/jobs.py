@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from mock_server.seams import Hooks
 from mock_server.store.db import Database, placeholders
 from mock_server.store.files import safe
 
@@ -21,8 +22,8 @@ from mock_server.store.files import safe
 class JobRows(Database):
     """The ``jobs``, ``logs`` and ``checkpoints`` tables."""
 
-    def __init__(self, state_dir: Path) -> None:
-        super().__init__(state_dir)
+    def __init__(self, state_dir: Path, hooks: Hooks | None = None) -> None:
+        super().__init__(state_dir, hooks)
         rows = self._all("SELECT * FROM jobs ORDER BY created_at, rowid")
         self._jobs: dict[str, dict[str, Any]] = {r["job_id"]: _decoded(r) for r in rows}
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from cortex_gs_contract import JobState, RequestState
 
-from mock_server.seams import crash_point
 from mock_server.store.db import placeholders
 from mock_server.store.jobs import JobRows
 
@@ -101,8 +100,8 @@ class RequestRows(JobRows):
             self._insert_request(db, request_id, job_id, kind, payload)
             if idempotency is not None:
                 self._insert_idempotent(db, idempotency)
-            crash_point("request_uncommitted")
-        crash_point("request_committed")
+            self.hooks.crash_point("request_uncommitted")
+        self.hooks.crash_point("request_committed")
 
     @staticmethod
     def _insert_request(

@@ -1,11 +1,12 @@
 """The real ``python -m mock_server``, killed at each commit boundary, then restarted on
 the same state dir: the client's retry completes and the work ran exactly once.
 
-The kill comes from the mock's test-only crash switch (``mock_server.testsupport.crashpoints``):
-the process exits at the named point, as a killed one would. "Exactly once" is read from
-the store itself (its request rows, read-only) and from the canned backend's own step
-counter in the result. The last tests seed what a crash of an older mock (or a lost
-file) left on disk and check the restarted mock makes it consistent.
+The kill comes from the mock's test-only crash switch (``mock_server.testsupport.crashpoints``,
+armed only by ``--test-hooks``): the process exits at the named point, as a killed one
+would. "Exactly once" is read from the store itself (its request rows, read-only) and
+from the canned backend's own step counter in the result. The last tests seed what a
+crash of an older mock (or a lost file) left on disk and check the restarted mock makes
+it consistent.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from client.standins.batches import train_tensors
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
 from examples.chaos import stable_port
+from mock_server.seams import TEST_HOOKS_FLAG
 from mock_server.settings import Settings
 from mock_server.testsupport import crashpoints
 from mock_server.testsupport.harness import auth_headers, request_chunks
@@ -98,6 +100,8 @@ class MockProcess:
         log = (self.state_dir.parent / "mock.log").open("ab")
         command = [sys.executable, "-m", "mock_server", "--port", str(self.port), "--backend"]
         command += ["canned", "--state-dir", str(self.state_dir), "--log-level", "warning"]
+        if crash_at is not None:
+            command.append(TEST_HOOKS_FLAG)
         self.process = subprocess.Popen(
             command,
             cwd=ROOT,
