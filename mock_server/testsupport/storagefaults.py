@@ -12,7 +12,7 @@ bytes were written. The write that goes past the room stores what still fits, th
 raises ``OSError`` with that errno, as a disk that fills up mid-write does. A full disk
 also lets the store's SQLite database grow by ``<database bytes>`` at most (default:
 ``<bytes>``): a write beyond fails with ``SQLITE_FULL`` ("database or disk is full").
-:meth:`FailingDisk.make_room` is space coming back without a restart.
+:meth:`FailingDisk.grow` changes the room without a restart.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ class FailingDisk:
         self._written = 0
         self._lock = threading.Lock()
 
-    def make_room(self, extra: int) -> None:
-        """The disk holds ``extra`` more bytes (space returns)."""
+    def grow(self, by: int) -> None:
+        """The disk holds ``by`` more bytes (space returns), or fewer when negative."""
         with self._lock:
-            self.budget += extra
+            self.budget += by
 
     def free_bytes(self) -> int:
         """What can still be written."""
