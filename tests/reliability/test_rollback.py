@@ -3,7 +3,8 @@ retention pruned it and the mock restarted.
 
 The faults come from the mock's test-only storage fault (``--test-hooks`` with
 ``CORTEX_GS_MOCK_STORAGE_FAULT``), which fails the store's writes and the backend's
-state saves as a full disk does. "Nothing behind" is judged against twins: a job that
+state saves as a full disk does, and, for a crash that is no storage fault, from a
+store whose ``done`` write raises. "Nothing behind" is judged against twins: a job that
 never saw the failed request, fed the same calls, answers the same (exact
 log-probabilities of its three weight sets, the step's gradient norm).
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 import torch
-from cortex_gs_contract import JobState
+from cortex_gs_contract import JobState, RequestState
 
 from arctic_rl import wire
 from mock_server.seams import STORAGE_FAULT_ENV
@@ -147,3 +148,32 @@ def test_a_weights_file_cut_short_is_removed_and_the_job_rolls_back(
         twin = api.create_job(seed=5, lr=5e-2)
         assert train_step(api, twin, 0) == step
         assert_same(fingerprint(api, job_id), fingerprint(api, twin))
+
+
+def test_a_request_that_crashed_after_its_state_was_saved_is_rolled_back(
+    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a storage fault: storing the step as done raises (a bug). The step fails with
+    ``internal_error`` and is undone: the next step is the job's second, in memory and
+    after retention pruned the failed one and the mock restarted."""
+    api = MockApi(live_mock)
+    job_id = api.create_job()
+    assert api.run(job_id, "step", {})["global_steps"] == 1
+    store = live_mock.app.state.service.store
+    store_status = store.set_request_status
+
+    def crash_when_done(request_id: str, status: str, **fields: Any) -> Any:
+        if status == RequestState.done:
+            raise RuntimeError("a bug while storing the result")
+        return store_status(request_id, status, **fields)
+
+    monkeypatch.setattr(store, "set_request_status", crash_when_done)
+    failed = api.http.post(f"/{job_id}/step", json={}).json()["request_id"]
+    status = api.wait(job_id, failed)
+    assert (status["status"], status.get("error_code")) == ("failed", "internal_error"), status
+    monkeypatch.undo()
+    assert api.run(job_id, "step", {})["global_steps"] == 2
+    live_mock.restart(result_retention_s=0.0)
+    assert api.http.get(f"/{job_id}/requests/{failed}").status_code == 410
+    assert api.run(job_id, "step", {})["global_steps"] == 3
+    api.close()
