@@ -90,7 +90,8 @@ def _mount(*args: Any) -> str | None:
         return f"{type(exc).__name__}: {exc}"
     if done.returncode == 0:
         return None
-    return done.stderr.decode(errors="replace").strip() or f"mount exited {done.returncode}"
+    said = done.stderr.decode(errors="replace").strip().splitlines()
+    return said[0] if said else f"mount exited {done.returncode}"
 
 
 @pytest.fixture(params=["tmpfs", "seam"])
