@@ -234,10 +234,11 @@ class Worker:
         kind = storage.kind_of(exc)
         if kind is None:
             log.exception("request %s (%s) crashed", row["request_id"], row["kind"])
-            self._roll_back(row["job_id"])
-            return ErrorCode.internal_error, f"{type(exc).__name__} in the backend"
-        log.warning("request %s (%s): storage fault: %s", row["request_id"], row["kind"], exc)
+        else:
+            log.warning("request %s (%s): storage fault: %s", row["request_id"], row["kind"], exc)
         self._roll_back(row["job_id"])
+        if kind is None:
+            return ErrorCode.internal_error, f"{type(exc).__name__} in the backend"
         what = "full" if kind == ErrorCode.storage_full else "failing"
         message = f"the server's storage is {what}; nothing of the request was kept: send it again"
         return kind, message

@@ -144,7 +144,6 @@ class SavedState:
         if not usable:
             raise state_lost("no saved generation matches a finished request")
         slot, chosen = usable[0]
-        undone = found[: found.index(usable[0])]
         try:
             files = {
                 name: torch.load(directory / name, map_location=device, weights_only=True)
@@ -156,14 +155,17 @@ class SavedState:
         state = cls(directory, backend, hooks)
         state._revision = found[0][1].revision
         state._kept, state._slot = [chosen], slot  # a rolled-back generation's slot is next
-        state._forget(undone, kept=[g for _, g in found[len(undone) :]])
+        state._forget_newer(found, chosen)
         return state, dict(chosen.counters), parts
 
-    def _forget(self, undone: list[tuple[int, Generation]], kept: list[Generation]) -> None:
-        """Remove the generation files of ``undone`` and the blobs no ``kept`` one names."""
-        for slot, _ in undone:
+    def _forget_newer(self, found: list[tuple[int, Generation]], chosen: Generation) -> None:
+        """Remove the generations newer than ``chosen`` (rolled back) and the blobs only
+        they name."""
+        newer = [slot for slot, g in found if g.revision > chosen.revision]
+        for slot in newer:
             (self.directory / SLOTS[slot]).unlink()
-        if undone:
+        if newer:
+            kept = (g for _, g in found if g.revision <= chosen.revision)
             self._sweep({name for g in kept for name in g.blobs.values()})
 
     def _sweep(self, named: set[str]) -> None:
