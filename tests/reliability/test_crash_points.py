@@ -30,7 +30,6 @@ import pytest
 from client.standins.batches import train_tensors
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
-from examples.chaos import stable_port
 from mock_server.seams import TEST_HOOKS_FLAG
 from mock_server.settings import Settings
 from mock_server.testsupport import crashpoints
@@ -154,15 +153,6 @@ class MockProcess:
         return self.rows(
             "SELECT request_id, status FROM requests WHERE job_id = ? AND kind = ?", job_id, kind
         )
-
-
-@pytest.fixture
-def mock(tmp_path: Path) -> Iterator[MockProcess]:
-    server = MockProcess(tmp_path / "state", stable_port())
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @asynccontextmanager

@@ -64,6 +64,16 @@ def failed_with_storage_full(api: MockApi, job_id: str, request_id: str) -> None
     assert api.http.get(f"/{job_id}").json()["status"] == JobState.running
 
 
+def assert_as_a_twin(
+    api: MockApi, job_id: str, step: dict[str, Any], *, seed: int, batch_seed: int
+) -> None:
+    """A fresh job of ``seed`` trained once on ``batch_seed`` steps as ``step`` says the
+    job did, and ends on the job's weights: the job holds nothing more."""
+    twin = api.create_job(seed=seed, lr=5e-2)
+    assert train_step(api, twin, batch_seed) == step
+    assert_same(fingerprint(api, job_id), fingerprint(api, twin))
+
+
 @contextmanager
 def faulty_mock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str, backend: str
@@ -99,10 +109,7 @@ def test_a_failed_update_never_comes_back_after_retention_and_a_restart(
         mock.restart(result_retention_s=0.0)  # start-up prunes the failed request
         assert api.http.get(f"/{job_id}/requests/{failed}").status_code == 410
         assert api.http.get(f"/{job_id}").json()["status"] == JobState.running
-        stepped = train_step(api, job_id, 1)
-        twin = api.create_job(seed=3, lr=5e-2)
-        assert train_step(api, twin, 1) == stepped
-        assert_same(fingerprint(api, job_id), fingerprint(api, twin))
+        assert_as_a_twin(api, job_id, train_step(api, job_id, 1), seed=3, batch_seed=1)
 
 
 def test_a_state_save_that_does_not_fit_fails_the_request_and_rolls_the_job_back(
@@ -145,9 +152,7 @@ def test_a_weights_file_cut_short_is_removed_and_the_job_rolls_back(
             1,
             pending["metrics"]["grad_norm"],
         )
-        twin = api.create_job(seed=5, lr=5e-2)
-        assert train_step(api, twin, 0) == step
-        assert_same(fingerprint(api, job_id), fingerprint(api, twin))
+        assert_as_a_twin(api, job_id, step, seed=5, batch_seed=0)
 
 
 def test_a_request_that_crashed_after_its_state_was_saved_is_rolled_back(

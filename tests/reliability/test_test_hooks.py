@@ -9,14 +9,12 @@ neither arms nor disarms the first.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 import torch
 
-from examples.chaos import stable_port
 from mock_server.seams import DEPART_ENV, STORAGE_FAULT_ENV
 from mock_server.testsupport import crashpoints
 from mock_server.testsupport.harness import MockApi, request_chunks, running_mock
@@ -27,15 +25,6 @@ ARMING = {
     DEPART_ENV: "wrong-status",
     STORAGE_FAULT_ENV: "EIO:0",
 }
-
-
-@pytest.fixture
-def mock(tmp_path: Path) -> Iterator[MockProcess]:
-    server = MockProcess(tmp_path / "state", stable_port())
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_the_variables_alone_arm_nothing_and_the_flag_arms_them(
