@@ -32,7 +32,9 @@ Layout (one concern per module):
 - ``backends``: ``canned`` (instant, shape-correct) and ``reference`` (a tiny torch LM
   that really trains); handlers never see torch.
 - ``openapi``: the app's own OpenAPI, shaped for comparison with the contract.
-- ``seams``: the two no-op hooks through which test support may be armed.
-- ``testsupport``: test-only (``harness``: ``LiveMock``/``MockApi``; ``crashpoints``;
-  ``departures``), never imported by the product unless a test's environment asks.
+- ``seams``: each app's hooks (crash points, file writes), plain unless the mock was
+  started with ``--test-hooks``.
+- ``testsupport``: test-only (``harness``: ``LiveMock``/``MockApi``; ``hooks``;
+  ``crashpoints``; ``departures``; ``storagefaults``), never imported by the product
+  unless the mock was started with ``--test-hooks``.
 """

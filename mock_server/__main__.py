@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from mock_server.backends import BACKEND_NAMES
+from mock_server.seams import HOOK_ENVS, TEST_HOOKS_FLAG
 from mock_server.server import ServerSettings
 from mock_server.settings import (
     MAX_FINISHED_REQUESTS,
@@ -87,6 +88,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=PRUNE_EVERY,
         help="finished requests between two retention passes",
     )
+    parser.add_argument(
+        TEST_HOOKS_FLAG,
+        action="store_true",
+        help=f"tests only: let {', '.join(f'${name}' for name in HOOK_ENVS)} arm the test "
+        "support that makes this mock fail on purpose (without this flag they are ignored)",
+    )
     parser.add_argument("--log-level", default="info")
     parser.add_argument(
         "--log-interval",
@@ -130,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 
     server = ServerSettings(log_interval_s=args.log_interval)
     server.ensure_descriptors()
-    app = create_app(settings, server=server)
+    app = create_app(settings, server=server, test_hooks=args.test_hooks)
     if args.no_auth:
         log.warning("=" * 72)
         log.warning("AUTHENTICATION DISABLED (--no-auth): any client may use this mock")

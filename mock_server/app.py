@@ -37,15 +37,23 @@ from mock_server.store import Store
 
 
 def create_app(
-    settings: Settings, backend: Backend | None = None, server: ServerSettings | None = None
+    settings: Settings,
+    backend: Backend | None = None,
+    server: ServerSettings | None = None,
+    *,
+    test_hooks: bool = False,
 ) -> FastAPI:
     """Build the mock for ``settings`` (backend built from ``settings.backend`` if absent).
 
     ``server`` holds the limits the request guard applies to bodies and how often the
-    event loop may log running out of descriptors (default: the CLI's).
+    event loop may log running out of descriptors (default: the CLI's). ``test_hooks``
+    (the CLI's ``--test-hooks``) lets the environment arm this app's test support
+    (:mod:`mock_server.seams`); without it nothing is armed, whatever is set.
     """
-    factory = (lambda: backend) if backend is not None else _backend_factory(settings)
-    service = MockService(settings, factory, Store(settings.state_dir))
+    hooks = seams.hooks_for(settings, test_hooks)
+    store = Store(settings.state_dir, hooks)
+    factory = (lambda: backend) if backend is not None else _backend_factory(settings, hooks)
+    service = MockService(settings, factory, store)
     server = server or ServerSettings()
 
     @asynccontextmanager
@@ -68,6 +76,7 @@ def create_app(
     )
     app.state.service = service
     app.state.settings = settings
+    app.state.hooks = hooks
     install_error_handlers(app)
     app.add_middleware(RequestGuard, settings=settings, server=server)
     app.add_middleware(AnyDatabaseAndSchema, settings=settings)
@@ -83,13 +92,13 @@ def create_app(
     app.add_api_route(settings.prefix, jobs.create_job, methods=["POST"], include_in_schema=False)
     app.add_api_route(settings.prefix, jobs.list_jobs, methods=["GET"], include_in_schema=False)
     install_openapi(app, settings)
-    seams.arm(app, settings)  # test support, only when a test's environment asks for it
+    hooks.install(app, settings, store)  # test support: only with test hooks on
     return app
 
 
-def _backend_factory(settings: Settings) -> Callable[[], Backend]:
+def _backend_factory(settings: Settings, hooks: seams.Hooks) -> Callable[[], Backend]:
     """Build the backend on the worker thread, so torch's import never delays startup."""
-    return lambda: make_backend(settings.backend, device=settings.device)
+    return lambda: make_backend(settings.backend, device=settings.device, hooks=hooks)
 
 
 __all__ = ["create_app"]

@@ -26,7 +26,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode
 
 from arctic_rl import wire
-from mock_server import limits, seams, storage
+from mock_server import limits, storage
 from mock_server.chunk_group import Answer, Chunk, GroupKey, OpenGroup, checked_chunk, decode
 from mock_server.errors import ApiError
 from mock_server.keyed_locks import KeyedLocks
@@ -271,7 +271,7 @@ class ChunkGroups:
         room, None: the group is unknown, and restarts at chunk 0."""
         if chunk.key not in self._dropped_full:
             return None
-        if seams.free_bytes(self.store.root) >= chunk.descriptor.frame_size_bytes:
+        if self.store.hooks.free_bytes(self.store.root) >= chunk.descriptor.frame_size_bytes:
             del self._dropped_full[chunk.key]
             return None
         return storage.full(

@@ -8,9 +8,10 @@ request's id, and its restore trusts only the state of requests the store holds 
 one transaction. So the re-run starts from the state before the first one, and a client
 polling the request across the restart sees it end once, as if nothing had happened.
 
-A ``streaming`` request already handed some of its events out (they are consumed when
-read): re-running it would hand them out again, so it fails (``internal_error``, saying
-so), and only it; the client submits it again.
+A ``streaming`` request (generate-stream: ``streaming`` from its start, before its first
+event) is never re-run: its events are consumed when read, and a re-run could hand them
+out again. Each one a restart cut fails (``internal_error``, saying so), whether or not
+its events were read, and only it; the client submits it again.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from mock_server.store import Store
 
 # The error of a streamed request a restart cut (see the module docstring).
 INTERRUPTED_MESSAGE = (
-    "generate-stream was interrupted by a service restart after it had streamed events; "
-    "submit it again"
+    "generate-stream was interrupted by a service restart (a stream is never run twice, "
+    "its events may have been read); submit it again"
 )
 
 

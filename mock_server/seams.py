@@ -1,94 +1,108 @@
-"""The places where test support may hook into the mock; all do nothing by default.
+"""The places where test support may hook into one app; all do nothing by default.
 
-The product never imports :mod:`mock_server.testsupport` unless one of these
-environment variables asks for it (only tests set them):
+Each app has its own :class:`Hooks` (``app.state.hooks``): its store marks every commit
+boundary with :meth:`Hooks.crash_point`, and its store and backend write every file
+through :meth:`Hooks.write_file` and ask :meth:`Hooks.free_bytes` how much room is left.
+The product's hooks are these plain ones. Test support replaces them only when the mock
+is started with test hooks on (``python -m mock_server --test-hooks``, or
+``create_app(..., test_hooks=True)`` as the test harness does); the environment then
+says what to arm:
 
 - ``CORTEX_GS_MOCK_CRASH_AT`` names a commit boundary at which the process exits
-  (:mod:`mock_server.testsupport.crashpoints`); the store marks each boundary with
-  :func:`crash_point`.
+  (:mod:`mock_server.testsupport.crashpoints`).
 - ``CORTEX_GS_MOCK_DEPART`` names deliberate departures from the contract
   (:mod:`mock_server.testsupport.departures`), for the contract-check kit's tests.
-- ``CORTEX_GS_MOCK_STORAGE_FAULT`` makes the store's file writes fail as a full or failing
-  disk would (:mod:`mock_server.testsupport.storagefaults`); the store writes every file
-  through :func:`write_file` and asks :func:`free_bytes` how much room is left.
+- ``CORTEX_GS_MOCK_STORAGE_FAULT`` makes the mock's file writes fail as a full or failing
+  disk would (:mod:`mock_server.testsupport.storagefaults`).
+
+Without the flag a variable arms nothing (a shell that kept one exported must not make a
+mock fail on purpose); the mock says it ignores it.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from mock_server.settings import Settings
+
+if TYPE_CHECKING:
+    from mock_server.store import Store
 
 CRASH_ENV = "CORTEX_GS_MOCK_CRASH_AT"
 DEPART_ENV = "CORTEX_GS_MOCK_DEPART"
 STORAGE_FAULT_ENV = "CORTEX_GS_MOCK_STORAGE_FAULT"
-
-# What a crash point calls: empty (every crash point a no-op) unless a crash test armed one.
-_crash_hook: list[Callable[[str], None]] = []
-
-
-def crash_point(point: str) -> None:
-    """A commit boundary of the store: nothing happens unless a crash test armed one."""
-    for hook in _crash_hook:
-        hook(point)
+HOOK_ENVS = (CRASH_ENV, DEPART_ENV, STORAGE_FAULT_ENV)
+TEST_HOOKS_FLAG = "--test-hooks"
+log = logging.getLogger("mock_server")
 
 
-class Disk(Protocol):
-    """A failing disk a storage-fault test puts under the store."""
+class Hooks:
+    """The seams of one app, as the product runs them: plain writes, no crash points."""
 
-    def write(self, path: Path, data: bytes | memoryview) -> None: ...
+    def crash_point(self, point: str) -> None:
+        """A commit boundary of the store (nothing happens here)."""
 
-    def free_bytes(self) -> int: ...
+    def write_file(self, path: Path, data: bytes | memoryview, *, in_place: bool = False) -> None:
+        """Write one of the mock's files; ``in_place`` overwrites it without truncating it
+        first (see :func:`write_in_place`)."""
+        if in_place:
+            write_in_place(path, data)
+        else:
+            path.write_bytes(data)
 
+    def free_bytes(self, path: Path) -> int:
+        """Free bytes on the disk that holds ``path``."""
+        return shutil.disk_usage(path).free
 
-# The disk the store's files go to instead of the real one: empty unless a test armed one.
-_disk: list[Disk] = []
-
-
-def write_file(path: Path, data: bytes | memoryview) -> None:
-    """Write one of the store's files (a plain write unless a storage-fault test armed one)."""
-    if _disk:
-        _disk[0].write(path, data)
-    else:
-        path.write_bytes(data)
-
-
-def free_bytes(path: Path) -> int:
-    """Free bytes on the disk that holds ``path`` (what an armed failing disk has left)."""
-    return _disk[0].free_bytes() if _disk else shutil.disk_usage(path).free
+    def install(self, app: Any, settings: Settings, store: Store) -> None:
+        """Put what the hooks need around the app and its store (nothing here)."""
 
 
-def arm(app: Any, settings: Settings) -> None:
-    """Install the test support the environment asks for (nothing when unset).
+def write_in_place(path: Path, data: bytes | memoryview) -> None:
+    """Overwrite ``path`` from its first byte, then cut it to ``data``'s length.
 
-    The storage fault is armed afresh for each app, so a test clears it by restarting the
-    mock without the variable.
+    A rename over an existing file, or a truncation to zero followed by a write, makes
+    ext4 flush the data at once; an overwrite in place does not (callers that need a
+    torn write to be detectable make the content say its own length and checksum).
     """
-    _disk.clear()
-    if os.environ.get(STORAGE_FAULT_ENV, "").strip():
-        from mock_server.testsupport import storagefaults
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.pwrite(fd, data, 0)
+        os.ftruncate(fd, memoryview(data).nbytes)
+    finally:
+        os.close(fd)
 
-        _disk.append(storagefaults.armed_disk(os.environ, app.state.service.store.db))
-    if os.environ.get(CRASH_ENV, "").strip() and not _crash_hook:
-        from mock_server.testsupport import crashpoints
 
-        _crash_hook.append(crashpoints.armed_hook(os.environ))
-    if os.environ.get(DEPART_ENV, "").strip():
-        from mock_server.testsupport import departures
+def hooks_for(
+    settings: Settings, test_hooks: bool, environ: Mapping[str, str] | None = None
+) -> Hooks:
+    """The hooks of a new app: armed from ``environ`` (default: the process's) when the
+    mock was started with test hooks on, else the plain ones."""
+    environ = os.environ if environ is None else environ
+    asked = [name for name in HOOK_ENVS if environ.get(name, "").strip()]
+    if not test_hooks:
+        if asked:
+            log.warning(
+                "ignoring %s: test hooks are armed only by %s", ", ".join(asked), TEST_HOOKS_FLAG
+            )
+        return Hooks()
+    from mock_server.testsupport.hooks import ArmedHooks
 
-        departures.install(app, settings)
+    return ArmedHooks.from_environ(environ, settings.state_dir)
 
 
 __all__ = [
     "CRASH_ENV",
     "DEPART_ENV",
+    "HOOK_ENVS",
     "STORAGE_FAULT_ENV",
-    "arm",
-    "crash_point",
-    "free_bytes",
-    "write_file",
+    "TEST_HOOKS_FLAG",
+    "Hooks",
+    "hooks_for",
+    "write_in_place",
 ]

@@ -10,7 +10,9 @@ Backend state survives restarts: each job's lives under ``<state dir>/backend/<j
 committed after every request that changed it and before that request is stored as done.
 When the worker starts it restores every ``running`` job before it runs any request; a
 job whose state cannot come back is ``failed`` with the reason, never left ``running``
-on fresh weights.
+on fresh weights. A request that raised is rolled back (restored to its job's last done
+request, which also removes the state it saved) before it is stored as failed, so
+nothing a request reported failed did can come back, even once retention has pruned it.
 """
 
 from __future__ import annotations
@@ -173,8 +175,9 @@ class Worker:
 
     def _applied(self, request_id: str) -> bool:
         """Whether ``request_id``'s backend changes stand: the store holds it as done, or
-        no longer holds it (retention prunes only finished requests, and a request's
-        state is committed just before it is stored as done)."""
+        no longer holds it (retention prunes only finished requests; a request's state is
+        committed just before it is stored as done, and a request that fails is rolled
+        back first, which removes the state it saved)."""
         row = self.store.requests.get_request(request_id)
         return row is None or row["status"] == RequestState.done
 
@@ -227,22 +230,26 @@ class Worker:
     def _crashed(self, row: dict[str, Any], exc: Exception) -> tuple[str, str]:
         """(code, message) a request that raised fails with.
 
-        A storage fault (its result or the backend state could not be written) rolls the
-        job's backend back to the state of its last done request, so the request changed
-        nothing and sending it again applies it once; the job goes on.
+        A storage fault (its result or the backend state could not be written) or any
+        other crash rolls the job's backend back to the state of its last done request,
+        so the request changed nothing and sending it again applies it once; the job
+        goes on (or fails, when even that state cannot come back).
         """
         kind = storage.kind_of(exc)
         if kind is None:
             log.exception("request %s (%s) crashed", row["request_id"], row["kind"])
-            return ErrorCode.internal_error, f"{type(exc).__name__} in the backend"
-        log.warning("request %s (%s): storage fault: %s", row["request_id"], row["kind"], exc)
+        else:
+            log.warning("request %s (%s): storage fault: %s", row["request_id"], row["kind"], exc)
         self._roll_back(row["job_id"])
+        if kind is None:
+            return ErrorCode.internal_error, f"{type(exc).__name__} in the backend"
         what = "full" if kind == ErrorCode.storage_full else "failing"
         message = f"the server's storage is {what}; nothing of the request was kept: send it again"
         return kind, message
 
     def _roll_back(self, job_id: str) -> None:
-        """The job's backend state as its last done request left it (else the job fails)."""
+        """The job's backend state as its last done request left it, in memory and on disk
+        (else the job fails)."""
         job = self.store.jobs.get_job(job_id)
         if job is not None:
             self._restore(job, "rolling back the backend state")

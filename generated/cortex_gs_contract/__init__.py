@@ -96,9 +96,10 @@ class RequestState(StrEnum):
     `done`, so it takes effect once. A client polling it across the restart sees it end
     as if nothing had happened; while the service is down, its polls and submits fail to
     connect or answer `503`, and it retries them (submits with the same `Idempotency-Key`
-    or chunk group id). The one exception is a `streaming` request that had already handed
-    out events: it fails with `internal_error`, and the client submits it again. A request
-    that failed on its own stays `failed`.<!-- proposed:end -->
+    or chunk group id). The one exception is a `streaming` request (generate-stream, from
+    its start): its events are handed out as they are read, so it is never run twice; it
+    fails with `internal_error`, and the client submits it again. A request that failed
+    on its own stays `failed`.<!-- proposed:end -->
 
     """
 

@@ -14,6 +14,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from cortex_gs_contract import JobType
 
+from mock_server.seams import Hooks
+
 __all__ = ["BACKEND_NAMES", "Backend", "BackendError", "make_backend", "sub_job_ids"]
 
 BACKEND_NAMES = ("canned", "reference")
@@ -95,16 +97,19 @@ class Backend(Protocol):
         """Restore state written by ``save_checkpoint``; returns ``{global_steps}``."""
 
 
-def make_backend(name: str, *, device: str | None = None) -> Backend:
-    """Build a backend by CLI name; torch is only imported for the reference backend."""
+def make_backend(name: str, *, device: str | None = None, hooks: Hooks | None = None) -> Backend:
+    """Build a backend by CLI name; torch is only imported for the reference backend.
+
+    ``hooks`` are the app's seams, which the backend writes its saved state through.
+    """
     if name == "canned":
         from mock_server.backends.canned import CannedBackend
 
-        return CannedBackend()
+        return CannedBackend(hooks=hooks)
     if name == "reference":
         from mock_server.backends.reference import ReferenceBackend
 
-        return ReferenceBackend(device=device)
+        return ReferenceBackend(device=device, hooks=hooks)
     raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKEND_NAMES)}")
 
 

@@ -36,6 +36,7 @@ from mock_server.backends.prompts import (
     max_tokens_of,
 )
 from mock_server.backends.sampling import log_prob_inputs
+from mock_server.seams import Hooks
 
 CANNED_METRICS = {
     "grad_norm": 1.0,
@@ -60,7 +61,8 @@ class CannedBackend:
 
     name = "canned"
 
-    def __init__(self) -> None:
+    def __init__(self, hooks: Hooks | None = None) -> None:
+        self.hooks = hooks or Hooks()  # what the saved counters are written through
         self._settings: dict[str, JobSettings] = {}
         self._counters: dict[str, dict[str, int]] = {}
         self._saved: dict[str, SavedState] = {}
@@ -76,7 +78,7 @@ class CannedBackend:
                 return
             self._settings[job_id] = JobSettings.from_sub_jobs(job_id, sub_jobs)
             self._counters[job_id] = {"steps": 0, "version": 0}
-            self._saved[job_id] = SavedState.fresh(state_dir, self.name)
+            self._saved[job_id] = SavedState.fresh(state_dir, self.name, self.hooks)
             self._changed.add(job_id)
         self.commit_job(job_id, None)
 
@@ -88,7 +90,7 @@ class CannedBackend:
         applied: Applied,
     ) -> int:
         """Take the saved counters back; returns the step count."""
-        saved, counters, _ = SavedState.restore(state_dir, self.name, applied)
+        saved, counters, _ = SavedState.restore(state_dir, self.name, applied, self.hooks)
         try:
             restored = {"steps": int(counters["steps"]), "version": int(counters["version"])}
         except (KeyError, TypeError, ValueError) as exc:

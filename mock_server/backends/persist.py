@@ -15,14 +15,22 @@ Each generation is tagged with the request that produced it. The worker commits 
 before it stores that request as ``done``, so at restore the newest readable generation
 whose request is ``done`` (or that no request produced) is the state the store agrees
 with: a request killed between its commit and ``done`` is rolled back (its generation
-file may be torn: the same case), and running it again applies it once.
+file may be torn: the same case), and running it again applies it once. A restore also
+removes every newer generation it passed over, with the blobs only those named: the
+worker restores (rolls back) before it stores a request as ``failed``, so once a
+request is reported failed no file of its state is left for a later restore to take,
+even after retention has pruned its row.
+
+Every file goes through the app's :class:`~mock_server.seams.Hooks`, so a storage-fault
+test fails these writes as it fails the store's; a blob cut short is removed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
-import os
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -33,6 +41,7 @@ import torch
 from cortex_gs_contract import ErrorCode
 
 from mock_server.backends import BackendError
+from mock_server.seams import Hooks
 
 SLOTS = ("state-0.json", "state-1.json")
 FORMAT = 1
@@ -52,21 +61,23 @@ class Generation:
 
 
 class SavedState:
-    """Commits and restores one job's backend state under ``directory``."""
+    """Commits and restores one job's backend state under ``directory``, writing through
+    ``hooks``."""
 
-    def __init__(self, directory: Path, backend: str) -> None:
+    def __init__(self, directory: Path, backend: str, hooks: Hooks) -> None:
         self.directory = directory
         self.backend = backend
+        self.hooks = hooks
         self._revision = 0
         self._kept: list[Generation] = []  # newest first, at most two
         self._slot: int | None = None  # the file holding the newest generation
 
     @classmethod
-    def fresh(cls, directory: Path, backend: str) -> SavedState:
+    def fresh(cls, directory: Path, backend: str, hooks: Hooks) -> SavedState:
         """An empty state directory (whatever an earlier life left there is dropped)."""
         shutil.rmtree(directory, ignore_errors=True)
         directory.mkdir(parents=True)
-        return cls(directory, backend)
+        return cls(directory, backend, hooks)
 
     def commit(
         self,
@@ -86,25 +97,45 @@ class SavedState:
             blobs.pop(part, None)
             if value is not None:
                 name = f"{part}-{self._revision}{BLOB_SUFFIX}"
-                torch.save(value, self.directory / name)
+                self._write_blob(self.directory / name, value)
                 blobs[part] = name
         for part, source in (same_as or {}).items():
             blobs[part] = blobs[source]
         new = Generation(self._revision, request_id, dict(counters), blobs)
         slot = 0 if self._slot is None else 1 - self._slot
         record = {"format": FORMAT, "backend": self.backend, **asdict(new)}
-        _write_in_place(self.directory / SLOTS[slot], json.dumps(record).encode())
+        payload = json.dumps(record).encode()
+        header = f"{len(payload)} {hashlib.sha256(payload).hexdigest()}\n".encode()
+        # In place: a rename or truncation would make ext4 flush (see the module docstring).
+        self.hooks.write_file(self.directory / SLOTS[slot], header + payload, in_place=True)
         dropped, self._kept, self._slot = self._kept[1:], [new, *self._kept[:1]], slot
         named = {name for g in self._kept for name in g.blobs.values()}
         if parts or any(set(g.blobs.values()) - named for g in dropped):
             self._sweep(named)
 
+    def _write_blob(self, path: Path, value: Any) -> None:
+        """``torch.save`` of ``value`` to ``path``, whole or not at all."""
+        buffer = io.BytesIO()
+        torch.save(value, buffer)
+        try:
+            self.hooks.write_file(path, buffer.getbuffer())
+        except BaseException:
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+            raise
+
     @classmethod
     def restore(
-        cls, directory: Path, backend: str, applied: Applied, device: torch.device | None = None
+        cls,
+        directory: Path,
+        backend: str,
+        applied: Applied,
+        hooks: Hooks,
+        device: torch.device | None = None,
     ) -> tuple[SavedState, dict[str, Any], dict[str, Any]]:
         """The saved state, its newest applied generation's counters and loaded blobs.
 
+        The newer generations it passes over are removed (see the module docstring).
         Raises :class:`BackendError` when the state is missing, unreadable, written by
         another backend, or names no generation the store agrees with.
         """
@@ -121,27 +152,27 @@ class SavedState:
             parts = {part: files[name] for part, name in chosen.blobs.items()}
         except Exception as exc:  # a truncated or foreign file: torch raises many types
             raise state_lost(f"a state file is unreadable ({type(exc).__name__})") from exc
-        state = cls(directory, backend)
+        state = cls(directory, backend, hooks)
         state._revision = found[0][1].revision
-        state._kept, state._slot = [chosen], slot  # a rolled-back generation is overwritten next
+        state._kept, state._slot = [chosen], slot  # a rolled-back generation's slot is next
+        state._forget_newer(found, chosen)
         return state, dict(chosen.counters), parts
+
+    def _forget_newer(self, found: list[tuple[int, Generation]], chosen: Generation) -> None:
+        """Remove the generations newer than ``chosen`` (rolled back) and the blobs only
+        they name."""
+        newer = [slot for slot, g in found if g.revision > chosen.revision]
+        for slot in newer:
+            (self.directory / SLOTS[slot]).unlink()
+        if newer:
+            kept = (g for _, g in found if g.revision <= chosen.revision)
+            self._sweep({name for g in kept for name in g.blobs.values()})
 
     def _sweep(self, named: set[str]) -> None:
         """Remove blobs no kept generation names (superseded, or orphaned by a crash)."""
         for path in self.directory.glob(f"*{BLOB_SUFFIX}"):
             if path.name not in named:
                 path.unlink(missing_ok=True)
-
-
-def _write_in_place(path: Path, payload: bytes) -> None:
-    """Overwrite ``path`` without truncating it first: header (length, SHA-256), payload."""
-    data = f"{len(payload)} {hashlib.sha256(payload).hexdigest()}\n".encode() + payload
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        os.pwrite(fd, data, 0)
-        os.ftruncate(fd, len(data))
-    finally:
-        os.close(fd)
 
 
 def _read_generations(directory: Path, backend: str) -> list[tuple[int, Generation]]:

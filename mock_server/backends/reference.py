@@ -46,6 +46,7 @@ from mock_server.backends.persist import Applied, SavedState, state_lost
 from mock_server.backends.prompts import decode_tokens, encode_prompt, generation_rows
 from mock_server.backends.sampling import log_prob_inputs, sample
 from mock_server.backends.tiny import AdamW, TinyConfig, TinyLM
+from mock_server.seams import Hooks
 
 # Parts of a job's saved state, each its own blob so a commit writes only what changed;
 # COUNTERS marks a change to the manifest's counters alone.
@@ -99,14 +100,20 @@ class ReferenceBackend:
     """Trains :class:`TinyLM`; deterministic for a given seed and call sequence.
 
     On CPU it sets torch's intra-op thread count (process-wide) to ``cpu_threads``
-    (default 1); pass ``cpu_threads=0`` to leave torch's setting alone.
+    (default 1); pass ``cpu_threads=0`` to leave torch's setting alone. The saved state
+    is written through ``hooks`` (the app's seams).
     """
 
     name = "reference"
 
     def __init__(
-        self, device: str | None = None, model: TinyConfig | None = None, cpu_threads: int = 1
+        self,
+        device: str | None = None,
+        model: TinyConfig | None = None,
+        cpu_threads: int = 1,
+        hooks: Hooks | None = None,
     ) -> None:
+        self.hooks = hooks or Hooks()
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         if self.device.type == "cpu" and cpu_threads:
             # The model is far too small to gain from intra-op threads, and on a busy
@@ -124,7 +131,7 @@ class ReferenceBackend:
         with self._jobs_lock:
             if job_id in self._jobs:
                 return
-            job = self._build(job_id, sub_jobs, SavedState.fresh(state_dir, self.name))
+            job = self._build(job_id, sub_jobs, SavedState.fresh(state_dir, self.name, self.hooks))
             job.changed = {TRAIN, SAMPLER}
             self._jobs[job_id] = job
         self.commit_job(job_id, None)
@@ -137,7 +144,9 @@ class ReferenceBackend:
         applied: Applied,
     ) -> int:
         """Rebuild the job as its saved state left it; returns its ``global_steps``."""
-        saved, counters, parts = SavedState.restore(state_dir, self.name, applied, self.device)
+        saved, counters, parts = SavedState.restore(
+            state_dir, self.name, applied, self.hooks, self.device
+        )
         job = self._build(job_id, sub_jobs, saved)
         try:
             train = parts[TRAIN]

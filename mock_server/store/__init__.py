@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mock_server.seams import Hooks
 from mock_server.store.db import Database
 from mock_server.store.files import StateFiles
 from mock_server.store.groups import ChunkGroupTable
@@ -36,12 +37,14 @@ from mock_server.store.retention import RetentionTable
 
 
 class Store:
-    """Thread-safe access to the mock's durable state: its tables over one database."""
+    """Thread-safe access to the mock's durable state: its tables over one database;
+    ``hooks`` are the app's seams (crash points, file writes), plain ones by default."""
 
-    def __init__(self, state_dir: Path) -> None:
-        self.db = Database(state_dir)
+    def __init__(self, state_dir: Path, hooks: Hooks | None = None) -> None:
+        self.hooks = hooks or Hooks()
+        self.db = Database(state_dir, self.hooks)
         self.root = self.db.root
-        self.files = StateFiles(self.root)
+        self.files = StateFiles(self.root, self.hooks)
         self.idempotency = IdempotencyTable(self.db)
         self.logs = LogTable(self.db)
         self.jobs = JobTable(self.db, self.logs, self.idempotency)

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from mock_server.seams import Hooks
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
     job_id TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT, experiment_name TEXT,
@@ -85,9 +87,11 @@ class Database:
 
     Tables hold this object (never a connection of their own): one connection guarded by
     one re-entrant lock, so a table may read another's rows inside its own transaction.
+    ``hooks`` are the app's seams: the tables mark their commit boundaries with them.
     """
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, hooks: Hooks | None = None) -> None:
+        self.hooks = hooks or Hooks()
         self.root = Path(state_dir)
         self.root.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from mock_server.seams import write_file
+from mock_server.seams import Hooks
 
 
 def safe(part: str) -> str:
@@ -26,8 +26,9 @@ def safe(part: str) -> str:
 class StateFiles:
     """Paths under the state directory and the chunk files of chunk groups."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, hooks: Hooks | None = None) -> None:
         self.root = root
+        self.hooks = hooks or Hooks()  # every file is written through them
 
     def checkpoint_dir(self, job_id: str, checkpoint_id: str) -> Path:
         """Where a checkpoint's files live."""
@@ -54,16 +55,16 @@ class StateFiles:
         """
         path = self.chunk_dir(job_id, group_id) / f"{chunk_idx}.bin"
         try:
-            _write_whole(path, chunk)
+            _write_whole(self.hooks, path, chunk)
         except FileNotFoundError:  # the group's first chunk: make its folder
             path.parent.mkdir(parents=True, exist_ok=True)
-            _write_whole(path, chunk)
+            _write_whole(self.hooks, path, chunk)
 
     def write_input(self, request_id: str, frame: bytes | memoryview) -> str:
         """Keep a bare frame on disk until its request runs; the file's name."""
         path = self.input_path(request_id)
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_whole(path, frame)
+        _write_whole(self.hooks, path, frame)
         return path.name
 
     def drop_request_files(self, job_id: str, payload: dict[str, Any]) -> None:
@@ -112,10 +113,10 @@ class StateFiles:
                     shutil.rmtree(group_dir, ignore_errors=True)
 
 
-def _write_whole(path: Path, data: bytes | memoryview) -> None:
+def _write_whole(hooks: Hooks, path: Path, data: bytes | memoryview) -> None:
     """Write a file whole or not at all: a failed write removes what it wrote."""
     try:
-        write_file(path, data)
+        hooks.write_file(path, data)
     except FileNotFoundError:  # its folder is missing: nothing was written
         raise
     except BaseException:

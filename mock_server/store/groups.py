@@ -11,7 +11,6 @@ import sqlite3
 import time
 from typing import Any
 
-from mock_server.seams import crash_point
 from mock_server.store.db import Database
 from mock_server.store.files import StateFiles
 from mock_server.store.idempotency import IdempotencyTable
@@ -58,10 +57,10 @@ class ChunkGroupTable:
     ) -> None:
         """Persist one accepted non-final chunk: its file, then its row (creating the group)."""
         self._files.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), chunk)
-        crash_point("chunk_file_written")
+        self._database.hooks.crash_point("chunk_file_written")
         with self._database.transaction() as db:
             self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
-        crash_point("chunk_committed")
+        self._database.hooks.crash_point("chunk_committed")
 
     def finish_group(
         self,
@@ -81,12 +80,12 @@ class ChunkGroupTable:
         """
         chunk_sha256, body = chunk
         self._files.write_chunk_file(job_id, group_id, int(descriptor["chunk_idx"]), body)
-        crash_point("final_chunk_file_written")
+        self._database.hooks.crash_point("final_chunk_file_written")
         with self._database.transaction() as db:
             self._insert_chunk_row(db, job_id, group_id, descriptor, operation, chunk_sha256)
             self._bind_new_request(db, job_id, group_id, request_id, operation)
-            crash_point("group_uncommitted")
-        crash_point("group_committed")
+            self._database.hooks.crash_point("group_uncommitted")
+        self._database.hooks.crash_point("group_committed")
 
     def submit_stored_group(self, job_id: str, group_id: str, request_id: str) -> None:
         """A complete group that has no request yet gets one (start-up reconciliation)."""

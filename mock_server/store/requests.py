@@ -14,7 +14,6 @@ from typing import Any
 
 from cortex_gs_contract import JobState, RequestState
 
-from mock_server.seams import crash_point
 from mock_server.store.db import Database, placeholders
 from mock_server.store.idempotency import IdempotencyRecord, IdempotencyTable
 from mock_server.store.jobs import JobTable, LogTable
@@ -138,8 +137,8 @@ class RequestTable:
             self.insert_request(db, request_id, job_id, kind, payload)
             if idempotency is not None:
                 self._idempotency.insert(db, idempotency)
-            crash_point("request_uncommitted")
-        crash_point("request_committed")
+            self._database.hooks.crash_point("request_uncommitted")
+        self._database.hooks.crash_point("request_committed")
 
     @staticmethod
     def insert_request(

@@ -2,12 +2,11 @@
 
 The crash-point tests (``tests/reliability/test_crash_points.py``) prove that a mock killed
 at any commit boundary, then restarted on the same ``--state-dir``, still runs each
-request exactly once. They start ``python -m mock_server`` with
+request exactly once. They start ``python -m mock_server --test-hooks`` with
 ``CORTEX_GS_MOCK_CRASH_AT=<point>`` in the environment; the first time the mock reaches
 that point, the process exits at once (``os._exit``: no cleanup, no flush, no answer), as
-a killed process would. Never set it otherwise: the mock then dies on purpose. The
-variable is read when the app is built (:func:`mock_server.seams.arm`), which imports this
-module only when it is set. Points:
+a killed process would. The variable is read when the app is built, and only when the
+mock was started with test hooks on (:mod:`mock_server.testsupport.hooks`). Points:
 
 ``request_uncommitted``
     A JSON request (step, save, sync-weights, log-probs, ...) and its idempotency record
@@ -54,7 +53,7 @@ log = logging.getLogger("mock_server")
 
 
 def armed_hook(environ: Mapping[str, str]) -> Callable[[str], None]:
-    """What :func:`mock_server.seams.crash_point` calls for ``$CORTEX_GS_MOCK_CRASH_AT``.
+    """What an armed app's crash points call for ``$CORTEX_GS_MOCK_CRASH_AT``.
 
     The hook exits the process the first time the armed point is reached; an unknown
     name (in the variable or at a call) is an error.

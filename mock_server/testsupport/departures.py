@@ -1,8 +1,8 @@
 """Test-only: make the mock depart from the contract in chosen ways.
 
 The contract-check kit (``arctic_rl_kit``) must find a server's departures and name the
-operation; its tests prove that against this mock started with
-``CORTEX_GS_MOCK_DEPART=name[,name...]`` in the environment. Never set it otherwise: the
+operation; its tests prove that against this mock started with test hooks on
+(``--test-hooks``) and ``CORTEX_GS_MOCK_DEPART=name[,name...]`` in the environment: the
 mock then deliberately breaks the contract. Departures:
 
 ``renamed-required-field``
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
@@ -36,9 +36,9 @@ DEPARTURES = frozenset({"renamed-required-field", "wrong-status", "missing-401",
 log = logging.getLogger("mock_server")
 
 
-def requested(environ: dict[str, str] | None = None) -> frozenset[str]:
+def requested(environ: Mapping[str, str]) -> frozenset[str]:
     """The departures named in ``$CORTEX_GS_MOCK_DEPART`` (an unknown name is an error)."""
-    raw = (os.environ if environ is None else environ).get(ENV, "")
+    raw = environ.get(ENV, "")
     names = frozenset(n.strip() for n in raw.split(",") if n.strip())
     unknown = names - DEPARTURES
     if unknown:
@@ -48,11 +48,8 @@ def requested(environ: dict[str, str] | None = None) -> frozenset[str]:
     return names
 
 
-def install(app: Any, settings: Settings) -> None:
-    """Wrap ``app`` in the departures the environment asks for (none: nothing changes)."""
-    names = requested()
-    if not names:
-        return
+def install(app: Any, settings: Settings, names: frozenset[str]) -> None:
+    """Wrap ``app`` in the departures ``names``."""
     log.warning("TEST-ONLY: this mock departs from the contract on purpose: %s", sorted(names))
     app.add_middleware(DepartingMiddleware, departures=names, settings=settings)
 

@@ -75,13 +75,17 @@ class LiveMock:
     ``base_url`` is the full contract prefix (``http://127.0.0.1:PORT/api/v2/...``);
     ``headers()`` gives auth headers for ``token``; ``restart()`` stops the server and
     starts a fresh app on the same port and state directory (a "mock restart");
-    ``app`` is the running FastAPI app (``app.state.service`` for white-box checks);
-    ``server`` the HTTP server's limits (timeouts, connection cap), as the CLI applies them.
+    ``app`` is the running FastAPI app (``app.state.service`` for white-box checks,
+    ``app.state.hooks`` for its test hooks); ``server`` the HTTP server's limits
+    (timeouts, connection cap), as the CLI applies them. ``test_hooks`` is the CLI's
+    ``--test-hooks``: each start arms what the environment then asks for
+    (:mod:`mock_server.seams`).
     """
 
     settings: Settings
     port: int = 0
     server: ServerSettings = field(default_factory=ServerSettings)
+    test_hooks: bool = False
     app: Any = field(default=None, repr=False)
     _server: uvicorn.Server | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -114,7 +118,7 @@ class LiveMock:
         """Serve in a background thread; returns once the socket accepts requests."""
         sock = _bind(self.port)
         self.port = sock.getsockname()[1]
-        self.app = create_app(self.settings, server=self.server)
+        self.app = create_app(self.settings, server=self.server, test_hooks=self.test_hooks)
         self.server.ensure_descriptors()
         config = uvicorn.Config(
             self.app,
@@ -153,11 +157,19 @@ class LiveMock:
 
 @contextmanager
 def running_mock(
-    state_dir: Path, server: ServerSettings | None = None, **settings: Any
+    state_dir: Path,
+    server: ServerSettings | None = None,
+    *,
+    test_hooks: bool = False,
+    **settings: Any,
 ) -> Iterator[LiveMock]:
     """A started :class:`LiveMock` for the ``with`` block (defaults: canned, token 'test-pat')."""
     settings.setdefault("token", "test-pat")
-    mock = LiveMock(Settings(state_dir=state_dir, **settings), server=server or ServerSettings())
+    mock = LiveMock(
+        Settings(state_dir=state_dir, **settings),
+        server=server or ServerSettings(),
+        test_hooks=test_hooks,
+    )
     mock.start()
     try:
         yield mock

@@ -1,19 +1,23 @@
-"""Test-only: the store's file writes fail as a full or a failing disk would.
+"""Test-only: the mock's file writes fail as a full or a failing disk would.
 
 The storage-fault tests (``tests/reliability/test_storage_faults.py``) run the full-disk
-sequence on a real small filesystem where they may mount one, and through this switch
-where they may not: ``CORTEX_GS_MOCK_STORAGE_FAULT=<ENOSPC|EDQUOT|EIO>:<bytes>`` in the
-environment when the app is built (:func:`mock_server.seams.arm`) lets the store write
-that many bytes of files (and says that much is free); the write that would go past them
-stores what still fits, then raises ``OSError`` with that errno, as a disk that fills up
-mid-write does, and so does every write after it. A full disk (``ENOSPC``, ``EDQUOT``)
-also lets the store's SQLite database grow by that many bytes at most: a write beyond
-fails with ``SQLITE_FULL`` ("database or disk is full"). Never set it otherwise: the mock
-then fails its writes on purpose.
+sequence on a real small filesystem, and through this switch:
+``CORTEX_GS_MOCK_STORAGE_FAULT=<ENOSPC|EDQUOT|EIO>:<bytes>[:<database bytes>]`` in the
+environment of a mock started with test hooks on (:mod:`mock_server.testsupport.hooks`)
+puts that app's files (the store's and the backend's saved state) on a disk of
+``<bytes>``. A full disk (``ENOSPC``, ``EDQUOT``) holds that many bytes of files under the
+state directory, besides the database, and says what is left is free; a file the mock
+removes gives its room back. A failing one (``EIO``) fails every write once that many
+bytes were written. The write that goes past the room stores what still fits, then
+raises ``OSError`` with that errno, as a disk that fills up mid-write does. A full disk
+also lets the store's SQLite database grow by ``<database bytes>`` at most (default:
+``<bytes>``): a write beyond fails with ``SQLITE_FULL`` ("database or disk is full").
+:meth:`FailingDisk.grow` changes the room without a restart.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -22,44 +26,72 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mock_server.seams import STORAGE_FAULT_ENV as ENV
-from mock_server.store.db import Database
 
 ERRNOS = {"ENOSPC": errno.ENOSPC, "EDQUOT": errno.EDQUOT, "EIO": errno.EIO}
+# The store's database and its WAL files (mock_server.store.db), capped on their own.
+DATABASE_NAME = "mock.sqlite3"
 log = logging.getLogger("mock_server")
 
 
 class FailingDisk:
-    """Writes files until ``budget`` bytes are written, then fails with ``code``."""
+    """The disk under ``root``: ``budget`` bytes of files, then writes fail with ``code``;
+    ``database_bytes`` is how much the database may grow (None: no cap)."""
 
-    def __init__(self, code: int, budget: int) -> None:
+    def __init__(
+        self, root: Path, code: int, budget: int, database_bytes: int | None = None
+    ) -> None:
+        self.root = root
         self.code = code
-        self.left = budget
+        self.budget = budget
+        self.database_bytes = database_bytes
+        self._written = 0
         self._lock = threading.Lock()
+
+    def grow(self, by: int) -> None:
+        """The disk holds ``by`` more bytes (space returns), or fewer when negative."""
+        with self._lock:
+            self.budget += by
 
     def free_bytes(self) -> int:
         """What can still be written."""
         with self._lock:
-            return self.left
+            return max(0, self.budget - self._used())
 
     def write(self, path: Path, data: bytes | memoryview) -> None:
         view = memoryview(data)
-        with path.open("wb") as file:  # a missing folder raises before anything counts
-            with self._lock:
-                fits = min(self.left, view.nbytes)
-                self.left -= fits
-            file.write(view[:fits])
+        with self._lock:
+            fits = max(0, min(self.budget - self._used(besides=path), view.nbytes))
+            with path.open("wb") as file:  # a missing folder raises before anything counts
+                file.write(view[:fits])
+            self._written += fits
         if fits < view.nbytes:
             raise OSError(self.code, os.strerror(self.code), str(path))
 
+    def _used(self, besides: Path | None = None) -> int:
+        """Bytes the disk holds (a failing one: that it wrote), ``besides`` a file that is
+        being overwritten."""
+        if self.code == errno.EIO:
+            return self._written
+        total = 0
+        for folder, _, names in os.walk(self.root):
+            for name in names:
+                path = Path(folder, name)
+                if path == besides or (folder == str(self.root) and DATABASE_NAME in name):
+                    continue
+                with contextlib.suppress(FileNotFoundError):  # removed meanwhile
+                    total += path.stat().st_size
+        return total
 
-def armed_disk(environ: Mapping[str, str], database: Database) -> FailingDisk:
-    """The disk :mod:`mock_server.seams` writes to for ``$CORTEX_GS_MOCK_STORAGE_FAULT``
-    (on a full disk, ``database`` is capped as well)."""
+
+def armed_disk(environ: Mapping[str, str], root: Path) -> FailingDisk:
+    """The disk under ``root`` an app writes to for ``$CORTEX_GS_MOCK_STORAGE_FAULT``."""
     raw = environ.get(ENV, "").strip()
-    name, _, budget = raw.partition(":")
-    if name not in ERRNOS or not budget.isdigit():
-        raise ValueError(f"{ENV}: expected <{'|'.join(ERRNOS)}>:<bytes>, got {raw!r}")
+    name, _, sizes = raw.partition(":")
+    budget, _, database = sizes.partition(":")
+    if name not in ERRNOS or not budget.isdigit() or not (database or budget).isdigit():
+        expected = f"<{'|'.join(ERRNOS)}>:<bytes>[:<database bytes>]"
+        raise ValueError(f"{ENV}: expected {expected}, got {raw!r}")
     log.warning("TEST-ONLY: this mock's writes fail with %s after %s bytes", name, budget)
-    if ERRNOS[name] != errno.EIO:
-        database.cap_growth(int(budget))
-    return FailingDisk(ERRNOS[name], int(budget))
+    full = ERRNOS[name] != errno.EIO
+    database_bytes = int(database or budget) if full else None
+    return FailingDisk(root, ERRNOS[name], int(budget), database_bytes)

@@ -1,10 +1,10 @@
 """Runs of the contract-check kit against live mocks, shared by the tests of a module.
 
 Each run is one call of the kit's CLI entry (``arctic_rl_kit.cli.execute``) against a
-mock on 127.0.0.1 -- a clean one, or one started with the test-only departure switch
-(``CORTEX_GS_MOCK_DEPART``). The token is a fresh random string held only in the
-environment variable the kit is told to read; everything each run prints, logs and
-writes is kept so the tests can look for it.
+mock on 127.0.0.1 -- a clean one, or one started with test hooks on and the test-only
+departure switch (``CORTEX_GS_MOCK_DEPART``). The token is a fresh random string held
+only in the environment variable the kit is told to read; everything each run prints,
+logs and writes is kept so the tests can look for it.
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ def departing_mock(tmp_path_factory: pytest.TempPathFactory, kit_token: str) -> 
     """A mock that departs on purpose (the switch is read when the app is built)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(DEPART_ENV, DEPARTURES)
-        with running_mock(tmp_path_factory.mktemp("departing"), token=kit_token) as live:
+        state_dir = tmp_path_factory.mktemp("departing")
+        with running_mock(state_dir, token=kit_token, test_hooks=True) as live:
             patch.delenv(DEPART_ENV)  # only this mock departs
             yield live
 

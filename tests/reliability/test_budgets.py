@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import math
-import resource
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import httpx
 import pytest
 import torch
 import yaml
@@ -26,10 +26,18 @@ from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InvalidRequestE
 from arctic_rl._budgets import MAX_BATCH_COST, MAX_GENERATION_TOKENS
 from mock_server.settings import Settings
 from mock_server.testsupport.harness import LiveMock, MockApi
-from reliability.test_limits import CONTRACT, MAX_SEQ_LEN, post_frame, refused
+from reliability.test_limits import (
+    CONTRACT,
+    MAX_SEQ_LEN,
+    Process,
+    mock_in_own_process,
+    post_frame,
+    refused,
+)
 
 MiB = 1024 * 1024
 PAT_ENV = "ARCTIC_RL_BUDGET_TEST_PAT"
+T = TypeVar("T")
 
 
 def batch(rows: int, width: int) -> dict[str, Any]:
@@ -54,9 +62,13 @@ def generation(prompts: int, n: int, max_tokens: int) -> dict[str, Any]:
     return {"prompts": ["hi"] * prompts, "sampling_params": {"n": n, "max_tokens": max_tokens}}
 
 
-def peak_rss() -> int:
-    """This process's resident high-water mark, in bytes (the live mock runs in it)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def with_peak_growth(server: Process, call: Callable[[], T]) -> tuple[T, int]:
+    """``call()``'s answer, and how far above its resident size the mock's process peaked
+    meanwhile, in kB (from that process's own high-water mark, reset first)."""
+    before = server.status()["VmRSS"]
+    server.reset_peak()
+    answer = call()
+    return answer, server.status()["VmHWM"] - before
 
 
 def test_the_budgets_are_in_the_contracts_limits_table() -> None:
@@ -75,22 +87,22 @@ def test_the_budgets_are_in_the_contracts_limits_table() -> None:
 
 @pytest.mark.parametrize("route", ["forward-backward", "forward-no-grad"])
 def test_a_batch_just_over_the_budget_is_refused_before_any_work(
-    live_mock_factory: Callable[..., LiveMock], route: str
+    tmp_path: Path, route: str
 ) -> None:
     """The reference backend at the contract's budget: one row more than it allows (about
     6 GiB of activations) is refused, and the mock's process did not grow."""
-    api = MockApi(live_mock_factory("reference"))
-    job_id = api.create_job()
-    rows = MAX_BATCH_COST // MAX_SEQ_LEN**2 + 1
-    value = batch(rows, MAX_SEQ_LEN)
-    before = peak_rss()
-    body = refused(post_frame(api, job_id, route, value), 422, "batch_over_budget")
-    assert peak_rss() - before < 256 * MiB
-    assert str(MAX_BATCH_COST) in body["message"]
-    assert body["details"][0]["type"] == "batch_over_budget"
-    assert not store_rows(api.mock.state_dir, "SELECT 1 FROM requests WHERE job_id = ?", job_id)
-    assert not any((api.mock.state_dir / "chunks" / job_id).glob("*/*.bin"))
-    api.close()
+    with mock_in_own_process(tmp_path / "state", backend="reference") as (api, server):
+        job_id = api.create_job()
+        rows = MAX_BATCH_COST // MAX_SEQ_LEN**2 + 1
+        value = batch(rows, MAX_SEQ_LEN)
+        answer, grown_kb = with_peak_growth(server, lambda: post_frame(api, job_id, route, value))
+        body = refused(answer, 422, "batch_over_budget")
+        assert grown_kb < 256 * 1024
+        assert str(MAX_BATCH_COST) in body["message"]
+        assert body["details"][0]["type"] == "batch_over_budget"
+        state_dir = api.mock.state_dir
+        assert not store_rows(state_dir, "SELECT 1 FROM requests WHERE job_id = ?", job_id)
+        assert not any((state_dir / "chunks" / job_id).glob("*/*.bin"))
 
 
 def test_a_batch_just_under_a_budget_runs(live_mock_factory: Callable[..., LiveMock]) -> None:
@@ -102,19 +114,21 @@ def test_a_batch_just_under_a_budget_runs(live_mock_factory: Callable[..., LiveM
     api.close()
 
 
-def test_a_generation_just_over_the_budget_is_refused(live_mock: LiveMock) -> None:
-    api = MockApi(live_mock)
-    job_id = api.create_job()
-    prompts, n = 1024, 64  # each at its own limit
-    max_tokens = MAX_GENERATION_TOKENS // (prompts * n) + 1
-    value = generation(prompts, n, max_tokens)
-    before = peak_rss()
-    bare = api.http.post(f"/{job_id}/generate", content=wire.dumps(value))
-    refused(bare, 422, "generation_over_budget")
-    stream = api.http.post(f"/{job_id}/generate-stream", content=json.dumps(value))
-    refused(stream, 422, "generation_over_budget")
-    assert peak_rss() - before < 256 * MiB
-    api.close()
+def test_a_generation_just_over_the_budget_is_refused(tmp_path: Path) -> None:
+    with mock_in_own_process(tmp_path / "state") as (api, server):
+        job_id = api.create_job()
+        prompts, n = 1024, 64  # each at its own limit
+        max_tokens = MAX_GENERATION_TOKENS // (prompts * n) + 1
+        value = generation(prompts, n, max_tokens)
+
+        def send_both() -> list[httpx.Response]:
+            bare = api.http.post(f"/{job_id}/generate", content=wire.dumps(value))
+            return [bare, api.http.post(f"/{job_id}/generate-stream", content=json.dumps(value))]
+
+        answers, grown_kb = with_peak_growth(server, send_both)
+        assert grown_kb < 256 * 1024
+        for answer in answers:
+            refused(answer, 422, "generation_over_budget")
 
 
 def test_a_generation_just_under_a_budget_runs(

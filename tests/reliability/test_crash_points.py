@@ -1,11 +1,12 @@
 """The real ``python -m mock_server``, killed at each commit boundary, then restarted on
 the same state dir: the client's retry completes and the work ran exactly once.
 
-The kill comes from the mock's test-only crash switch (``mock_server.testsupport.crashpoints``):
-the process exits at the named point, as a killed one would. "Exactly once" is read from
-the store itself (its request rows, read-only) and from the canned backend's own step
-counter in the result. The last tests seed what a crash of an older mock (or a lost
-file) left on disk and check the restarted mock makes it consistent.
+The kill comes from the mock's test-only crash switch (``mock_server.testsupport.crashpoints``,
+armed only by ``--test-hooks``): the process exits at the named point, as a killed one
+would. "Exactly once" is read from the store itself (its request rows, read-only) and
+from the canned backend's own step counter in the result. The last tests seed what a
+crash of an older mock (or a lost file) left on disk and check the restarted mock makes
+it consistent.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import pytest
 from client.standins.batches import train_tensors
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
-from examples.chaos import stable_port
+from mock_server.seams import TEST_HOOKS_FLAG
 from mock_server.settings import Settings
 from mock_server.testsupport import crashpoints
 from mock_server.testsupport.harness import auth_headers, request_chunks
@@ -89,15 +90,18 @@ class MockProcess:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}{PREFIX}"
 
-    def start(self, crash_at: str | None = None) -> None:
-        env = {k: v for k, v in os.environ.items() if k != crashpoints.ENV}
-        env[TOKEN_ENV] = TOKEN
-        env["OMP_NUM_THREADS"] = "1"
+    def start(self, crash_at: str | None = None, *, test_hooks: bool | None = None) -> None:
+        """Start it; ``crash_at`` arms that crash point. ``test_hooks`` passes
+        ``--test-hooks`` (default: when a crash point is armed); without it the variables
+        this process has set arm nothing."""
+        env = {**os.environ, TOKEN_ENV: TOKEN, "OMP_NUM_THREADS": "1"}
         if crash_at is not None:
             env[crashpoints.ENV] = crash_at
         log = (self.state_dir.parent / "mock.log").open("ab")
         command = [sys.executable, "-m", "mock_server", "--port", str(self.port), "--backend"]
         command += ["canned", "--state-dir", str(self.state_dir), "--log-level", "warning"]
+        if crash_at is not None if test_hooks is None else test_hooks:
+            command.append(TEST_HOOKS_FLAG)
         self.process = subprocess.Popen(
             command,
             cwd=ROOT,
@@ -114,7 +118,7 @@ class MockProcess:
             while time.monotonic() < deadline:
                 assert self.process is not None and self.process.poll() is None, self.log()
                 try:
-                    if http.get("/capacity", timeout=2).status_code == 200:
+                    if http.get("/capacity", timeout=2).is_success:
                         return
                 except httpx.TransportError:
                     pass
@@ -149,15 +153,6 @@ class MockProcess:
         return self.rows(
             "SELECT request_id, status FROM requests WHERE job_id = ? AND kind = ?", job_id, kind
         )
-
-
-@pytest.fixture
-def mock(tmp_path: Path) -> Iterator[MockProcess]:
-    server = MockProcess(tmp_path / "state", stable_port())
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @asynccontextmanager
@@ -218,7 +213,7 @@ async def test_a_crash_at_each_commit_boundary_runs_the_call_once(
 # -- what an older mock's crash (or a lost file) left on disk ------------------------------
 
 
-def _running_job(http: httpx.Client) -> str:
+def running_job(http: httpx.Client) -> str:
     created = http.post("/", json=TRAINING_JOB)
     assert created.status_code == 200, created.text
     job_id = str(created.json()["job_id"])
@@ -229,7 +224,7 @@ def _running_job(http: httpx.Client) -> str:
     return job_id
 
 
-def _wait_done(http: httpx.Client, job_id: str, request_id: str) -> dict[str, Any]:
+def wait_done(http: httpx.Client, job_id: str, request_id: str) -> dict[str, Any]:
     for _ in range(30):
         page = http.get(f"/{job_id}/requests/{request_id}", params={"wait_s": 2})
         assert page.status_code == 200, page.text
@@ -239,7 +234,7 @@ def _wait_done(http: httpx.Client, job_id: str, request_id: str) -> dict[str, An
 
 
 @contextmanager
-def _http(server: MockProcess) -> Iterator[httpx.Client]:
+def http_of(server: MockProcess) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.base_url, headers=auth_headers(TOKEN), timeout=30) as http:
         yield http
 
@@ -260,8 +255,8 @@ def test_a_final_chunk_stored_without_its_request_runs_once_after_restart(
     chunks = request_chunks(big_batch() | {"processing": PROCESSING}, payload_bytes=CHUNK_BYTES)
     assert len(chunks) == 3
     mock.start()
-    with _http(mock) as http:
-        job_id = _running_job(http)
+    with http_of(mock) as http:
+        job_id = running_job(http)
         for chunk in chunks[:-1]:
             assert http.post(f"/{job_id}/forward-backward", content=chunk).status_code == 200
     mock.stop()
@@ -274,11 +269,11 @@ def test_a_final_chunk_stored_without_its_request_runs_once_after_restart(
         db.execute("INSERT INTO chunks VALUES (?, ?, ?, ?)", (job_id, group_id, final_idx, sha))
 
     mock.start()
-    with _http(mock) as http:
+    with http_of(mock) as http:
         answer = http.post(f"/{job_id}/forward-backward", content=chunks[-1])
         assert answer.status_code == 202, answer.text
         request_id = answer.json()["request_id"]
-        assert _wait_done(http, job_id, request_id)["status"] == "done"
+        assert wait_done(http, job_id, request_id)["status"] == "done"
     assert mock.requests(job_id, "forward_backward") == [(request_id, "done")]
 
 
@@ -288,8 +283,8 @@ def test_a_chunk_row_whose_file_is_lost_is_asked_for_again(mock: MockProcess) ->
     resent, the group runs once."""
     chunks = request_chunks(big_batch() | {"processing": PROCESSING}, payload_bytes=CHUNK_BYTES)
     mock.start()
-    with _http(mock) as http:
-        job_id = _running_job(http)
+    with http_of(mock) as http:
+        job_id = running_job(http)
         for chunk in chunks[:-1]:
             assert http.post(f"/{job_id}/forward-backward", content=chunk).status_code == 200
     mock.stop()
@@ -297,7 +292,7 @@ def test_a_chunk_row_whose_file_is_lost_is_asked_for_again(mock: MockProcess) ->
     (mock.state_dir / "chunks" / job_id / group_id / f"{lost_idx}.bin").unlink()
 
     mock.start()
-    with _http(mock) as http:
+    with http_of(mock) as http:
         missing = http.post(f"/{job_id}/forward-backward", content=chunks[-1])
         assert missing.status_code == 409, missing.text
         assert missing.json()["error_code"] == "chunk_group_missing_chunks"
@@ -305,7 +300,7 @@ def test_a_chunk_row_whose_file_is_lost_is_asked_for_again(mock: MockProcess) ->
         answer = http.post(f"/{job_id}/forward-backward", content=chunks[-1])
         assert answer.status_code == 202, answer.text
         request_id = answer.json()["request_id"]
-        assert _wait_done(http, job_id, request_id)["status"] == "done"
+        assert wait_done(http, job_id, request_id)["status"] == "done"
     assert mock.requests(job_id, "forward_backward") == [(request_id, "done")]
 
 
@@ -314,22 +309,22 @@ def test_an_idempotency_record_whose_request_is_gone_does_not_answer(mock: MockP
     retried step runs (once) and answers a request that exists, not a dangling id."""
     key = {"Idempotency-Key": "crash-test-step-1"}
     mock.start()
-    with _http(mock) as http:
-        job_id = _running_job(http)
+    with http_of(mock) as http:
+        job_id = running_job(http)
         first = http.post(f"/{job_id}/step", json={}, headers=key)
         assert first.status_code == 202, first.text
         lost = first.json()["request_id"]
-        _wait_done(http, job_id, lost)
+        wait_done(http, job_id, lost)
     mock.stop()
     with contextlib.closing(sqlite3.connect(mock.state_dir / "mock.sqlite3")) as db, db:
         db.execute("DELETE FROM requests WHERE request_id = ?", (lost,))
 
     mock.start()
-    with _http(mock) as http:
+    with http_of(mock) as http:
         retry = http.post(f"/{job_id}/step", json={}, headers=key)
         assert retry.status_code == 202, retry.text
         request_id = retry.json()["request_id"]
-        assert _wait_done(http, job_id, request_id)["status"] == "done"
+        assert wait_done(http, job_id, request_id)["status"] == "done"
         again = http.post(f"/{job_id}/step", json={}, headers=key)
         assert again.json()["request_id"] == request_id
     assert mock.requests(job_id, "step") == [(request_id, "done")]
@@ -340,8 +335,8 @@ def test_chunk_files_no_row_names_are_removed_at_start_up(mock: MockProcess) -> 
     recorded yet, a half-written temporary) are removed; recorded chunks stay."""
     chunks = request_chunks(big_batch() | {"processing": PROCESSING}, payload_bytes=CHUNK_BYTES)
     mock.start()
-    with _http(mock) as http:
-        job_id = _running_job(http)
+    with http_of(mock) as http:
+        job_id = running_job(http)
         assert http.post(f"/{job_id}/forward-backward", content=chunks[0]).status_code == 200
     mock.stop()
     group_id, kept_idx = _group_of(chunks[0])

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -320,12 +321,14 @@ def test_cursor_beyond_any_index_is_not_a_500(api: MockApi) -> None:
 
 # --------------------------------------------------------------------------- memory
 SERVER = """
+import json
 import sys
 from pathlib import Path
 from mock_server.settings import Settings
 from mock_server.testsupport.harness import LiveMock
 
-mock = LiveMock(Settings(state_dir=Path(sys.argv[1]), token="limits-pat")).start()
+settings = Settings(state_dir=Path(sys.argv[1]), token="limits-pat", **json.loads(sys.argv[2]))
+mock = LiveMock(settings).start()
 print(mock.port, flush=True)
 sys.stdin.read()
 mock.stop()
@@ -339,19 +342,24 @@ class Process:
         self.pid = pid
 
     def status(self) -> dict[str, int]:
+        """VmRSS, VmHWM (its peak) and VmSize in kB, and Threads."""
         fields = {}
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
             name, _, value = line.partition(":")
-            if name in ("VmRSS", "VmSize", "Threads"):
+            if name in ("VmRSS", "VmHWM", "VmSize", "Threads"):
                 fields[name] = int(value.split()[0])  # kB, or a count
         return fields
 
+    def reset_peak(self) -> None:
+        """From now on VmHWM is the peak since this call (Linux's ``clear_refs``)."""
+        Path(f"/proc/{self.pid}/clear_refs").write_text("5")
 
-@pytest.fixture
-def mock_process(tmp_path: Path) -> Iterator[tuple[MockApi, Process]]:
-    """A real mock in its own process, and an HTTP client for it."""
+
+@contextmanager
+def mock_in_own_process(state_dir: Path, **settings: Any) -> Iterator[tuple[MockApi, Process]]:
+    """A real mock (``settings``: Settings fields) in its own process, and a client of it."""
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(tmp_path / "state")],
+        [sys.executable, "-c", SERVER, str(state_dir), json.dumps(settings)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -359,7 +367,7 @@ def mock_process(tmp_path: Path) -> Iterator[tuple[MockApi, Process]]:
     assert server.stdout is not None and server.stdin is not None
     port = int(server.stdout.readline())
     # The same settings describe the server in the other process: its URL and token.
-    remote = LiveMock(Settings(state_dir=tmp_path / "state", token="limits-pat"), port=port)
+    remote = LiveMock(Settings(state_dir=state_dir, token="limits-pat", **settings), port=port)
     api = MockApi(remote)
     try:
         yield api, Process(server.pid)
@@ -367,6 +375,13 @@ def mock_process(tmp_path: Path) -> Iterator[tuple[MockApi, Process]]:
         api.close()
         server.stdin.close()
         server.wait(30)
+
+
+@pytest.fixture
+def mock_process(tmp_path: Path) -> Iterator[tuple[MockApi, Process]]:
+    """A canned mock in its own process, and an HTTP client for it."""
+    with mock_in_own_process(tmp_path / "state") as pair:
+        yield pair
 
 
 def test_abandoned_groups_cost_what_they_sent(mock_process: tuple[MockApi, Process]) -> None:

@@ -1,14 +1,15 @@
 """A full or failing disk under the mock's store: a documented answer, nothing kept of the
 failed upload, and exactly-once recovery once space returns.
 
-The full-disk sequence runs on a real 50 MiB tmpfs where this process may mount one (the
-suite runs as root), else (and always, for the ``seam`` case) through the mock's test-only
-storage fault (``mock_server.testsupport.storagefaults``), which fails the store's file
-writes as a filling disk does. Either way an 80 MiB forward-backward upload meets a full
-disk: ``507 storage_full`` with Retry-After, never ``500`` or
-``409 chunk_group_missing_chunks``; the partial upload's files and rows are gone; other
-calls answer normally; and once space returns the same chunks (same chunk group) run once,
-with a store that passes ``PRAGMA integrity_check``. A JSON call whose row does not fit
+The full-disk sequence runs twice: on a real 50 MiB tmpfs (the ``tmpfs`` case, skipped
+with the reason where this process may not mount one; the suite runs as root), and
+through the mock's test-only storage fault (``mock_server.testsupport.storagefaults``,
+armed by ``--test-hooks``), which fails the mock's file writes as a filling disk does.
+Either way an 80 MiB forward-backward upload meets a full disk: ``507 storage_full``
+with Retry-After, never ``500`` or ``409 chunk_group_missing_chunks``; the partial
+upload's files and rows are gone; other calls answer normally; and once space returns
+the same chunks (same chunk group) run once, with a store that passes
+``PRAGMA integrity_check``. A JSON call whose row does not fit
 (SQLite's "database or disk is full") is refused the same way and rolled back whole, and
 its retry under the same ``Idempotency-Key`` runs once. Through the SDK, a full disk is
 retried as Retry-After says, then raised as ``InsufficientStorageError``; the same call
@@ -74,28 +75,39 @@ class SmallDisk:
     def make_room(self, mock: LiveMock) -> None:
         """Space returns: the tmpfs grows in place; the seam is cleared by a restart."""
         if self.mounted:
-            _mount("-o", "remount,size=400m", self.state_dir)
+            refused = _mount("-o", "remount,size=400m", self.state_dir)
+            assert refused is None, refused
         else:
             self.monkeypatch.delenv(STORAGE_FAULT_ENV)
             mock.restart()
 
 
-def _mount(*args: Any) -> bool:
-    done = subprocess.run(["mount", *map(str, args)], capture_output=True, check=False)
-    return done.returncode == 0
+def _mount(*args: Any) -> str | None:
+    """Run ``mount``; None when it succeeded, else why not."""
+    try:
+        done = subprocess.run(["mount", *map(str, args)], capture_output=True, check=False)
+    except OSError as exc:  # no mount command here
+        return f"{type(exc).__name__}: {exc}"
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode(errors="replace").strip().splitlines()
+    return said[0] if said else f"mount exited {done.returncode}"
 
 
 @pytest.fixture(params=["tmpfs", "seam"])
 def small_disk(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[SmallDisk]:
-    """A 50 MiB disk for the mock's state: tmpfs when mounting is allowed, else the seam."""
+    """A 50 MiB disk for the mock's state: a real tmpfs (``tmpfs``; skipped, saying why,
+    where mounting is not allowed) or the seam's failing disk (``seam``)."""
     state_dir = tmp_path / "state"
     state_dir.mkdir()
-    mounted = request.param == "tmpfs" and _mount(
-        "-t", "tmpfs", "-o", f"size={DISK_BYTES}", "tmpfs", state_dir
-    )
-    if not mounted:
+    mounted = request.param == "tmpfs"
+    if mounted:
+        refused = _mount("-t", "tmpfs", "-o", f"size={DISK_BYTES}", "tmpfs", state_dir)
+        if refused is not None:
+            pytest.skip(f"cannot mount a {DISK_BYTES // MIB} MiB tmpfs here: {refused}")
+    else:
         monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{DISK_BYTES}")
     try:
         yield SmallDisk(state_dir, mounted, monkeypatch)
@@ -167,7 +179,7 @@ def assert_runs_once(api: MockApi, state_dir: Path, job_id: str, chunks: list[by
 def test_a_full_disk_answers_507_frees_the_upload_and_recovers_exactly_once(
     small_disk: SmallDisk,
 ) -> None:
-    with running_mock(small_disk.state_dir) as mock:
+    with running_mock(small_disk.state_dir, test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         value = big_frame_value(UPLOAD_BYTES)
@@ -189,7 +201,7 @@ def test_an_io_error_answers_503_storage_error_and_recovers_exactly_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(STORAGE_FAULT_ENV, f"EIO:{3 * CHUNK_BYTES // 2}")
-    with running_mock(tmp_path) as mock:
+    with running_mock(tmp_path, test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         value = big_frame_value(4 * CHUNK_BYTES)
@@ -207,7 +219,7 @@ def test_a_request_row_that_does_not_fit_is_507_rolled_back_and_its_retry_runs_o
     small_disk: SmallDisk,
 ) -> None:
     small_disk.fill(leave_bytes=MIB)
-    with running_mock(small_disk.state_dir) as mock:
+    with running_mock(small_disk.state_dir, test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         # Step bodies are open: the padding is stored with the request, and cannot fit.
@@ -242,7 +254,7 @@ def fwd_bwd_done(state_dir: Path, job_id: str) -> list[tuple[Any, ...]]:
 async def test_the_sdk_retries_a_full_disk_then_raises_insufficient_storage_error(
     small_disk: SmallDisk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with running_mock(small_disk.state_dir) as mock:
+    with running_mock(small_disk.state_dir, test_hooks=True) as mock:
         monkeypatch.setenv(PAT_ENV, mock.token)
         cortex = {"base_url": mock.base_url, "pat_env": PAT_ENV, "chunk_bytes": CHUNK_BYTES}
         cortex |= {"max_retries": 2, "long_poll_s": 2, "progress": False}
@@ -272,7 +284,7 @@ def test_a_result_that_does_not_fit_fails_its_request_and_the_job_goes_on(
     """The seam lets the database grow by 64 KiB: the job fits, 64 completions do not."""
     monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{64 * 1024}")
     body = {"prompts": ["hello"] * 64, "sampling_params": {"max_tokens": 256}}
-    with running_mock(tmp_path) as mock:
+    with running_mock(tmp_path, test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         submitted = api.http.post(f"/{job_id}/generate", content=wire.dumps(body))
