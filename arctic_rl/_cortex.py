@@ -6,6 +6,11 @@ mapping and idempotency keys are not here: they live in the service transport (`
 which every request crosses. Chunked uploads (generated binary operations too) are `_upload`'s,
 polling is `_polling`'s.
 
+Callers may await it from any event loop or thread: its connection pool, its retry state
+(whether the service has answered this client once) and its poll schedule live on its own
+I/O loop (`_io_loop.IOLoop`), to which each public coroutine method is bridged
+(`on_io_loop_methods`): one hop each way, whatever loop calls.
+
 One model family on the wire: the generated client's attrs models. They are what the
 generated operation functions take and return, and they keep unknown keys
 (``additional_properties``), which the contract's open request bodies need; the pydantic
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,7 +36,7 @@ from arctic_rl._errors import (
     JobFailedError,
     RequestTimeoutError,
 )
-from arctic_rl._pools import LoopPools
+from arctic_rl._io_loop import IOLoop, on_io_loop_methods
 from arctic_rl._progress import ProgressFactory
 
 if TYPE_CHECKING:
@@ -63,6 +69,7 @@ log = logging.getLogger("arctic_rl")
 MAX_EVENTS_PER_POLL = 64
 
 
+@on_io_loop_methods
 class CortexService:
     """Cortex GS (or the mock) over HTTP: control plane, JSON and chunked data plane, polls.
 
@@ -113,23 +120,18 @@ class CortexService:
             inner=httpx_transport,
             token_env=token_env,
         )
-        self._pools = LoopPools(self._open_client)
+        self._connection = _Connection(self._settings)
+        self.io_loop = IOLoop(closing=self._connection.aclose)
         self._poll_settings = poll
         self._planner: PollPlanner | None = None
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"
 
-    def _open_client(self) -> Client:
-        from arctic_rl._http import open_client
-
-        return open_client(self._settings)
-
     @property
     def _client(self) -> Client:
-        """The generated client over the service transport for the running event loop
-        (`LoopPools`: so that every call runs on its caller's loop)."""
-        return self._pools.here()
+        """The generated client over the service transport (opened on the first call)."""
+        return self._connection.client()
 
     @property
     def polls(self) -> PollPlanner:
@@ -146,7 +148,14 @@ class CortexService:
         return Uploader(self._client, self.chunk_bytes, self._progress, self.polls)
 
     async def aclose(self) -> None:
-        await self._pools.aclose()
+        """Close the connection pool and end the I/O loop's thread (a later call opens new
+        ones); calls still running there are cancelled. The caller waits the few
+        milliseconds that takes. On the loop itself, as the blocking client's calls run,
+        only the pool: the loop cannot join its own thread, so that caller stops it."""
+        if self.io_loop.is_current():
+            await self._connection.aclose()
+        else:
+            self.io_loop.stop()  # cancels what still runs there, then closes the pool
 
     # -- control plane ----------------------------------------------------------------
 
@@ -373,3 +382,27 @@ class CortexService:
                         f"after {self.poll_timeout:.0f} s",
                         code=tracker.state,
                     )
+
+
+class _Connection:
+    """The generated client (one httpx pool over one `ServiceTransport`) of one service,
+    opened on its first call; it holds nothing of the service, so the I/O loop's
+    finalizer can close it when the service is collected."""
+
+    def __init__(self, settings: ClientSettings) -> None:
+        self._settings = settings
+        self._client: Client | None = None
+        self._pid = os.getpid()
+
+    def client(self) -> Client:
+        if self._client is None or self._pid != os.getpid():
+            from arctic_rl._http import open_client
+
+            # A forked child leaves the parent's connections alone: they are the parent's.
+            self._client, self._pid = open_client(self._settings), os.getpid()
+        return self._client
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.get_async_httpx_client().aclose()
