@@ -1,7 +1,8 @@
 """``docs/benchmarks.md``: the table of one ``make bench`` run, as Markdown.
 
 Written by ``python -m benchmarks`` after every full run (a run narrowed with ``--only``
-leaves it alone, so the page always shows every row of one run).
+leaves it alone, so the page always shows every row of one run). Sections other targets
+write (``make soak``'s) are kept when the bench rewrites the page.
 """
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ from typing import Any
 from benchmarks._mock import REPO
 
 DOC = REPO / "docs" / "benchmarks.md"
-_NUMBER_FORMATS = {"n": "{:d}", "polls/call": "{:.2f}", "requests/call": "{:.2f}"}
+KEPT_SECTIONS = ("## soak",)
+"""Headings of sections written by other targets, carried over when a bench run rewrites."""
+_NUMBER_FORMATS = {
+    "n": "{:d}",
+    "polls/call": "{:.2f}",
+    "requests/call": "{:.2f}",
+    "connections/call": "{:.2f}",
+}
 
 
 def _cell(column: str, value: Any) -> str:
@@ -73,6 +81,27 @@ def markdown(doc: dict[str, Any], columns: tuple[str, ...], verdict_line: str) -
     return "\n".join(head + body)
 
 
+def section(text: str, heading: str) -> str:
+    """The ``heading`` line and everything up to the next ``## `` heading ("" if absent)."""
+    start = text.find(f"\n{heading}\n")
+    if start < 0:
+        return ""
+    end = text.find("\n## ", start + 1)
+    return text[start + 1 : end + 1 if end >= 0 else len(text)]
+
+
+def replace_section(path: Path, heading: str, body: str) -> Path:
+    """Put ``body`` under ``heading`` on the page, in place of that section or at its end."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    new = f"{heading}\n\n{body.strip()}\n"
+    old = section(text, heading)
+    text = text.replace(old, new) if old else f"{text.rstrip()}\n\n{new}"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def write(path: Path, doc: dict[str, Any], columns: tuple[str, ...], verdict_line: str) -> Path:
-    path.write_text(markdown(doc, columns, verdict_line), encoding="utf-8")
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    kept = [part for heading in KEPT_SECTIONS if (part := section(old, heading))]
+    path.write_text("\n".join([markdown(doc, columns, verdict_line), *kept]), encoding="utf-8")
     return path
