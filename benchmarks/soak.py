@@ -45,6 +45,7 @@ CALLS_PER_ITERATION = 6  # generate, two fwd_no_grad, fwd_bwd, step, sync_weight
 DEFAULT_CALLS = 2000
 WINDOW_SHARE = 0.1  # the row compares the first and the last tenth of the calls
 PLOT_BIN = 100  # calls per latency point on the plot
+PROGRESS_EVERY = 250  # calls between progress lines
 PATTERN = "SkyRL's _run: a fresh loop per call in a one-worker pool, never closed"
 HEADING = "## soak"
 COLUMNS = (
@@ -118,8 +119,11 @@ def soak(base_url: str, settings: DemoSettings, samples: list[Sample]) -> None:
     """The demo's loop in SkyRL's pattern; ``samples`` grows by one per call as it goes."""
 
     def observe(method: str, seconds: float) -> None:
-        samples.append(Sample(len(samples) + 1, method, seconds * 1000, open_descriptors(),
-                              rss_mib()))  # fmt: skip
+        sample = Sample(len(samples) + 1, method, seconds * 1000, open_descriptors(), rss_mib())
+        samples.append(sample)
+        if sample.call % PROGRESS_EVERY == 0:
+            print(f"call {sample.call}: {sample.fds} descriptors, {sample.rss_mib:.0f} MiB RSS",
+                  flush=True)  # fmt: skip
 
     client = create_client(base_url, settings)
     try:

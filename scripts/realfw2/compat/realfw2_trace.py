@@ -4,7 +4,8 @@ Enabled in any process whose environment has ARCTIC_REALFW2_TRACE=<file> (the AR
 prefix makes SkyRL's entrypoint forward it to its Ray task). When `arctic_rl._shim` is
 imported, its factory and LegacyCortexClient's methods are wrapped so that each call the
 real framework code makes appends one JSON line to <file>: pid, method, an argument
-summary, a result summary, and (for the factory) where the token came from.
+summary, a result summary, the process's open descriptors after the call, and (for the
+factory) where the token came from.
 """
 
 import functools
@@ -58,7 +59,8 @@ def _emit(rec):
     path = os.environ.get("ARCTIC_REALFW2_TRACE")
     if not path:
         return
-    rec = {"t": round(time.time(), 3), "pid": os.getpid(), "ppid": os.getppid(), **rec}
+    fds = len(os.listdir("/proc/self/fd")) - 1  # the listing's own descriptor left out
+    rec = {"t": round(time.time(), 3), "pid": os.getpid(), "ppid": os.getppid(), "fds": fds, **rec}
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(rec, default=str) + "\n")
 
