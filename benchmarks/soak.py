@@ -38,6 +38,7 @@ from benchmarks import _report
 from benchmarks._goals import load1
 from benchmarks._mock import REPO, tree_commit
 from benchmarks._patterns import SkyRLPattern
+from examples.demo_report import figure, save
 from examples.grpo_demo import DemoSettings, create_client, train
 from examples.mock_process import running_mock
 
@@ -151,16 +152,11 @@ def summary(samples: Sequence[Sample]) -> dict[str, Any]:
 
 def plot(samples: Sequence[Sample], path: Path) -> Path:
     """Descriptors, RSS and latency (p50/p99 of each ``PLOT_BIN`` calls) over the calls."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     calls = [s.call for s in samples]
     bins = [samples[i : i + PLOT_BIN] for i in range(0, len(samples), PLOT_BIN)]
     bins = [b for b in bins if len(b) >= 2]
     mids = [b[len(b) // 2].call for b in bins]
-    fig, (ax_fd, ax_rss, ax_ms) = plt.subplots(3, 1, figsize=(7, 7), sharex=True, dpi=100)
+    fig, (ax_fd, ax_rss, ax_ms) = figure(3, 7)
     ax_fd.plot(calls, [s.fds for s in samples], color="#08519c")
     ax_fd.set_ylabel("open descriptors")
     ax_rss.plot(calls, [s.rss_mib for s in samples], color="#238b45")
@@ -171,11 +167,7 @@ def plot(samples: Sequence[Sample], path: Path) -> Path:
     ax_ms.set_xlabel("client call")
     ax_ms.legend(loc="upper left")
     fig.suptitle("arctic-rl soak: the demo's GRPO loop in SkyRL's calling pattern")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def section_body(row: dict[str, Any]) -> str:
