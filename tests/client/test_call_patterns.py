@@ -4,8 +4,8 @@ Each pattern (`standins/call_patterns.py`: SkyRL's fresh loop per call never clo
 ``asyncio.run`` per call, loops closed by hand, verl's plain threads, one long-lived
 loop) runs 2,000 ``step()`` calls in a process of its own against the live mock, and is
 held to counts, never timings: open descriptors flat after the first 10 calls, RSS
-growth bounded, the connection open after 10 calls still the one in use at the end, and
-stderr clean through the interpreter's exit.
+growth bounded, one connection reused by every call (one per thread calling at once),
+and stderr clean through the interpreter's exit.
 """
 
 from __future__ import annotations
@@ -70,6 +70,4 @@ def test_thousands_of_calls_leave_descriptors_memory_and_stderr_as_they_were(
     assert last["rss_mib"] - first["rss_mib"] <= MAX_RSS_GROWTH_MIB, outcome
     # One pool for the client, whichever loop calls: its connections are reused, not
     # reopened per call or per loop.
-    assert first["ports"], outcome
-    assert set(first["ports"]) <= set(last["ports"]), outcome
-    assert len(last["ports"]) <= CALLERS.get(pattern, 1), outcome
+    assert 1 <= len(outcome["connections"]) <= CALLERS.get(pattern, 1), outcome

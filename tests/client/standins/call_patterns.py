@@ -14,11 +14,12 @@ The legacy client comes from `create_arctic_rl_client`, as SkyRL and verl build 
 - ``threads``: plain worker threads (verl's), each with ``asyncio.run`` per call, at once;
 - ``one_loop``: every call awaited on one long-lived loop.
 
-After the first 10 calls and after each further quarter of them it records a
-sample, taken after a garbage collection (SkyRL's dropped loops hold an epoll and a
-self-pipe each until the collector frees them: the framework's, not the client's): open
-descriptors, RSS, and the local ports of this process's connections to the service. At
-the end it prints one JSON line: the samples and the last ``global_steps``.
+After the first 10 calls and after each further quarter of them it records a sample,
+taken after a garbage collection (SkyRL's dropped loops hold an epoll and a self-pipe
+each until the collector frees them: the framework's, not the client's): open
+descriptors and RSS. Every 10th call it notes the local ports of this process's
+connections to the service, as the call returns. At the end it prints one JSON line:
+the samples, the ports seen and the last ``global_steps``.
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ import asyncio
 import concurrent.futures
 import contextlib
 import gc
+import itertools
 import json
 import os
 import sys
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from arctic_rl import ArcticRLClientConfig, create_arctic_rl_client
@@ -41,7 +43,9 @@ from arctic_rl import ArcticRLClientConfig, create_arctic_rl_client
 PAT_ENV = "ARCTIC_RL_TEST_PAT"
 FIRST = 10  # calls before the baseline sample
 THREADS = 4
+LOOK_EVERY = 10  # calls between looks at the open connections
 
+T = TypeVar("T")
 Call = Callable[[], Coroutine[Any, Any, dict[str, Any]]]
 Sample = Callable[[], None]
 
@@ -72,20 +76,21 @@ def connected_ports(port: int) -> list[int]:
     return sorted(ports)
 
 
-def skyrl(call: Call, phases: list[int], sample: Sample) -> None:
-    def run(coro: Coroutine[Any, Any, Any]) -> Any:
-        try:
-            return asyncio.run(coro)
-        except RuntimeError:  # a loop is running: run the call on a fresh one, elsewhere
-            with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-                return pool.submit(
-                    lambda: asyncio.new_event_loop().run_until_complete(coro)
-                ).result()
+def run_as_skyrl(coro: Coroutine[Any, Any, T]) -> T:
+    """How SkyRL's trainer runs one client call: ``asyncio.run``, and inside a running
+    loop (always, in its trainer) a fresh loop in a one-worker pool, never closed."""
+    try:
+        return asyncio.run(coro)
+    except RuntimeError:  # a loop is running: run the call on a fresh one, elsewhere
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(lambda: asyncio.new_event_loop().run_until_complete(coro)).result()
 
+
+def skyrl(call: Call, phases: list[int], sample: Sample) -> None:
     async def trainer() -> None:
         for calls in phases:
             for _ in range(calls):
-                run(call())
+                run_as_skyrl(call())
             sample()
 
     asyncio.run(trainer())
@@ -163,24 +168,27 @@ def main(pattern: str, base_url: str, calls: int) -> None:
     assert port is not None
     samples: list[dict[str, Any]] = []
     last: dict[str, Any] = {}
+    made = itertools.count(1)
+    seen: set[int] = set()  # local ports of the connections open just after a call
 
     async def step() -> dict[str, Any]:
         last.update(await legacy.step())
+        if next(made) % LOOK_EVERY == 0:
+            seen.update(connected_ports(port))
         return last
 
     def sample() -> None:
         gc.collect()
-        samples.append(
-            {"fds": open_descriptors(), "rss_mib": rss_mib(), "ports": connected_ports(port)}
-        )
+        samples.append({"fds": open_descriptors(), "rss_mib": rss_mib()})
 
     rest = calls - FIRST
     phases = [FIRST, *[rest // 4] * 3, rest - 3 * (rest // 4)]
-    before = {"fds": open_descriptors(), "rss_mib": rss_mib(), "ports": []}
+    before = {"fds": open_descriptors(), "rss_mib": rss_mib()}
     PATTERNS[pattern](step, phases, sample)
     if pattern != "skyrl":  # SkyRL's driver leaves the client to the process's exit
         legacy.shutdown()
-    print(json.dumps({"before": before, "samples": samples, "steps": last["global_steps"]}))
+    outcome = {"before": before, "samples": samples, "connections": sorted(seen)}
+    print(json.dumps({**outcome, "steps": last["global_steps"]}))
     sys.stdout.flush()
 
 
