@@ -12,7 +12,7 @@ PORT    ?= 8765
 BACKEND ?= reference
 BASE    ?= HEAD
 
-.PHONY: setup generate check-generated test lint serve demo chaos chaos-record docs bench fuzz spec-diff contract-check realfw clean
+.PHONY: setup generate check-generated test lint serve demo chaos chaos-record docs bench soak fuzz spec-diff contract-check realfw clean
 
 setup: $(STAMP) $(PUBLISHED_STAMP) $(NODE_STAMP)
 
@@ -87,6 +87,12 @@ docs: setup
 
 bench: setup
 	$(BIN)/python -m benchmarks
+
+# The demo's loop for 2,000 client calls in SkyRL's calling pattern (a fresh event loop per
+# call): descriptors, RSS and latency over the calls, a plot and a row in docs/benchmarks.md.
+SOAK_CALLS ?= 2000
+soak: setup
+	OMP_NUM_THREADS=1 $(BIN)/python -m benchmarks.soak --calls $(SOAK_CALLS)
 
 fuzz: setup
 	$(BIN)/python scripts/fuzz.py

@@ -35,6 +35,7 @@ TABLE_COLUMNS = (
     "overhead_RTTs",
     "polls/call",
     "requests/call",
+    "connections/call",
     "ref_median_ms",
     "floor_ms",
     "above_floor_ms",

@@ -3,13 +3,17 @@
 ``python -m benchmarks._delay --target-port PORT`` listens on a free port (printed as the
 first line of its output) and forwards every connection to ``127.0.0.1:PORT``, holding
 each direction's bytes ``rtt / 2`` and, with a bandwidth cap, pacing them at that rate.
+A new connection is charged its set-up before its first byte goes up: ``connect_rtts``
+round trips (2 by default: TCP's handshake and TLS 1.3's), as a client that reuses its
+connections pays once and one that opens a connection per call pays on every call.
 It reads the requests going up (HTTP/1.1 heads, bodies by Content-Length or chunked) to
 count them: polls (``GET .../requests/...``), submits (``POST``) and the rest. In
 ``today`` mode it also removes the proposed ``wait_s`` from each request line, so the
 mock answers as today's service, which ignores that parameter.
 
 Commands on stdin, one per line, each answered by one line on stdout:
-``set RTT_S MODE BITS_PER_S`` (mode ``today`` or ``full``; 0 bits/s: no cap) -> ``ok``;
+``set RTT_S MODE BITS_PER_S [CONNECT_RTTS]`` (mode ``today`` or ``full``; 0 bits/s: no
+cap; round trips a new connection costs, default 2) -> ``ok``;
 ``counts`` -> the counters as JSON; ``reset`` -> ``ok`` (counters zeroed).
 """
 
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 
 _WAIT_S = re.compile(rb"([?&])wait_s=[^&\s]*&?")
 READ_BYTES = 256 * 1024
+CONNECT_RTTS = 2.0  # TCP handshake + TLS 1.3 handshake
 
 
 @dataclass
@@ -34,6 +39,7 @@ class Link:
     one_way_s: float = 0.0
     mode: str = "full"
     bytes_per_s: float = 0.0
+    connect_rtts: float = CONNECT_RTTS
     counts: Counter[str] = field(default_factory=Counter)
 
 
@@ -51,18 +57,20 @@ def kind_of(request_line: bytes) -> str:
 
 
 class Pipe:
-    """One direction: bytes delivered ``one_way_s`` after they arrived, paced by the cap."""
+    """One direction: bytes delivered ``one_way_s`` after they arrived, paced by the cap,
+    and none sent before ``opens_at`` (loop time: when the connection's set-up is done)."""
 
-    def __init__(self, link: Link, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, link: Link, writer: asyncio.StreamWriter, opens_at: float = 0.0) -> None:
         self.link = link
         self.writer = writer
+        self.opens_at = opens_at
         self.queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
         self._free_at = 0.0
         self.task = asyncio.create_task(self._deliver())
 
     def send(self, data: bytes) -> None:
         now = asyncio.get_running_loop().time()
-        due = now + self.link.one_way_s
+        due = max(now, self.opens_at) + self.link.one_way_s
         if self.link.bytes_per_s > 0:
             self._free_at = max(self._free_at, now) + len(data) / self.link.bytes_per_s
             due = max(due, self._free_at + self.link.one_way_s)
@@ -128,8 +136,11 @@ async def serve(target_port: int) -> None:
     link = Link()
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        link.counts["connections"] += 1
+        set_up_s = link.connect_rtts * 2 * link.one_way_s
+        opens_at = asyncio.get_running_loop().time() + set_up_s
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", target_port)
-        up, down = Pipe(link, up_writer), Pipe(link, writer)
+        up, down = Pipe(link, up_writer, opens_at), Pipe(link, writer)
         await asyncio.gather(
             _requests_up(reader, up), _relay(up_reader, down), return_exceptions=True
         )
@@ -146,6 +157,7 @@ def _command(link: Link, words: list[str]) -> str:
     if words[:1] == ["set"]:
         link.one_way_s, link.mode = float(words[1]) / 2, words[2]
         link.bytes_per_s = float(words[3]) / 8
+        link.connect_rtts = float(words[4]) if len(words) > 4 else CONNECT_RTTS
     elif words[:1] == ["reset"]:
         link.counts.clear()
     elif words[:1] == ["counts"]:

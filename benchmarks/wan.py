@@ -1,7 +1,8 @@
 """Latency where users live: one SkyRL-shaped iteration across a wide-area link.
 
 A delay proxy (``benchmarks._delay``, its own process) sits between the clients and the
-canned mock, adding a round-trip time (RTT) of 10, 40 or 100 ms; the mock computes each
+canned mock, adding a round-trip time (RTT) of 10, 40 or 100 ms and charging each new
+connection 2 RTT (TCP and TLS handshakes) before its first byte; the mock computes each
 data-plane request for 0.2 s or 2 s (``--request-latency``). One iteration is what a
 SkyRL step awaits: ``generate`` of 32 completions, ``fwd_no_grad`` twice (policy and
 reference), ``fwd_bwd`` of an 8 x 128 batch, ``step``, ``sync_weights``: six requests,
@@ -11,14 +12,16 @@ Clients, each with a fresh job per case (so what it learns comes from that case'
 
 - ours, the legacy client SkyRL and verl hold (``create_arctic_rl_client``), against
   *today's view*: the proxy removes the proposed ``wait_s`` from every request, as
-  today's service ignores it;
-- ours against the *full view*: ``wait_s`` is served (one request per call);
+  today's service ignores it; once on one event loop, and once in SkyRL's pattern
+  (``benchmarks._patterns``: each call on a fresh event loop in a fresh worker thread,
+  as SkyRL's trainer makes it);
+- ours against the *full view*, on one loop: ``wait_s`` is served (one request per call);
 - the published client (arctic-platform 0.1.4) as shipped. It has no ``fwd_no_grad`` on
   Cortex (its transport raises for it), so its iteration sends ``fwd_bwd`` in those two
   places: the same chunked submit and polls.
 
-Per row: the median iteration, its overhead above compute in ms and in RTTs, the polls
-and requests per call counted by the proxy, and (ours) the overhead's ratio to the
+Per row: the median iteration, its overhead above compute in ms and in RTTs, the polls,
+requests and new connections per call counted by the proxy, and (ours) the overhead's ratio to the
 published client's in the same case. No client can do better than one RTT per call (the
 submit goes up, the result comes down), six an iteration; the proxy and the mock's own
 handling of each exchange add a few ms to each. The default cases are every RTT at 0.2 s
@@ -42,6 +45,7 @@ from typing import Any
 
 from benchmarks._goals import judge, load1
 from benchmarks._mock import DATABASE, PREFIX, REPO, SCHEMA, Mock, running
+from benchmarks._patterns import SkyRLPattern
 from benchmarks.hotpath import DS_CONFIG, MODEL, PROCESSING, train_batch
 from examples.mock_process import stop_process
 
@@ -146,6 +150,11 @@ def legacy_client(root: str, token_env: str) -> Any:
     return create_arctic_rl_client(config)
 
 
+def legacy_client_skyrl(root: str, token_env: str) -> Any:
+    """The legacy client with each call made as SkyRL's trainer makes it."""
+    return SkyRLPattern(legacy_client(root, token_env))
+
+
 def published_client(root: str) -> Any:
     from arctic_platform.client import ArcticClientConfig, CortexConfig, TrainingConfig
     from arctic_platform.client import AsyncArcticRLClient as PublishedClient
@@ -203,8 +212,12 @@ CONTENDERS = (
         "published 0.1.4", "today", lambda root, _: published_client(root),
         published_iteration, _close_published,
     ),
-    Contender("ours (legacy)", "today", legacy_client, our_iteration, _close_legacy),
-    Contender("ours (legacy)", "full", legacy_client, our_iteration, _close_legacy),
+    Contender("ours (legacy), one loop", "today", legacy_client, our_iteration, _close_legacy),
+    Contender(
+        "ours (legacy), SkyRL's pattern", "today", legacy_client_skyrl,
+        our_iteration, _close_legacy,
+    ),
+    Contender("ours (legacy), one loop", "full", legacy_client, our_iteration, _close_legacy),
 )  # fmt: skip
 
 
@@ -237,6 +250,7 @@ async def _one(
         "overhead_RTTs": overhead_ms / case.rtt_ms,
         "polls/call": counts.get("polls", 0) / calls,
         "requests/call": counts.get("requests", 0) / calls,
+        "connections/call": counts.get("connections", 0) / calls,
         "load1": load1(),
     }
 
@@ -266,7 +280,7 @@ async def _measure(case: Case, proxy: DelayProxy, mock: Mock) -> list[dict[str, 
 
 
 def run(full: bool | None = None) -> list[dict[str, Any]]:
-    """Every case's three rows; one mock per compute time, one proxy in front of it."""
+    """Every case's four rows; one mock per compute time, one proxy in front of it."""
     full = os.environ.get(FULL_ENV, "") == "full" if full is None else full
     rows: list[dict[str, Any]] = []
     for compute in COMPUTES_S:

@@ -48,17 +48,33 @@ def smoothed(values: Sequence[float], window: int = 5) -> list[float]:
     return out
 
 
-def plot(history: Sequence[IterationStats], path: Path, target: str) -> Path:
-    """Reward and loss per iteration as a PNG (matplotlib, headless)."""
+def figure(rows: int, height: float) -> tuple[Any, Any]:
+    """A headless matplotlib figure of ``rows`` plots, one above the other, sharing x."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt.subplots(rows, 1, figsize=(7, height), sharex=True, dpi=100)
+
+
+def save(fig: Any, path: Path) -> Path:
+    """Lay the figure out, write it as a PNG at ``path`` and free it."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def plot(history: Sequence[IterationStats], path: Path, target: str) -> Path:
+    """Reward and loss per iteration as a PNG (matplotlib, headless)."""
     steps = [s.iteration for s in history]
     rewards = [s.reward for s in history]
     losses = [s.loss for s in history]
-    fig, (ax_r, ax_l) = plt.subplots(2, 1, figsize=(7, 5), sharex=True, dpi=100)
+    fig, (ax_r, ax_l) = figure(2, 5)
     ax_r.plot(steps, rewards, color="#9ecae1", label="batch mean")
     ax_r.plot(steps, smoothed(rewards), color="#08519c", label="5-iteration mean")
     ax_r.set_ylabel(f"reward (share of {target!r})")
@@ -69,11 +85,7 @@ def plot(history: Sequence[IterationStats], path: Path, target: str) -> Path:
     ax_l.set_ylabel("GRPO loss")
     ax_l.set_xlabel("iteration")
     fig.suptitle("arctic-rl demo: GRPO on the mock Cortex GS (reference backend)")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def learned(history: Sequence[IterationStats], window: int = 5, margin: float = 0.2) -> bool:

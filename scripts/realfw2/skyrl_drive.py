@@ -19,6 +19,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = []
+ITERATIONS = 20  # trainer.epochs over a 2-prompt dataset at train_batch_size 2: one step each
+FD_WARMUP_CALLS = 10  # descriptors after this many calls in the Ray task are the baseline
+FD_SLACK = 8  # how far above that baseline the task's descriptors may go
 
 
 def record(name, ok, detail=""):
@@ -41,7 +44,7 @@ def recipe(run: Path, cortex_file: Path, extra=()):
         "trainer.max_prompt_length=64",
         "generator.sampling_params.max_generate_length=8",
         "trainer.placement.colocate_all=false",
-        "trainer.epochs=2",
+        f"trainer.epochs={ITERATIONS}",
         "trainer.eval_interval=-1",
         "trainer.eval_before_train=false",
         "trainer.logger=console",
@@ -102,6 +105,26 @@ def driver(run: Path, cortex_file: Path, extra):
 
 
 # --------------------------------------------------------------------------- checks
+def fd_check(recs, wpid):
+    """S8: the Ray task's open descriptors, counted by the tracer after each client call
+    and a full collection (SkyRL's dropped loops hold three each until it runs), stay
+    within FD_SLACK of their count after the first FD_WARMUP_CALLS calls."""
+    mine = [r for r in recs if r["pid"] == wpid and r["call"] != "create_arctic_rl_client"]
+    fds = [r["fds_collected"] for r in mine]
+    for key in ("fds", "fds_collected"):
+        per_step = [r[key] for r in mine if r["call"] == "step"]
+        print(f"Ray task descriptors after each step ({key}): {per_step}")
+    base = fds[FD_WARMUP_CALLS - 1] if len(fds) > FD_WARMUP_CALLS else None
+    peak = max(fds[FD_WARMUP_CALLS:], default=None)
+    steps = sum(r["call"] == "step" for r in mine)
+    record(
+        f"S8 open descriptors in the Ray task stay flat over the run (at most +{FD_SLACK} after the first {FD_WARMUP_CALLS} calls, counted after a collection)",
+        base is not None and steps >= ITERATIONS and peak - base <= FD_SLACK,
+        f"{len(fds)} calls: {fds[0] if fds else None} after the first, {base} after call "
+        f"{FD_WARMUP_CALLS}, at most {peak} after it, {fds[-1] if fds else None} at the end",
+    )
+
+
 def read_trace(path: Path):
     if not path.exists():
         return []
@@ -267,13 +290,14 @@ def main():
     calls = [r["call"] for r in recs if r["pid"] == wpid and r["call"] != "create_arctic_rl_client"]
     seq = " ".join(calls)
     print("worker call sequence:", seq)
-    need = {"generate": 2, "fwd_no_grad": 2, "fwd_bwd": 2, "step": 2, "sync_weights": 2}
+    need = dict.fromkeys(("generate", "fwd_no_grad", "fwd_bwd", "step", "sync_weights"), ITERATIONS)
     got = {k: calls.count(k) for k in need}
     record(
-        "S5 real RayPPOTrainer.train() -> Arctic overrides: 2 iterations of generate/fwd_no_grad/fwd_bwd/step/sync_weights in the Ray task",
+        f"S5 real RayPPOTrainer.train() -> Arctic overrides: {ITERATIONS} iterations of generate/fwd_no_grad/fwd_bwd/step/sync_weights in the Ray task",
         all(got[k] >= v for k, v in need.items()),
         f"counts {got}",
     )
+    fd_check(recs, wpid)
     grads = []
     for r in recs:
         if r["pid"] == wpid and r["call"] in ("fwd_bwd", "step"):

@@ -6,7 +6,9 @@ import asyncio
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -154,3 +156,102 @@ def test_the_delay_proxys_today_view_drops_only_wait_s(line: bytes, today: bytes
     from benchmarks._delay import strip_wait_s
 
     assert strip_wait_s(line) == today
+
+
+def test_skyrls_pattern_runs_each_call_on_a_fresh_loop_it_never_closes():
+    """SkyRL's _run under the trainer's loop: a new thread and a new, unclosed loop a call."""
+    from benchmarks._patterns import SkyRLPattern
+
+    seen: list[tuple[asyncio.AbstractEventLoop, int]] = []
+    observed: list[str] = []
+
+    class Client:
+        async def step(self) -> int:
+            seen.append((asyncio.get_running_loop(), threading.get_ident()))
+            return len(seen)
+
+        def shutdown(self) -> str:
+            return "plain"
+
+    async def trainer() -> tuple[asyncio.AbstractEventLoop, list[int]]:
+        client = SkyRLPattern(Client(), lambda name, _seconds: observed.append(name))
+        assert client.shutdown() == "plain"  # plain methods pass through
+        return asyncio.get_running_loop(), [await client.step() for _ in range(3)]
+
+    outer, results = asyncio.run(trainer())
+    loops = [loop for loop, _ in seen]
+    assert results == [1, 2, 3] and observed == ["step", "step", "step"]
+    assert len({id(loop) for loop in loops}) == 3 and outer not in loops
+    assert threading.get_ident() not in {thread for _, thread in seen}
+    assert not any(loop.is_closed() for loop in loops)
+
+
+def test_the_soak_row_compares_the_first_and_last_tenth_of_the_calls():
+    from benchmarks.soak import Sample, summary
+
+    samples = [Sample(i, "step", ms=float(i), fds=30 + i // 10, rss_mib=100.0 + i)
+               for i in range(1, 101)]  # fmt: skip
+    row = summary(samples)
+    assert row["calls"] == 100
+    assert (row["fds first"], row["fds last"]) == (31, 40)
+    assert (row["RSS_MiB first"], row["RSS_MiB last"]) == (110.0, 200.0)
+    assert (row["p50_ms first"], row["p50_ms last"]) == (5.5, 95.5)
+    assert 9.9 < row["p99_ms first"] <= 10.0 and 99.9 < row["p99_ms last"] <= 100.0
+
+
+def test_a_bench_run_keeps_the_soak_section_and_a_soak_run_replaces_only_it(
+    tmp_path: Path, monkeypatch
+):
+    from benchmarks import _report
+
+    page = tmp_path / "benchmarks.md"
+    _report.replace_section(page, "## soak", "first soak")
+    monkeypatch.setattr(bench, "MODULES", ("fake",))
+    fake = type("Fake", (), {"run": staticmethod(lambda: [{"case": "x", "n": 1}])})
+    monkeypatch.setattr(bench.importlib, "import_module", lambda name: fake)
+    assert bench.main(["--out", str(tmp_path / "latest.json"), "--doc", str(page)]) == 0
+    text = page.read_text()
+    assert "| x | 1 |" in text and text.count("## soak\n\nfirst soak\n") == 1
+    _report.replace_section(page, "## soak", "second soak")
+    text = page.read_text()
+    assert "| x | 1 |" in text and "first soak" not in text
+    assert text.count("## soak") == 1 and text.endswith("## soak\n\nsecond soak\n")
+
+
+def test_the_delay_proxy_counts_new_connections(live_mock):
+    """Requests on one kept-alive connection count one connection; a new client, another."""
+    import httpx
+
+    from benchmarks.wan import DelayProxy
+
+    proxy = DelayProxy(live_mock.port)
+    try:
+        proxy.command("set", 0, "today", 0, 2)
+        url = f"http://127.0.0.1:{proxy.port}{urlsplit(live_mock.base_url).path}"
+        with httpx.Client(headers=live_mock.headers()) as client:
+            assert [client.get(f"{url}/capacity").status_code for _ in range(3)] == [200] * 3
+        with httpx.Client(headers=live_mock.headers()) as client:
+            assert client.get(f"{url}/capacity").status_code == 200
+        counts = proxy.counts()
+    finally:
+        proxy.close()
+    assert (counts["connections"], counts["requests"]) == (2, 4)
+
+
+def test_the_soak_samples_every_call_and_writes_its_plot_and_row(tmp_path: Path):
+    """Two GRPO iterations of the soak against its own reference mock (the tool, not the
+    client's behaviour: that is for the client's own pattern tests)."""
+    from benchmarks import soak
+
+    page, plot, samples = tmp_path / "benchmarks.md", tmp_path / "soak.png", tmp_path / "s.json"
+    page.write_text("# Benchmarks\n\n## wan\n\nrows\n")
+    argv = ["--calls", "12", "--plot", str(plot), "--samples", str(samples), "--doc", str(page)]
+    assert soak.main(argv) == 0
+    doc = json.loads(samples.read_text())
+    methods = [s["method"] for s in doc["samples"]]
+    assert methods[:6] == ["generate", "fwd_no_grad", "fwd_no_grad", "fwd_bwd", "step",
+                           "sync_weights"] and len(methods) == 12  # fmt: skip
+    assert all(s["fds"] > 0 and s["rss_mib"] > 0 and s["ms"] > 0 for s in doc["samples"])
+    assert plot.stat().st_size > 0 and doc["row"]["result"] == "ok"
+    text = page.read_text()
+    assert text.startswith("# Benchmarks\n\n## wan\n\nrows\n") and "| 12 |" in text

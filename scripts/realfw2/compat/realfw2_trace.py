@@ -4,10 +4,14 @@ Enabled in any process whose environment has ARCTIC_REALFW2_TRACE=<file> (the AR
 prefix makes SkyRL's entrypoint forward it to its Ray task). When `arctic_rl._shim` is
 imported, its factory and LegacyCortexClient's methods are wrapped so that each call the
 real framework code makes appends one JSON line to <file>: pid, method, an argument
-summary, a result summary, and (for the factory) where the token came from.
+summary, a result summary, the process's open descriptors after the call (as they are,
+and after a full garbage collection: SkyRL never closes the event loop it makes for each
+call, and each such loop holds an epoll and a self-pipe until the collector frees it),
+and (for the factory) where the token came from.
 """
 
 import functools
+import gc
 import inspect
 import json
 import os
@@ -54,11 +58,24 @@ def _summ(v, depth=0):
     return type(v).__name__
 
 
+def _open_descriptors():
+    return len(os.listdir("/proc/self/fd")) - 1  # the listing's own descriptor left out
+
+
 def _emit(rec):
     path = os.environ.get("ARCTIC_REALFW2_TRACE")
     if not path:
         return
-    rec = {"t": round(time.time(), 3), "pid": os.getpid(), "ppid": os.getppid(), **rec}
+    fds = _open_descriptors()
+    gc.collect()
+    rec = {
+        "t": round(time.time(), 3),
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "fds": fds,
+        "fds_collected": _open_descriptors(),
+        **rec,
+    }
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(rec, default=str) + "\n")
 
