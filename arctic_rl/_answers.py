@@ -11,6 +11,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from arctic_rl._errors import ArcticRLError, ResultFrameError, UnexpectedAnswerError
+from arctic_rl._timing import current as current_timing
 
 if TYPE_CHECKING:
     from cortex_gs_client.models import RequestStatus
@@ -62,7 +63,7 @@ def read_poll(tracker: RequestTracker, status: RequestStatus, sf_request_id: str
     from arctic_rl.wire import WireError
 
     try:
-        return tracker.read(status)
+        outcome = tracker.read(status)
     except WireError as exc:
         err = ResultFrameError(
             f"request {tracker.request_id}'s result is not a valid DSSST1 frame: {exc.message}",
@@ -74,3 +75,7 @@ def read_poll(tracker: RequestTracker, status: RequestStatus, sf_request_id: str
     except ArcticRLError as exc:
         exc.request_id = exc.request_id or sf_request_id
         raise
+    timing = current_timing()
+    if timing is not None:
+        timing.read_status(status, tracker.state)
+    return outcome

@@ -32,6 +32,8 @@ from arctic_rl._errors import (
 )
 from arctic_rl._pools import LoopPools
 from arctic_rl._progress import ProgressFactory
+from arctic_rl._timing import current as current_timing
+from arctic_rl._timing import timed
 
 if TYPE_CHECKING:
     import httpx
@@ -224,6 +226,7 @@ class CortexService:
 
     # -- data plane -------------------------------------------------------------------
 
+    @timed
     async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any:
         """Send a DSSST1 value to a chunked operation and return its decoded result."""
         from cortex_gs_client.models import RequestStatus
@@ -273,6 +276,7 @@ class CortexService:
 
         return await self._submit(job_id, "sync-weights", sync_weights.asyncio_detailed, body)
 
+    @timed
     async def run_operation(self, job_id: str, body: OperationRequest) -> Any:
         """An inline operation's answer (200) as it came; an accepted one's (202) result."""
         from cortex_gs_client.api.operations import run_operation
@@ -284,6 +288,7 @@ class CortexService:
             return answer.to_dict()
         return await self.wait_request(job_id, answer.request_id, desc="operation")
 
+    @timed
     async def _submit(
         self,
         job_id: str,
@@ -320,6 +325,9 @@ class CortexService:
 
         from arctic_rl._polling import held_wait_s
 
+        timing = current_timing()
+        if timing is not None:
+            timing.polls += 1
         try:
             call = get_request.asyncio_detailed(
                 job_id,
