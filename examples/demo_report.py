@@ -107,7 +107,8 @@ def _time_panel(ax: Any, history: Sequence[IterationStats]) -> None:
     outside = [max(0.0, s.seconds - b) for s, b in zip(history, bottom, strict=True)]
     ax.bar(steps, outside, bottom=bottom, color="#f0f0f0", label="between calls")
     ax.set_ylabel("seconds")
-    ax.legend(loc="upper left", ncol=4, fontsize="small")
+    ax.set_ylim(0, 1.4 * max([b + o for b, o in zip(bottom, outside, strict=True)], default=1))
+    ax.legend(loc="upper left", ncol=4, fontsize="small")  # above the bars, in the headroom
 
 
 def learned(history: Sequence[IterationStats], window: int = 5, margin: float = 0.2) -> bool:
