@@ -14,12 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
+from cortex_gs_client.models import RequestStatus
 from faults.proxy import Fault, FaultProxy
 from faults.test_faults import CHUNK_BYTES, big_batch
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, create_arctic_rl_client
 from arctic_rl._cortex import CortexService
-from arctic_rl._timing import TIMING_KEYS
+from arctic_rl._timing import TIMING_KEYS, CallTiming
 from client.standins.batches import PROMPTS
 from mock_server.testsupport.harness import LiveMock
 
@@ -147,7 +148,8 @@ def _check_adds_up(name: str, timing: dict[str, float], wall_s: float) -> None:
     assert timing["timing/total_s"] <= wall_s, (name, timing)
     # The service's own stamps: it held each request running for LATENCY_S.
     assert LATENCY_S <= timing["timing/compute_s"] < wall_s, (name, timing)
-    assert timing["timing/queue_s"] < LATENCY_S, (name, timing)
+    # started_at came with it (without, queue_s is exactly 0): a moment in the mock's queue.
+    assert 0 < timing["timing/queue_s"] < LATENCY_S, (name, timing)
 
 
 @pytest.mark.parametrize("long_poll_s", [2.0, 0.0], ids=["held-submits", "polled"])
@@ -218,3 +220,41 @@ async def test_the_legacy_client_hands_the_figures_over_as_metrics(
 
 def metrics_of(answer: dict[str, Any]) -> dict[str, float]:
     return {key: answer["metrics"][key] for key in TIMING_KEYS}
+
+
+def _finished(created: str, updated: str, started: str | None = None) -> RequestStatus:
+    stamps = {"created_at": created, "updated_at": updated}
+    if started is not None:
+        stamps["started_at"] = started
+    return RequestStatus.from_dict({"request_id": "req-1", "status": "done", **stamps})
+
+
+@pytest.mark.parametrize(
+    ("status", "queue_s", "compute_s"),
+    [
+        (_finished("2026-01-01T00:00:00.25Z", "2026-01-01T00:00:01Z", "2026-01-01T00:00:00.5Z"),
+         0.25, 0.5),
+        # today's service: no started_at, so no queue apart from compute
+        (_finished("2026-01-01T00:00:00.25Z", "2026-01-01T00:00:01Z"), 0.0, 0.75),
+    ],
+    ids=["started_at", "no started_at"],
+)  # fmt: skip
+def test_queue_and_compute_come_from_the_services_stamps(
+    status: RequestStatus, queue_s: float, compute_s: float
+) -> None:
+    timing = CallTiming()
+    timing.read_status(status, "completed")
+    timing.answer_at = timing.result_at = timing.sent_at + 2.0  # two seconds on our clock
+    figures = timing.figures()
+    assert figures["timing/queue_s"] == pytest.approx(queue_s)
+    assert figures["timing/compute_s"] == pytest.approx(compute_s)
+    assert figures["timing/wait_s"] == pytest.approx(2.0 - queue_s - compute_s)
+
+
+def test_whole_second_stamps_leave_the_window_to_the_clients_clock() -> None:
+    timing = CallTiming()
+    timing.read_status(_finished("2026-01-01T00:00:00Z", "2026-01-01T00:00:03Z"), "completed")
+    timing.answer_at = timing.result_at = timing.sent_at + 0.4  # 0.4 s, not the stamps' 3
+    figures = timing.figures()
+    assert (figures["timing/queue_s"], figures["timing/wait_s"]) == (0.0, 0.0)
+    assert figures["timing/compute_s"] == pytest.approx(0.4)
