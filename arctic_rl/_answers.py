@@ -59,7 +59,8 @@ async def parsed_and_id(call: Awaitable[Response[Any]], *expected: type[T]) -> t
 
 
 def read_poll(tracker: RequestTracker, status: RequestStatus, sf_request_id: str | None) -> Any:
-    """The tracker's reading of one poll; its errors carry the poll's request id."""
+    """The tracker's reading of one poll; its errors carry the poll's request id, and the
+    running call's timing sees the page (its stamps; whether it brought the result)."""
     from arctic_rl.wire import WireError
 
     try:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 if TYPE_CHECKING:
     from cortex_gs_client.models import RequestStatus
 
-__all__ = ["TIMING_KEY", "TIMING_KEYS", "CallTiming", "current", "encoded", "timed"]
+__all__ = ["PHASES", "TIMING_KEY", "TIMING_KEYS", "CallTiming", "current", "encoded", "timed"]
 
 TIMING_KEY = "timing"
 """The key of an answer's figures."""
@@ -66,14 +66,14 @@ class CallTiming:
         "result_at",
         "retries",
         "sent_at",
+        "stamps",
         "started",
-        "status",
     )
 
     def __init__(self) -> None:
         self.started = self.sent_at = self.answer_at = _clock()
         self.result_at: float | None = None
-        self.status: RequestStatus | None = None
+        self.stamps: tuple[object, object, object] | None = None
         self.encode_s = 0.0
         self.polls = self.retries = self.bytes_up = self.bytes_down = 0
 
@@ -93,7 +93,7 @@ class CallTiming:
 
     def read_status(self, status: RequestStatus, state: str) -> None:
         """A status page was read; the first one of a completed request carries its result."""
-        self.status = status
+        self.stamps = (status.created_at, getattr(status, "started_at", None), status.updated_at)
         if state == _COMPLETED and self.result_at is None:
             self.result_at = self.answer_at
 
@@ -102,7 +102,7 @@ class CallTiming:
         ended = _clock()
         result_at = self.answer_at if self.result_at is None else self.result_at
         window = max(0.0, result_at - self.sent_at)
-        queue_s, compute_s = _service_seconds(self.status) or (0.0, window)
+        queue_s, compute_s = _service_seconds(self.stamps) or (0.0, window)
         values = (
             self.encode_s,
             max(0.0, self.sent_at - self.started - self.encode_s),
@@ -119,21 +119,21 @@ class CallTiming:
         return {key: float(value) for key, value in zip(TIMING_KEYS, values, strict=True)}
 
 
-def _service_seconds(status: RequestStatus | None) -> tuple[float, float] | None:
-    """(queue_s, compute_s) from a finished request's own stamps; None when it has none
-    of sub-second resolution."""
-    if status is None:
+def _service_seconds(stamps: tuple[object, object, object] | None) -> tuple[float, float] | None:
+    """(queue_s, compute_s) from the last page's (created_at, started_at, updated_at); None
+    without them, or when they have whole-second resolution."""
+    if stamps is None:
         return None
-    created, ended = status.created_at, status.updated_at
-    started = getattr(status, "started_at", None)
-    if not isinstance(started, datetime):
-        started = created
-    stamps = (created, started, ended)
-    if not all(isinstance(s, datetime) for s in stamps) or all(s.microsecond == 0 for s in stamps):
+    created, started, ended = stamps
+    if not (isinstance(created, datetime) and isinstance(ended, datetime)):
+        return None
+    # Without started_at, compute runs from acceptance.
+    begun = started if isinstance(started, datetime) else created
+    if created.microsecond == begun.microsecond == ended.microsecond == 0:
         return None
     return (
-        max(0.0, (started - created).total_seconds()),
-        max(0.0, (ended - started).total_seconds()),
+        max(0.0, (begun - created).total_seconds()),
+        max(0.0, (ended - begun).total_seconds()),
     )
 
 
