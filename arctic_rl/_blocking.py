@@ -1,23 +1,23 @@
-"""`ArcticRLClient`: the blocking twin of `AsyncArcticRLClient`, on a private loop thread.
+"""`ArcticRLClient`: the blocking twin of `AsyncArcticRLClient`, on the client's I/O loop.
 
 Its methods are not written out again: each is a `_Blocking` made from the async
 client's coroutine method of the same name, so it takes the same parameters and returns
 the same result (type checkers read both from the async method; `inspect.signature`
-shows them too). Blocking calls reach the async client through one path,
-`_LoopThread.run`; async callers (the legacy shim included) await the async client on
-their own loop and never come here.
+shows them too). Blocking calls run the async client on the loop its service's I/O
+already lives on (`CortexService.io_loop`), so they make one hop there and back and no
+second thread is started; async callers (the legacy shim included) await the async client
+on their own loop, and the service bridges to the same I/O loop.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import threading
 from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from arctic_rl._client import AsyncArcticRLClient
 from arctic_rl._config import ArcticRLClientConfig
+from arctic_rl._cortex import CortexService
+from arctic_rl._io_loop import IOLoop
 
 if TYPE_CHECKING:
     import inspect
@@ -29,37 +29,6 @@ __all__ = ["ArcticRLClient"]
 T = TypeVar("T")
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-class _LoopThread:
-    """A private event loop on a daemon thread, for callers that cannot await.
-
-    A script or a synchronous framework has no event loop to run the async client on;
-    this one runs it, and the blocking calls wait for their results here.
-    """
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self.loop.run_forever, name="arctic-rl-loop", daemon=True
-        )
-        self._thread.start()
-
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        if threading.current_thread() is self._thread:
-            coro.close()
-            raise RuntimeError("a blocking ArcticRLClient call was made from its own loop")
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self.submit(coro).result()
-
-    def stop(self) -> None:
-        if self.loop.is_running():
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(timeout=5)
-        if not self.loop.is_running():
-            self.loop.close()
 
 
 class _Blocking(Generic[P, R]):
@@ -86,7 +55,7 @@ class _Blocking(Generic[P, R]):
         method = self._method
 
         def call(*args: P.args, **kwargs: P.kwargs) -> R:
-            return client._loop.run(method(client.aio, *args, **kwargs))
+            return client._io.run(method(client.aio, *args, **kwargs))
 
         call.__name__ = call.__qualname__ = self.__name__
         call.__doc__ = self.__doc__
@@ -120,12 +89,15 @@ class ArcticRLClient:
         environ: Mapping[str, str] | None = None,
         start: bool = True,
     ) -> None:
-        self._loop = _LoopThread()
-        try:
-            self.aio: AsyncArcticRLClient = self._loop.run(_build(config, service, environ, start))
-        except BaseException:
-            self._loop.stop()
-            raise
+        self.aio = AsyncArcticRLClient(config, service=service, environ=environ)
+        self._io = _io_loop_of(self.aio.service)
+        self._shut_down = False
+        if start:
+            try:
+                self._io.run(self.aio.start())
+            except BaseException:
+                self._finish(self.aio.aclose())
+                raise
 
     def __repr__(self) -> str:
         return f"ArcticRLClient(job_id={self.job_id!r})"
@@ -164,21 +136,24 @@ class ArcticRLClient:
     delete_checkpoint = _Blocking(AsyncArcticRLClient.delete_checkpoint)
 
     def shutdown(self, *, cancel: bool | None = None) -> None:
-        """Finish with the job (see AsyncArcticRLClient.shutdown) and stop the loop thread."""
-        if self._loop.loop.is_closed():
-            return
+        """Finish with the job (see AsyncArcticRLClient.shutdown) and stop the I/O loop."""
+        self._finish(self.aio.shutdown(cancel=cancel))
+
+    def _finish(self, last: Coroutine[Any, Any, None]) -> None:
+        """Run the client's last call (once), then stop the I/O loop (always)."""
         try:
-            self._loop.run(self.aio.shutdown(cancel=cancel))
+            if self._shut_down:
+                last.close()
+            else:
+                self._shut_down = True
+                self._io.run(last)
         finally:
-            self._loop.stop()
+            self._io.stop()
 
 
-async def _build(
-    config: ArcticRLClientConfig,
-    service: ServiceAPI | None,
-    environ: Mapping[str, str] | None,
-    start: bool,
-) -> AsyncArcticRLClient:
-    if start:
-        return await AsyncArcticRLClient.connect(config, service=service, environ=environ)
-    return AsyncArcticRLClient(config, service=service, environ=environ)
+def _io_loop_of(service: ServiceAPI) -> IOLoop:
+    """The loop blocking calls run on: the Cortex service's own (its pool lives there),
+    else, for another service, one of this client's."""
+    if isinstance(service, CortexService):
+        return service.io_loop
+    return IOLoop("arctic-rl-blocking")

@@ -6,6 +6,11 @@ mapping and idempotency keys are not here: they live in the service transport (`
 which every request crosses. Chunked uploads (generated binary operations too) are `_upload`'s,
 polling is `_polling`'s.
 
+Callers may await it from any event loop or thread: its connection pool, its retry state
+(whether the service has answered this client once) and its poll schedule belong to the
+service object and live on its own I/O loop (`_io_loop.IOLoop`), to which each public
+coroutine method is bridged (`on_io_loop`): one hop each way, whatever loop calls.
+
 One model family on the wire: the generated client's attrs models. They are what the
 generated operation functions take and return, and they keep unknown keys
 (``additional_properties``), which the contract's open request bodies need; the pydantic
@@ -30,9 +35,8 @@ from arctic_rl._errors import (
     JobFailedError,
     RequestTimeoutError,
 )
-from arctic_rl._pools import LoopPools
+from arctic_rl._io_loop import IOLoop, on_io_loop
 from arctic_rl._progress import ProgressFactory
-from arctic_rl._timing import current as current_timing
 from arctic_rl._timing import timed
 
 if TYPE_CHECKING:
@@ -115,23 +119,18 @@ class CortexService:
             inner=httpx_transport,
             token_env=token_env,
         )
-        self._pools = LoopPools(self._open_client)
+        self._connection = _Connection(self._settings)
+        self.io_loop = IOLoop(closing=self._connection.aclose)
         self._poll_settings = poll
         self._planner: PollPlanner | None = None
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"
 
-    def _open_client(self) -> Client:
-        from arctic_rl._http import open_client
-
-        return open_client(self._settings)
-
     @property
     def _client(self) -> Client:
-        """The generated client over the service transport for the running event loop
-        (`LoopPools`: so that every call runs on its caller's loop)."""
-        return self._pools.here()
+        """The generated client over the service transport (opened on the first call)."""
+        return self._connection.client()
 
     @property
     def polls(self) -> PollPlanner:
@@ -148,10 +147,17 @@ class CortexService:
         return Uploader(self._client, self.chunk_bytes, self._progress, self.polls)
 
     async def aclose(self) -> None:
-        await self._pools.aclose()
+        """Close the connection pool and end the I/O loop's thread (a later call opens new
+        ones). On the loop itself, as the blocking client's calls run, only the pool: the
+        loop cannot join its own thread, so that caller stops it."""
+        if self.io_loop.is_current():
+            await self._connection.aclose()
+        else:
+            self.io_loop.stop()  # cancels what still runs there, then closes the pool
 
     # -- control plane ----------------------------------------------------------------
 
+    @on_io_loop
     async def create_job(self, body: CreateJobRequest) -> str:
         from cortex_gs_client.api.jobs import create_job
         from cortex_gs_client.models import CreateJobResponse
@@ -159,12 +165,14 @@ class CortexService:
         call = create_job.asyncio_detailed(client=self._client, body=body)
         return (await parsed(call, CreateJobResponse)).job_id
 
+    @on_io_loop
     async def get_job(self, job_id: str) -> Job:
         from cortex_gs_client.api.jobs import get_job
         from cortex_gs_client.models import Job
 
         return await parsed(get_job.asyncio_detailed(job_id, client=self._client), Job)
 
+    @on_io_loop
     async def list_jobs(self, status: str | None = None) -> list[JobSummary]:
         from cortex_gs_client.api.jobs import list_jobs
         from cortex_gs_client.models import JobList, JobState
@@ -176,18 +184,21 @@ class CortexService:
         call = list_jobs.asyncio_detailed(client=self._client, status=state)
         return (await parsed(call, JobList)).jobs
 
+    @on_io_loop
     async def get_capacity(self) -> Capacity:
         from cortex_gs_client.api.jobs import get_capacity
         from cortex_gs_client.models import Capacity
 
         return await parsed(get_capacity.asyncio_detailed(client=self._client), Capacity)
 
+    @on_io_loop
     async def cancel_job(self, job_id: str) -> None:
         """Cancel; today's service answers 200 with an empty body."""
         from cortex_gs_client.api.jobs import cancel_job
 
         await cancel_job.asyncio_detailed(job_id, client=self._client)
 
+    @on_io_loop
     async def list_checkpoints(self, job_id: str) -> list[Checkpoint]:
         from cortex_gs_client.api.checkpoints import list_checkpoints
         from cortex_gs_client.models import CheckpointList
@@ -195,11 +206,13 @@ class CortexService:
         call = list_checkpoints.asyncio_detailed(job_id, client=self._client)
         return (await parsed(call, CheckpointList)).checkpoints
 
+    @on_io_loop
     async def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> None:
         from cortex_gs_client.api.checkpoints import delete_checkpoint
 
         await delete_checkpoint.asyncio_detailed(job_id, checkpoint_id, client=self._client)
 
+    @on_io_loop
     async def wait_job_running(self, job_id: str, timeout: float) -> Job:
         """Poll the job until it runs; a job that ends first raises JobFailedError."""
         from arctic_rl._polling import Backoff
@@ -226,6 +239,7 @@ class CortexService:
 
     # -- data plane -------------------------------------------------------------------
 
+    @on_io_loop  # outermost: the call is timed on the I/O loop, where it runs
     @timed
     async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any:
         """Send a DSSST1 value to a chunked operation and return its decoded result."""
@@ -238,6 +252,7 @@ class CortexService:
             self.polls.submitted(job_id, wait_s, time.monotonic() - started)
         return await self.wait_request(job_id, answer.request_id, desc=operation_id, first=first)
 
+    @on_io_loop
     async def upload(
         self, job_id: str, operation_id: str, value: Any
     ) -> AcceptedRequest | RequestStatus:
@@ -251,31 +266,37 @@ class CortexService:
         wanted = self.long_poll_s if self.hold_submits else 0.0
         return held_wait_s(self.polls.long_poll_s(job_id, wanted))
 
+    @on_io_loop
     async def step(self, job_id: str, body: StepRequest) -> Any:
         from cortex_gs_client.api.training import step
 
         return await self._submit(job_id, "step", step.asyncio_detailed, body)
 
+    @on_io_loop
     async def save_checkpoint(self, job_id: str, body: SaveRequest) -> Any:
         from cortex_gs_client.api.checkpoints import save_checkpoint
 
         return await self._submit(job_id, "save", save_checkpoint.asyncio_detailed, body)
 
+    @on_io_loop
     async def load_checkpoint(self, job_id: str, body: LoadRequest) -> Any:
         from cortex_gs_client.api.checkpoints import load_checkpoint
 
         return await self._submit(job_id, "load", load_checkpoint.asyncio_detailed, body)
 
+    @on_io_loop
     async def log_probs(self, job_id: str, body: LogProbsRequest) -> Any:
         from cortex_gs_client.api.sampling import log_probs
 
         return await self._submit(job_id, "log-probs", log_probs.asyncio_detailed, body)
 
+    @on_io_loop
     async def sync_weights(self, job_id: str, body: SyncWeightsRequest) -> Any:
         from cortex_gs_client.api.sampling import sync_weights
 
         return await self._submit(job_id, "sync-weights", sync_weights.asyncio_detailed, body)
 
+    @on_io_loop
     @timed
     async def run_operation(self, job_id: str, body: OperationRequest) -> Any:
         """An inline operation's answer (200) as it came; an accepted one's (202) result."""
@@ -325,9 +346,6 @@ class CortexService:
 
         from arctic_rl._polling import held_wait_s
 
-        timing = current_timing()
-        if timing is not None:
-            timing.polls += 1
         try:
             call = get_request.asyncio_detailed(
                 job_id,
@@ -344,6 +362,7 @@ class CortexService:
             self.polls.no_long_poll(job_id, "refuses")
             return None
 
+    @on_io_loop
     async def wait_request(
         self,
         job_id: str,
@@ -381,3 +400,25 @@ class CortexService:
                         f"after {self.poll_timeout:.0f} s",
                         code=tracker.state,
                     )
+
+
+class _Connection:
+    """The generated client (one httpx pool over one `ServiceTransport`) of one service,
+    opened on its first call; it holds nothing of the service, so the I/O loop's
+    finalizer can close it when the service is collected."""
+
+    def __init__(self, settings: ClientSettings) -> None:
+        self._settings = settings
+        self._client: Client | None = None
+
+    def client(self) -> Client:
+        if self._client is None:
+            from arctic_rl._http import open_client
+
+            self._client = open_client(self._settings)
+        return self._client
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.get_async_httpx_client().aclose()

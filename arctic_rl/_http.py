@@ -69,10 +69,13 @@ LONG_POLL_PARAM = "wait_s"
 MAX_RETRY_AFTER_S = 60.0
 RETRY_WAIT_INITIAL_S = 0.5
 RETRY_WAIT_MAX_S = 12.0
-# Until the service has answered once, a failure to reach it is most likely a wrong URL or a
-# server not started: give up after this long (later requests keep the whole retry budget,
-# so an established run still rides out a restart).
+# Until the service has answered this client once, a failure to reach it is most likely a
+# wrong URL or a server not started: give up after this long (once it has answered, every
+# later request, from any loop, keeps the whole retry budget: a run rides out a restart).
 FIRST_CONTACT_RETRY_S = 5.0
+# APIConnectionError codes: the service never answered this client / it stopped answering.
+UNREACHABLE_CODE = "unreachable"
+CONNECTION_LOST_CODE = "connection_lost"
 UNREACHABLE_HINT = f"is the service running there? The URL comes from {URL_SETTINGS}"
 # The encodings this client can decompress under a cap; it asks for no others.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -141,7 +144,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         self._max_retries = max_retries
         self._retry_timeout = retry_timeout
         self._max_answer_bytes = max_answer_bytes
-        self._reached = False  # whether the service has answered this transport once
+        self._reached = False  # whether the service has answered this client once
 
     def __repr__(self) -> str:
         return f"ServiceTransport(base_url={self._base_url!r})"
@@ -152,6 +155,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         request.headers["Authorization"] = self._authorization.get_secret_value()
         request.headers["Accept-Encoding"] = ACCEPT_ENCODING
         retrying: Token[str | None] | None = None
+        first_contact = not self._reached
         try:
             try:
                 return await self._attempt(request, retried=False)
@@ -160,7 +164,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
                     raise
                 first_failure: Exception | None = exc
             retrying = _RETRYING.set(f"{request.method} {request.url}")
-            budget = self._retry_timeout if self._reached else FIRST_CONTACT_RETRY_S
+            budget = FIRST_CONTACT_RETRY_S if first_contact else self._retry_timeout
             # Only a failed first attempt pays for stamina (tens of microseconds a request):
             # its failure is replayed as stamina's first attempt, so the waits, the attempt
             # count and the time budget are what they would have been had stamina run it.
@@ -180,13 +184,20 @@ class ServiceTransport(httpx.AsyncBaseTransport):
                         timing.retries += 1
                     return await self._attempt(request, retried=True)
         except httpx.TransportError as exc:
-            raise APIConnectionError(
-                f"cannot reach {self._base_url}: {type(exc).__name__}: {exc}; {UNREACHABLE_HINT}"
-            ) from exc
+            raise self._unreachable(exc, first_contact=first_contact) from exc
         finally:
             if retrying is not None:
                 _RETRYING.reset(retrying)
         raise AssertionError("stamina ran no attempt")  # pragma: no cover
+
+    def _unreachable(self, exc: httpx.TransportError, *, first_contact: bool) -> APIConnectionError:
+        """The error once retries are spent: a first contact's says where the URL came from."""
+        failure = f"cannot reach {self._base_url}: {type(exc).__name__}: {exc}"
+        if first_contact:
+            message = f"{failure}; it never answered this client; {UNREACHABLE_HINT}"
+            return APIConnectionError(message, code=UNREACHABLE_CODE)
+        message = f"{failure}; it stopped answering and did not come back within the retry budget"
+        return APIConnectionError(message, code=CONNECTION_LOST_CODE)
 
     async def _attempt(self, request: httpx.Request, *, retried: bool) -> httpx.Response:
         timing = current_timing()

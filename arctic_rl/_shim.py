@@ -3,9 +3,11 @@
 `create_arctic_rl_client(config, server_state=None)` keeps the old factory's signature.
 For Cortex it returns `LegacyCortexClient`, whose methods and response keys are exactly
 what the two integrations read (see integrations.md), so neither framework changes a line.
-Its async methods await the async client on the caller's own event loop (whichever it
-is: the service opens a connection pool per loop); only the factory's job creation and
-`shutdown`, which are synchronous, run on the blocking client's private loop thread.
+Its async methods may be awaited on any event loop, in any thread (SkyRL runs each call
+on a fresh loop it never closes, verl from plain threads): the client's I/O (its one
+connection pool, retry state and poll schedule) lives on the client's own I/O loop, which
+every call reaches in one hop. The factory's job creation and `shutdown`, which are
+synchronous, run there too, through the blocking client.
 """
 
 from __future__ import annotations

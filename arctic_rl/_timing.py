@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from contextvars import ContextVar
 from datetime import datetime
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 if TYPE_CHECKING:
     from cortex_gs_client.models import RequestStatus
@@ -145,7 +145,7 @@ def current() -> CallTiming | None:
     return _CURRENT.get()
 
 
-def timed(method: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+def timed(method: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, Coroutine[Any, Any, T]]:
     """A service method measured as one call; a mapping answer gets its figures (``"timing"``).
 
     The timing is set in the task running the method (on whatever loop runs it) and read

@@ -36,8 +36,8 @@ from typing import Any, TypeVar
 from verl.remote_backend.base import RemoteBackendRegistry
 
 from arctic_rl import _pth_hook
-from arctic_rl._blocking import _LoopThread
 from arctic_rl._errors import BackendNotAvailableError
+from arctic_rl._io_loop import IOLoop
 from arctic_rl._shim import create_arctic_rl_client, route_on_prem_to_cortex
 from arctic_rl.integrations.verl import ADAPTER, BACKEND_NAME, cortex_settings, registry_shape
 
@@ -83,10 +83,10 @@ def _constructs_cortex_clients(module: ModuleType) -> Iterator[None]:
 
 
 @functools.cache
-def _settling_loop() -> _LoopThread:
-    """One loop for every settled call: the client's connection pool belongs to the loop
-    that opened it, so a fresh loop per call would open (and leak) a pool per call."""
-    return _LoopThread()
+def _settling_loop() -> IOLoop:
+    """One loop for every settled call, which may come from inside a running loop: started
+    once, not a loop (and a thread) per call."""
+    return IOLoop("arctic-rl-settle")
 
 
 def _settle(coro: Coroutine[Any, Any, T]) -> T:
