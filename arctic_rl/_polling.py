@@ -24,10 +24,13 @@ hands out for each request, and `poll_once` sends it:
 - ``Retry-After``: a throttled poll (429, 503) is retried by the HTTP seam after the
   service's ``Retry-After``; the schedule resumes from the time that answer came back.
 - The proposed long poll (``wait_s``, on polls and submits) is used while the job's service
-  serves it. A poll refused for ``wait_s`` (400/422), a submit refused with an error that
-  names it (sent once more without it, `send_with_wait_s`), a long poll answered at once
-  without news, or a submit answered 202 well before its ``wait_s`` marks the job as not
-  serving it: from then on its requests follow the schedule above and send no ``wait_s``.
+  serves it. A poll refused for ``wait_s`` (400/422) or a submit refused with an error that
+  names it (sent once more without it, `send_with_wait_s`) marks the job as not serving
+  it; so do two misses in a row, a miss being a long poll answered at once without news
+  or a submit answered 202 well before its ``wait_s`` (one alone may be a busy server
+  shedding a wait; an answer that was held resets the count). A job so marked follows
+  the schedule above and sends no ``wait_s``, until ``REPROBE_AFTER_S`` later its next
+  request tries the long poll again (a service may start serving it, or stop shedding).
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ POLL_INITIAL_S = 0.5
 POLL_FACTOR = 1.25
 POLL_MAX_S = 6.0
 MAX_LONG_POLL_S = 20.0  # the contract's maximum wait_s
+MISSES_IN_A_ROW = 2  # quick answers without news that turn the long poll off for a job
+REPROBE_AFTER_S = 60.0  # how long a job's long poll stays off before it is tried again
 T = TypeVar("T")
 
 # One poll of a request: its page and exchange id, or None when the service refused wait_s.
@@ -166,7 +171,8 @@ class PollPlanner:
         self.clock = clock
         self._durations: dict[tuple[str, str], deque[float]] = {}
         self._rtts: deque[float] = deque(maxlen=RTT_SAMPLES)
-        self._no_long_poll: set[str] = set()
+        self._misses: dict[str, int] = {}  # misses in a row, per job
+        self._no_long_poll: dict[str, float] = {}  # job -> when its long poll was turned off
 
     def rtt(self) -> float:
         return min(self._rtts, default=0.0)
@@ -177,19 +183,46 @@ class PollPlanner:
         return statistics.median(recent) if recent and self.settings.adaptive else None
 
     def long_poll_s(self, job_id: str, wanted: float) -> float:
-        """The ``wait_s`` to send for this job: none once it is known not to serve it."""
-        return 0.0 if job_id in self._no_long_poll else wanted
+        """The ``wait_s`` to send for this job: none while it is marked as not serving it."""
+        since = self._no_long_poll.get(job_id)
+        if since is None:
+            return wanted
+        if self.clock() - since < REPROBE_AFTER_S:
+            return 0.0
+        del self._no_long_poll[job_id]
+        log.debug("arctic_rl: trying the long poll again for job %s", job_id)
+        return wanted
 
     def no_long_poll(self, job_id: str, why: str) -> None:
+        """Poll job ``job_id`` without ``wait_s`` for the next ``REPROBE_AFTER_S``."""
+        self._misses.pop(job_id, None)
         if job_id not in self._no_long_poll:
-            log.info("arctic_rl: the service %s wait_s for job %s; polling instead", why, job_id)
-            self._no_long_poll.add(job_id)
+            log.info(
+                "arctic_rl: the service %s wait_s for job %s; polling instead (trying it "
+                "again in %.0f s)",
+                why,
+                job_id,
+                REPROBE_AFTER_S,
+            )
+        self._no_long_poll[job_id] = self.clock()
+
+    def missed(self, job_id: str) -> None:
+        """A long poll or submit came back at once without news: two in a row, and the
+        job's service is taken not to serve ``wait_s``."""
+        misses = self._misses[job_id] = self._misses.get(job_id, 0) + 1
+        if misses >= MISSES_IN_A_ROW:
+            self.no_long_poll(job_id, "ignores")
+
+    def held(self, job_id: str) -> None:
+        """A long poll or submit was held (or brought news): the misses start over."""
+        self._misses.pop(job_id, None)
 
     def submitted(self, job_id: str, wait_s: float | Unset, seconds: float) -> None:
-        """A submit answered 202 after ``seconds``: well before ``wait_s``, it was ignored."""
+        """A submit sent with ``wait_s`` answered 202 after ``seconds``: well before
+        ``wait_s``, a miss."""
         sent = wait_s if isinstance(wait_s, float | int) else 0.0
-        if sent > 0 and seconds < sent / 2:
-            self.no_long_poll(job_id, "ignores")
+        if sent > 0:
+            (self.missed if seconds < sent / 2 else self.held)(job_id)
 
     def request(self, job_id: str, kind: str, wanted_wait_s: float) -> RequestPolls:
         """The polls of a request accepted just now."""
@@ -237,8 +270,7 @@ class RequestPolls:
         elif wait_s > 0:
             held = news or seconds >= wait_s / 2
             self._now = held
-            if not held:
-                self._planner.no_long_poll(self.job_id, "ignores")
+            (self._planner.held if held else self._planner.missed)(self.job_id)
         else:
             self._planner.round_trip(seconds)
 

@@ -18,7 +18,13 @@ import pytest
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
 from arctic_rl._cortex import CortexService
-from arctic_rl._polling import PollSettings, Schedule, fallback_polls
+from arctic_rl._polling import (
+    REPROBE_AFTER_S,
+    PollPlanner,
+    PollSettings,
+    Schedule,
+    fallback_polls,
+)
 from client.standins.batches import train_tensors
 from mock_server.testsupport.harness import LiveMock
 
@@ -87,20 +93,27 @@ def test_the_documented_schedule_grows_by_a_quarter_up_to_six_seconds() -> None:
 
 class Recorder(httpx.AsyncBaseTransport):
     """Real HTTP; keeps (method, path, wait_s sent). ``strip_wait_s``: a service that
-    ignores the proposed parameter (it never reaches the mock); ``refuse_wait_s``: one
-    that refuses it (the mock is sent a ``wait_s`` it cannot read, and answers its own 422
-    naming the parameter)."""
+    ignores the proposed parameter (it never reaches the mock); ``shed_polls``: one that
+    sheds that many long polls (answered at once, as a busy server may), then holds them
+    again; ``refuse_wait_s``: one that refuses it (the mock is sent a ``wait_s`` it cannot
+    read, and answers its own 422 naming the parameter)."""
 
-    def __init__(self, *, strip_wait_s: bool = False, refuse_wait_s: bool = False) -> None:
+    def __init__(
+        self, *, strip_wait_s: bool = False, shed_polls: int = 0, refuse_wait_s: bool = False
+    ) -> None:
         self.inner = httpx.AsyncHTTPTransport()
         self.strip_wait_s = strip_wait_s
+        self.shed_polls = shed_polls
         self.refuse_wait_s = refuse_wait_s
         self.sent: list[tuple[str, str, str | None]] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         wait_s = request.url.params.get("wait_s")
         self.sent.append((request.method, request.url.path.rsplit("/", 1)[-1], wait_s))
-        if self.strip_wait_s and wait_s is not None:
+        shed = self.shed_polls > 0 and request.method == "GET" and wait_s is not None
+        if shed:
+            self.shed_polls -= 1
+        if (self.strip_wait_s or shed) and wait_s is not None:
             request.url = request.url.copy_remove_param("wait_s")
         if self.refuse_wait_s and wait_s is not None:
             request.url = request.url.copy_set_param("wait_s", "not-served")
@@ -112,13 +125,14 @@ class Recorder(httpx.AsyncBaseTransport):
 
 @asynccontextmanager
 async def connected(
-    live_mock: LiveMock, recorder: Recorder, *, long_poll_s: float
+    live_mock: LiveMock, recorder: Recorder, *, long_poll_s: float, hold_submits: bool = True
 ) -> AsyncIterator[AsyncArcticRLClient]:
     service = CortexService(
         live_mock.base_url,
         live_mock.token,
         httpx_transport=recorder,
         long_poll_s=long_poll_s,
+        hold_submits=hold_submits,
         max_retries=3,
     )
     config = ArcticRLClientConfig(
@@ -200,16 +214,52 @@ async def _sent_over(
     return results, held, [path for method, path, _ in sent if method == "POST"]
 
 
-async def test_a_service_ignoring_wait_s_is_sent_it_once(
+async def test_a_service_ignoring_wait_s_is_sent_it_twice(
     live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The first submit's quick 202 shows wait_s is not served: no later request sends it."""
+    """The first submit's quick 202 and its first poll's quick answer, two misses in a
+    row, show wait_s is not served: no later request sends it."""
     monkeypatch.setenv(PAT_ENV, live_mock.token)
     recorder = Recorder(strip_wait_s=True)
     results, held, posts = await _sent_over(live_mock, recorder, 0.3, _steps)
     assert results == [1, 2, 3]
-    assert held == [("POST", "step")]
+    assert [method for method, _ in held] == ["POST", "GET"]
     assert posts == ["step"] * 3
+
+
+async def test_one_shed_long_poll_leaves_long_polling_on(
+    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long poll answered at once without news (a busy server shedding it) is one miss:
+    that request's next poll and the next request's polls are long polls still."""
+    live_mock.restart(request_latency_s=0.5)
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    recorder = Recorder(shed_polls=1)
+    async with connected(live_mock, recorder, long_poll_s=5.0, hold_submits=False) as client:
+        recorder.sent.clear()
+        await client.step()
+        first = list(recorder.sent)
+        await client.step()
+        second = recorder.sent[len(first) :]
+    polls = [wait_s for method, _, wait_s in first if method == "GET"]
+    assert len(polls) >= 2 and all(wait_s is not None for wait_s in polls)  # shed, then held
+    assert [wait_s is not None for method, _, wait_s in second if method == "GET"] == [True]
+
+
+def test_long_polls_off_after_two_misses_in_a_row_are_tried_again_later() -> None:
+    now = [0.0]
+    planner = PollPlanner(clock=lambda: now[0])
+    planner.missed("job-1")
+    planner.held("job-1")
+    planner.missed("job-1")
+    assert planner.long_poll_s("job-1", 5.0) == 5.0  # misses, but not in a row
+    planner.missed("job-1")
+    assert planner.long_poll_s("job-1", 5.0) == 0.0
+    assert planner.long_poll_s("job-2", 5.0) == 5.0
+    now[0] += REPROBE_AFTER_S
+    assert planner.long_poll_s("job-1", 5.0) == 5.0
+    planner.missed("job-1")
+    assert planner.long_poll_s("job-1", 5.0) == 5.0  # the count started over
 
 
 @pytest.mark.parametrize(

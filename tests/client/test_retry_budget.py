@@ -19,7 +19,7 @@ import pytest
 from arctic_rl import APIConnectionError, ArcticRLClientConfig, create_arctic_rl_client
 from arctic_rl._cortex import CortexService
 from arctic_rl._http import CONNECTION_LOST_CODE, UNREACHABLE_CODE
-from examples.chaos import ChaosSettings, RestartableMock
+from examples.chaos import PREFIX, ChaosSettings, RestartableMock
 from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV
@@ -77,7 +77,7 @@ def test_a_first_contact_with_no_service_is_an_unreachable_error(
 ) -> None:
     monkeypatch.setenv(PAT_ENV, "any-token")
     with pytest.raises(APIConnectionError) as caught:
-        create_arctic_rl_client(_config(f"http://127.0.0.1:{_unused_port()}/api"))
+        create_arctic_rl_client(_config(f"http://127.0.0.1:{_unused_port()}{PREFIX}"))
     assert caught.value.code == UNREACHABLE_CODE
     assert "never answered this client" in caught.value.message
 
