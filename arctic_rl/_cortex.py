@@ -7,9 +7,9 @@ which every request crosses. Chunked uploads (generated binary operations too) a
 polling is `_polling`'s.
 
 Callers may await it from any event loop or thread: its connection pool, its retry state
-(whether the service has answered this client once) and its poll schedule belong to the
-service object and live on its own I/O loop (`_io_loop.IOLoop`), to which each public
-coroutine method is bridged (`on_io_loop`): one hop each way, whatever loop calls.
+(whether the service has answered this client once) and its poll schedule live on its own
+I/O loop (`_io_loop.IOLoop`), to which each public coroutine method is bridged
+(`on_io_loop_methods`): one hop each way, whatever loop calls.
 
 One model family on the wire: the generated client's attrs models. They are what the
 generated operation functions take and return, and they keep unknown keys
@@ -35,7 +35,7 @@ from arctic_rl._errors import (
     JobFailedError,
     RequestTimeoutError,
 )
-from arctic_rl._io_loop import IOLoop, on_io_loop
+from arctic_rl._io_loop import IOLoop, on_io_loop_methods
 from arctic_rl._progress import ProgressFactory
 from arctic_rl._timing import timed
 
@@ -69,6 +69,7 @@ log = logging.getLogger("arctic_rl")
 MAX_EVENTS_PER_POLL = 64
 
 
+@on_io_loop_methods
 class CortexService:
     """Cortex GS (or the mock) over HTTP: control plane, JSON and chunked data plane, polls.
 
@@ -148,8 +149,9 @@ class CortexService:
 
     async def aclose(self) -> None:
         """Close the connection pool and end the I/O loop's thread (a later call opens new
-        ones). On the loop itself, as the blocking client's calls run, only the pool: the
-        loop cannot join its own thread, so that caller stops it."""
+        ones); calls still running there are cancelled. The caller waits the few
+        milliseconds that takes. On the loop itself, as the blocking client's calls run,
+        only the pool: the loop cannot join its own thread, so that caller stops it."""
         if self.io_loop.is_current():
             await self._connection.aclose()
         else:
@@ -157,7 +159,6 @@ class CortexService:
 
     # -- control plane ----------------------------------------------------------------
 
-    @on_io_loop
     async def create_job(self, body: CreateJobRequest) -> str:
         from cortex_gs_client.api.jobs import create_job
         from cortex_gs_client.models import CreateJobResponse
@@ -165,14 +166,12 @@ class CortexService:
         call = create_job.asyncio_detailed(client=self._client, body=body)
         return (await parsed(call, CreateJobResponse)).job_id
 
-    @on_io_loop
     async def get_job(self, job_id: str) -> Job:
         from cortex_gs_client.api.jobs import get_job
         from cortex_gs_client.models import Job
 
         return await parsed(get_job.asyncio_detailed(job_id, client=self._client), Job)
 
-    @on_io_loop
     async def list_jobs(self, status: str | None = None) -> list[JobSummary]:
         from cortex_gs_client.api.jobs import list_jobs
         from cortex_gs_client.models import JobList, JobState
@@ -184,21 +183,18 @@ class CortexService:
         call = list_jobs.asyncio_detailed(client=self._client, status=state)
         return (await parsed(call, JobList)).jobs
 
-    @on_io_loop
     async def get_capacity(self) -> Capacity:
         from cortex_gs_client.api.jobs import get_capacity
         from cortex_gs_client.models import Capacity
 
         return await parsed(get_capacity.asyncio_detailed(client=self._client), Capacity)
 
-    @on_io_loop
     async def cancel_job(self, job_id: str) -> None:
         """Cancel; today's service answers 200 with an empty body."""
         from cortex_gs_client.api.jobs import cancel_job
 
         await cancel_job.asyncio_detailed(job_id, client=self._client)
 
-    @on_io_loop
     async def list_checkpoints(self, job_id: str) -> list[Checkpoint]:
         from cortex_gs_client.api.checkpoints import list_checkpoints
         from cortex_gs_client.models import CheckpointList
@@ -206,13 +202,11 @@ class CortexService:
         call = list_checkpoints.asyncio_detailed(job_id, client=self._client)
         return (await parsed(call, CheckpointList)).checkpoints
 
-    @on_io_loop
     async def delete_checkpoint(self, job_id: str, checkpoint_id: str) -> None:
         from cortex_gs_client.api.checkpoints import delete_checkpoint
 
         await delete_checkpoint.asyncio_detailed(job_id, checkpoint_id, client=self._client)
 
-    @on_io_loop
     async def wait_job_running(self, job_id: str, timeout: float) -> Job:
         """Poll the job until it runs; a job that ends first raises JobFailedError."""
         from arctic_rl._polling import Backoff
@@ -239,8 +233,7 @@ class CortexService:
 
     # -- data plane -------------------------------------------------------------------
 
-    @on_io_loop  # outermost: the call is timed on the I/O loop, where it runs
-    @timed
+    @timed  # inside the class's bridge: the call is timed on the I/O loop, where it runs
     async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any:
         """Send a DSSST1 value to a chunked operation and return its decoded result."""
         from cortex_gs_client.models import RequestStatus
@@ -252,7 +245,6 @@ class CortexService:
             self.polls.submitted(job_id, wait_s, time.monotonic() - started)
         return await self.wait_request(job_id, answer.request_id, desc=operation_id, first=first)
 
-    @on_io_loop
     async def upload(
         self, job_id: str, operation_id: str, value: Any
     ) -> AcceptedRequest | RequestStatus:
@@ -266,37 +258,31 @@ class CortexService:
         wanted = self.long_poll_s if self.hold_submits else 0.0
         return held_wait_s(self.polls.long_poll_s(job_id, wanted))
 
-    @on_io_loop
     async def step(self, job_id: str, body: StepRequest) -> Any:
         from cortex_gs_client.api.training import step
 
         return await self._submit(job_id, "step", step.asyncio_detailed, body)
 
-    @on_io_loop
     async def save_checkpoint(self, job_id: str, body: SaveRequest) -> Any:
         from cortex_gs_client.api.checkpoints import save_checkpoint
 
         return await self._submit(job_id, "save", save_checkpoint.asyncio_detailed, body)
 
-    @on_io_loop
     async def load_checkpoint(self, job_id: str, body: LoadRequest) -> Any:
         from cortex_gs_client.api.checkpoints import load_checkpoint
 
         return await self._submit(job_id, "load", load_checkpoint.asyncio_detailed, body)
 
-    @on_io_loop
     async def log_probs(self, job_id: str, body: LogProbsRequest) -> Any:
         from cortex_gs_client.api.sampling import log_probs
 
         return await self._submit(job_id, "log-probs", log_probs.asyncio_detailed, body)
 
-    @on_io_loop
     async def sync_weights(self, job_id: str, body: SyncWeightsRequest) -> Any:
         from cortex_gs_client.api.sampling import sync_weights
 
         return await self._submit(job_id, "sync-weights", sync_weights.asyncio_detailed, body)
 
-    @on_io_loop
     @timed
     async def run_operation(self, job_id: str, body: OperationRequest) -> Any:
         """An inline operation's answer (200) as it came; an accepted one's (202) result."""
@@ -362,7 +348,6 @@ class CortexService:
             self.polls.no_long_poll(job_id, "refuses")
             return None
 
-    @on_io_loop
     async def wait_request(
         self,
         job_id: str,

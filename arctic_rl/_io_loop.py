@@ -18,14 +18,19 @@ interpreter exits (`weakref.finalize`), so no socket, task or thread outlives it
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
+import inspect
+import logging
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-__all__ = ["IOLoop", "on_io_loop"]
+__all__ = ["IOLoop", "on_io_loop", "on_io_loop_methods"]
+
+log = logging.getLogger("arctic_rl")
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -61,7 +66,10 @@ class _Serving:
             task.cancel()
         await asyncio.gather(*unfinished, return_exceptions=True)
         if self._closing is not None:
-            await self._closing()
+            try:
+                await self._closing()
+            except Exception as exc:  # the loop still winds down; say what was left open
+                log.warning("arctic_rl: closing the client's connections failed: %r", exc)
 
     def stop(self) -> None:
         """End the loop; from another thread, wait until it has closed."""
@@ -121,7 +129,7 @@ class IOLoop:
         loop = self.loop
         if asyncio.get_running_loop() is loop:
             return await coro
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+        return await asyncio.wrap_future(_submit(coro, loop))
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on this loop and wait for it: for callers that cannot await."""
@@ -129,7 +137,7 @@ class IOLoop:
         if self.is_current():
             coro.close()
             raise RuntimeError("a blocking call was made from the client's own I/O loop")
-        return asyncio.run_coroutine_threadsafe(coro, loop).result()
+        return _submit(coro, loop).result()
 
     def stop(self) -> None:
         """Cancel what runs there, run ``closing``, close the loop and end its thread.
@@ -140,6 +148,16 @@ class IOLoop:
             finalizer, self._finalizer, self._serving = self._finalizer, None, None
         if finalizer is not None:
             finalizer()
+
+
+def _submit(
+    coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop
+) -> concurrent.futures.Future[T]:
+    try:
+        return asyncio.run_coroutine_threadsafe(coro, loop)
+    except RuntimeError:  # stopped meanwhile by another thread
+        coro.close()
+        raise
 
 
 class _HasIOLoop(Protocol):
@@ -160,3 +178,15 @@ def on_io_loop(
         return await self.io_loop.call(method(self, *args, **kwargs))
 
     return bridged
+
+
+C = TypeVar("C", bound=type)
+
+
+def on_io_loop_methods(cls: C) -> C:
+    """``cls`` with each public coroutine method bridged (`on_io_loop`), so none added
+    later is forgotten; all but ``aclose``, which stops the loop from the caller's side."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and name != "aclose" and inspect.iscoroutinefunction(member):
+            setattr(cls, name, on_io_loop(member))
+    return cls

@@ -1,4 +1,5 @@
-"""One client serves callers on any event loop: one after another, at once, each on its own."""
+"""One client serves callers on any event loop: one after another, at once, each on its own,
+all through the client's one I/O loop."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import asyncio
 import concurrent.futures
 import threading
 from typing import Any
+
+import httpx
 
 from arctic_rl import (
     ArcticRLClient,
@@ -38,16 +41,19 @@ def test_a_client_serves_two_successive_asyncio_run_loops(endpoint: Endpoint) ->
         legacy.shutdown()
 
 
-class _RecordingService(CortexService):
-    """The real HTTP service, noting the thread and loop each chunked call runs on."""
+class _WhereSent(httpx.AsyncBaseTransport):
+    """Real HTTP, noting the thread and loop each request is sent from."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.seen: list[tuple[int, asyncio.AbstractEventLoop]] = []
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.seen: set[tuple[int, asyncio.AbstractEventLoop]] = set()
 
-    async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any:
-        self.seen.append((threading.get_ident(), asyncio.get_running_loop()))
-        return await super().run_chunked(job_id, operation_id, value)
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.seen.add((threading.get_ident(), asyncio.get_running_loop()))
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 def _config(endpoint: Endpoint) -> ArcticRLClientConfig:
@@ -56,20 +62,28 @@ def _config(endpoint: Endpoint) -> ArcticRLClientConfig:
     )
 
 
-def test_a_legacy_fwd_bwd_runs_on_the_callers_loop_and_thread(endpoint: Endpoint) -> None:
-    """No hop to the blocking client's loop thread and back: the call runs where it is awaited."""
-    service = _RecordingService(endpoint.base_url, endpoint.token, long_poll_s=2)
+def test_every_call_from_any_loop_is_sent_from_the_clients_one_io_loop(
+    endpoint: Endpoint,
+) -> None:
+    """The job's creation (blocking), calls from two asyncio.run loops and from a thread's
+    loop all reach the service from one loop, which is none of the callers'."""
+    sent = _WhereSent()
+    service = CortexService(endpoint.base_url, endpoint.token, long_poll_s=2, httpx_transport=sent)
     config = _config(endpoint)
     legacy = LegacyCortexClient(config, client=ArcticRLClient(config, service=service))
+    callers: list[tuple[int, asyncio.AbstractEventLoop]] = []
 
-    async def call() -> tuple[int, asyncio.AbstractEventLoop, dict[str, Any]]:
-        result = await legacy.fwd_bwd({"batch": train_tensors(), "processing": PROCESSING})
-        return threading.get_ident(), asyncio.get_running_loop(), result
+    async def call() -> dict[str, Any]:
+        callers.append((threading.get_ident(), asyncio.get_running_loop()))
+        return await legacy.fwd_bwd({"batch": train_tensors(), "processing": PROCESSING})
 
     try:
-        thread, loop, result = asyncio.run(call())
-        assert result["loss"] == 0.5
-        assert service.seen == [(thread, loop)]
+        assert asyncio.run(call())["loss"] == 0.5
+        assert asyncio.run(call())["loss"] == 0.5
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            assert pool.submit(asyncio.run, call()).result()["loss"] == 0.5
+        assert len(sent.seen) == 1
+        assert not sent.seen & set(callers)
     finally:
         legacy.shutdown()
 
