@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -395,12 +396,14 @@ class _Connection:
     def __init__(self, settings: ClientSettings) -> None:
         self._settings = settings
         self._client: Client | None = None
+        self._pid = os.getpid()
 
     def client(self) -> Client:
-        if self._client is None:
+        if self._client is None or self._pid != os.getpid():
             from arctic_rl._http import open_client
 
-            self._client = open_client(self._settings)
+            # A forked child leaves the parent's connections alone: they are the parent's.
+            self._client, self._pid = open_client(self._settings), os.getpid()
         return self._client
 
     async def aclose(self) -> None:

@@ -8,7 +8,8 @@ schedule on a loop of its own and bridges every call to it (`IOLoop.call` from a
 `IOLoop.run` from code that cannot await): one hop there and one back, whichever loop or
 thread calls, and nothing of the client's is left on a caller's loop once a call returns.
 
-The thread starts on the first call. `IOLoop.stop` (the client's close) cancels what still
+The thread starts on the first call (and again in a forked child, which inherits the
+object but not the thread). `IOLoop.stop` (the client's close) cancels what still
 runs there, runs the owner's ``closing`` coroutine (closing the pool), and lets
 `asyncio.Runner` wind the loop down (async generators, the default executor) and close
 it; a loop never stopped is stopped the same way when its `IOLoop` is collected or the
@@ -23,6 +24,7 @@ import contextlib
 import functools
 import inspect
 import logging
+import os
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
@@ -42,6 +44,7 @@ class _Serving:
     """One started loop thread: its loop, and the event that ends it."""
 
     def __init__(self, name: str, closing: Callable[[], Awaitable[None]] | None) -> None:
+        self.pid = os.getpid()  # a forked child has the object but not the thread
         self._closing = closing
         self._stopping: asyncio.Event | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -103,10 +106,10 @@ class IOLoop:
 
     def _started(self) -> _Serving:
         serving = self._serving
-        if serving is None:
+        if serving is None or serving.pid != os.getpid():
             with self._lock:
                 serving = self._serving
-                if serving is None:
+                if serving is None or serving.pid != os.getpid():
                     serving = self._serving = _Serving(self._name, self._closing)
                     # Holds the serving thread, never this object: collecting it stops the loop.
                     self._finalizer = weakref.finalize(self, serving.stop)

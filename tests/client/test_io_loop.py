@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import gc
+import multiprocessing
 import threading
 
 import pytest
@@ -120,3 +121,25 @@ def test_callers_on_many_threads_share_the_loop() -> None:
         assert loops == {io.loop}
     finally:
         io.stop()
+
+
+def _capacity_twice(service: CortexService) -> None:
+    asyncio.run(service.get_capacity())
+    asyncio.run(service.aclose())
+
+
+def test_a_forked_child_gets_a_loop_and_connections_of_its_own(live_mock: LiveMock) -> None:
+    """The child inherits the service but not its loop thread: it starts its own, and
+    opens its own connection rather than writing on the parent's."""
+    service = CortexService(live_mock.base_url, live_mock.token)
+    try:
+        asyncio.run(service.get_capacity())
+        child = multiprocessing.get_context("fork").Process(target=_capacity_twice, args=(service,))
+        child.start()
+        child.join(60)
+        if child.is_alive():
+            child.kill()
+        assert child.exitcode == 0
+        asyncio.run(service.get_capacity())
+    finally:
+        asyncio.run(service.aclose())
