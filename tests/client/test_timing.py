@@ -26,7 +26,7 @@ from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV
 
-LATENCY_S = 0.5
+LATENCY_S = 1.0  # long enough that 10% of a call outlasts a stall of the shared machine
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 PHASES = [f"timing/{p}" for p in ("encode_s", "upload_s", "queue_s", "compute_s", "wait_s")]
 PHASES.append("timing/download_s")
