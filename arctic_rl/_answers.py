@@ -11,6 +11,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from arctic_rl._errors import ArcticRLError, ResultFrameError, UnexpectedAnswerError
+from arctic_rl._timing import current as current_timing
 
 if TYPE_CHECKING:
     from cortex_gs_client.models import RequestStatus
@@ -58,11 +59,12 @@ async def parsed_and_id(call: Awaitable[Response[Any]], *expected: type[T]) -> t
 
 
 def read_poll(tracker: RequestTracker, status: RequestStatus, sf_request_id: str | None) -> Any:
-    """The tracker's reading of one poll; its errors carry the poll's request id."""
+    """The tracker's reading of one poll; its errors carry the poll's request id, and the
+    running call's timing sees the page (its stamps; whether it brought the result)."""
     from arctic_rl.wire import WireError
 
     try:
-        return tracker.read(status)
+        outcome = tracker.read(status)
     except WireError as exc:
         err = ResultFrameError(
             f"request {tracker.request_id}'s result is not a valid DSSST1 frame: {exc.message}",
@@ -74,3 +76,7 @@ def read_poll(tracker: RequestTracker, status: RequestStatus, sf_request_id: str
     except ArcticRLError as exc:
         exc.request_id = exc.request_id or sf_request_id
         raise
+    timing = current_timing()
+    if timing is not None:
+        timing.read_status(status, tracker.state)
+    return outcome

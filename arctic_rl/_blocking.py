@@ -116,6 +116,10 @@ class ArcticRLClient:
     def sub_jobs(self) -> dict[str, str]:
         return self.aio.sub_jobs
 
+    @property
+    def last_timing(self) -> dict[str, float]:
+        return self.aio.last_timing
+
     start = _Blocking(AsyncArcticRLClient.start)
     get_job = _Blocking(AsyncArcticRLClient.get_job)
     state = _Blocking(AsyncArcticRLClient.state)

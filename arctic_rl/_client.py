@@ -23,6 +23,7 @@ from arctic_rl._requests import (
     plain_tokens,
 )
 from arctic_rl._sources import resolve_config
+from arctic_rl._timing import TIMING_KEY
 
 if TYPE_CHECKING:
     from cortex_gs_client.models import Job
@@ -79,6 +80,7 @@ class AsyncArcticRLClient:
         self.job_id: str | None = None
         self.sub_jobs: dict[str, str] = {}
         self.owns_job = False
+        self._last_timing: dict[str, float] = {}
 
     def __repr__(self) -> str:
         return f"AsyncArcticRLClient(job_id={self.job_id!r}, service={self.service!r})"
@@ -160,6 +162,21 @@ class AsyncArcticRLClient:
     async def aclose(self) -> None:
         await self.service.aclose()
 
+    # -- answers ------------------------------------------------------------------------
+
+    @property
+    def last_timing(self) -> dict[str, float]:
+        """The ``timing/*`` figures of the last training or sampling call to finish (empty
+        before one has; docs/timing.md says what each one measures)."""
+        return dict(self._last_timing)
+
+    def _answer(self, result: Any) -> dict[str, Any]:
+        """A data-plane answer as a plain dict; its figures (``"timing"``) are kept as the
+        last call's."""
+        answer = dict(result or {})
+        self._last_timing = answer.get(TIMING_KEY) or {}
+        return answer
+
     # -- training -----------------------------------------------------------------------
 
     async def fwd_bwd(
@@ -175,7 +192,7 @@ class AsyncArcticRLClient:
         inputs in the contract's token-aligned layout (see the class doc), never converted."""
         value = forward_request(batch, meta, processing)
         job_id = self._require_job_id()
-        return dict(await self.service.run_chunked(job_id, "forward_backward", value))
+        return self._answer(await self.service.run_chunked(job_id, "forward_backward", value))
 
     async def fwd_no_grad(
         self,
@@ -189,13 +206,13 @@ class AsyncArcticRLClient:
         value = forward_request(batch, meta, processing)
         value["reference_model"] = bool(reference_model)
         job_id = self._require_job_id()
-        return dict(await self.service.run_chunked(job_id, "forward_no_grad", value))
+        return self._answer(await self.service.run_chunked(job_id, "forward_no_grad", value))
 
     async def step(self, learning_rate: float | None = None) -> dict[str, Any]:
         from cortex_gs_client.models import StepRequest
 
         body = _model(StepRequest, _present(learning_rate=learning_rate))
-        return dict(await self.service.step(self._require_job_id(), body))
+        return self._answer(await self.service.step(self._require_job_id(), body))
 
     # -- sampling -----------------------------------------------------------------------
 
@@ -214,7 +231,8 @@ class AsyncArcticRLClient:
             "strict": strict,
             **_present(routing_key=routing_key),
         }
-        return dict(await self.service.run_chunked(self._require_job_id(), "generate", value))
+        job_id = self._require_job_id()
+        return self._answer(await self.service.run_chunked(job_id, "generate", value))
 
     async def log_probs(
         self,
@@ -228,7 +246,7 @@ class AsyncArcticRLClient:
         if completions is not None:
             fields["completions"] = [plain_tokens(c) for c in completions]
         body = _model(LogProbsRequest, fields)
-        return dict(await self.service.log_probs(self._require_job_id(), body))
+        return self._answer(await self.service.log_probs(self._require_job_id(), body))
 
     async def sync_weights(
         self,
@@ -248,13 +266,14 @@ class AsyncArcticRLClient:
         )
         job_id = self._require_job_id()
         try:
-            return dict(await self.service.sync_weights(job_id, _model(SyncWeightsRequest, fields)))
+            body = _model(SyncWeightsRequest, fields)
+            return self._answer(await self.service.sync_weights(job_id, body))
         except NotFoundError as exc:
             if exc.code == ErrorCode.job_not_found:
                 raise
             # An older service without the route: the same work as a weight-sync operation.
             op = _model(OperationRequest, {"operation_type": "weight-sync", "payload": fields})
-            return dict(await self.service.run_operation(job_id, op) or {})
+            return self._answer(await self.service.run_operation(job_id, op))
 
     # -- checkpoints --------------------------------------------------------------------
 
@@ -265,7 +284,7 @@ class AsyncArcticRLClient:
 
         fields = _present(checkpoint_id=checkpoint_id, checkpoint_type=checkpoint_type)
         body = _model(SaveRequest, fields)
-        return dict(await self.service.save_checkpoint(self._require_job_id(), body))
+        return self._answer(await self.service.save_checkpoint(self._require_job_id(), body))
 
     async def load_checkpoint(
         self,
@@ -282,7 +301,7 @@ class AsyncArcticRLClient:
         from cortex_gs_client.models import LoadRequest
 
         body = _model(LoadRequest, fields)
-        return dict(await self.service.load_checkpoint(self._require_job_id(), body))
+        return self._answer(await self.service.load_checkpoint(self._require_job_id(), body))
 
     async def list_checkpoints(self) -> list[dict[str, Any]]:
         checkpoints = await self.service.list_checkpoints(self._require_job_id())

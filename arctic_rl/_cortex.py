@@ -38,6 +38,7 @@ from arctic_rl._errors import (
 )
 from arctic_rl._io_loop import IOLoop, on_io_loop_methods
 from arctic_rl._progress import ProgressFactory
+from arctic_rl._timing import timed
 
 if TYPE_CHECKING:
     import httpx
@@ -233,6 +234,7 @@ class CortexService:
 
     # -- data plane -------------------------------------------------------------------
 
+    @timed  # inside the class's bridge: the call is timed on the I/O loop, where it runs
     async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any:
         """Send a DSSST1 value to a chunked operation and return its decoded result."""
         from cortex_gs_client.models import RequestStatus
@@ -282,6 +284,7 @@ class CortexService:
 
         return await self._submit(job_id, "sync-weights", sync_weights.asyncio_detailed, body)
 
+    @timed
     async def run_operation(self, job_id: str, body: OperationRequest) -> Any:
         """An inline operation's answer (200) as it came; an accepted one's (202) result."""
         from cortex_gs_client.api.operations import run_operation
@@ -293,6 +296,7 @@ class CortexService:
             return answer.to_dict()
         return await self.wait_request(job_id, answer.request_id, desc="operation")
 
+    @timed
     async def _submit(
         self,
         job_id: str,

@@ -61,6 +61,7 @@ from arctic_rl._errors import (
     add_remedy,
     error_from_response,
 )
+from arctic_rl._timing import current as current_timing
 
 __all__ = ["LIMITS", "ServiceTransport", "open_client"]
 
@@ -178,6 +179,9 @@ class ServiceTransport(httpx.AsyncBaseTransport):
                     if first_failure is not None:
                         replayed, first_failure = first_failure, None
                         raise replayed
+                    timing = current_timing()
+                    if timing is not None:
+                        timing.retries += 1
                     return await self._attempt(request, retried=True)
         except httpx.TransportError as exc:
             raise self._unreachable(exc, first_contact=first_contact) from exc
@@ -196,8 +200,13 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         return APIConnectionError(message, code=CONNECTION_LOST_CODE)
 
     async def _attempt(self, request: httpx.Request, *, retried: bool) -> httpx.Response:
+        timing = current_timing()
+        if timing is not None:
+            timing.sending(request.headers.get("content-length"))
         response = await self._inner.handle_async_request(request)
         self._reached = True
+        if timing is not None:
+            timing.answered()
         return await self._checked(request, response, retried=retried)
 
     async def _checked(
@@ -209,6 +218,9 @@ class ServiceTransport(httpx.AsyncBaseTransport):
             body = await _read_capped(response, self._max_answer_bytes)
         finally:
             await response.aclose()
+        timing = current_timing()
+        if timing is not None:  # as it came over the wire (one built in memory: its body)
+            timing.bytes_down += response.num_bytes_downloaded or len(body)
         status = response.status_code
         headers = [
             (name, value)

@@ -51,6 +51,7 @@ from cortex_gs_client.types import UNSET, Unset
 from arctic_rl._answers import read_poll
 from arctic_rl._errors import BadRequestError, InvalidRequestError
 from arctic_rl._http import LONG_POLL_PARAM
+from arctic_rl._timing import current as current_timing
 from arctic_rl._tracking import Finished, Next, RequestTracker
 
 __all__ = [
@@ -301,6 +302,9 @@ async def poll_once(
     if delay > 0:
         await asyncio.sleep(delay)
     before, started = tracker.state, time.monotonic()
+    timing = current_timing()
+    if timing is not None:
+        timing.polls += 1
     polled = await poll(plan.job_id, tracker.request_id, tracker.cursor, wait_s)
     if polled is None:
         return None

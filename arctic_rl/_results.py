@@ -1,14 +1,17 @@
 """What the legacy callers read back: Cortex results in the shapes SkyRL and verl expect.
 
 Tensors where the frameworks index tensors, `loss` beside `avg_loss`, metrics as a dict
-without None values (both reduce every metric with np.mean), and generate's per-prompt
-list. Used by `_shim.LegacyCortexClient`.
+without None values (both reduce every metric with np.mean) that also holds the call's
+``timing/*`` figures (floats, which both frameworks log), and generate's per-prompt list.
+Used by `_shim.LegacyCortexClient`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from arctic_rl._timing import TIMING_KEY
 
 __all__ = ["normalize_forward", "normalize_generate", "normalize_step", "tensors_in"]
 
@@ -56,6 +59,7 @@ def normalize_forward(
         metrics.setdefault("loss", loss)
     if "grad_norm" in metrics:
         out.setdefault("grad_norm", metrics["grad_norm"])
+    metrics.update(out.pop(TIMING_KEY, None) or {})
     out["metrics"] = metrics
     return out
 
@@ -78,6 +82,7 @@ def normalize_step(
             continue
         metrics[key] = value
         out[key] = value
+    metrics.update(out.pop(TIMING_KEY, None) or {})
     out["metrics"] = metrics
     return out
 

@@ -234,6 +234,12 @@ class LegacyCortexClient:
     def _aio(self) -> AsyncArcticRLClient:
         return self._client.aio
 
+    @property
+    def last_timing(self) -> dict[str, float]:
+        """The last call's ``timing/*`` figures (also in the metrics of the calls that have
+        them: forwards and step)."""
+        return self._aio.last_timing
+
     async def fwd_bwd(
         self, batch: Mapping[str, Any], processing: Mapping[str, Any] | None = None, **legacy: Any
     ) -> dict[str, Any]:

@@ -37,6 +37,8 @@ from arctic_rl._budgets import refuse_over_budget
 from arctic_rl._errors import ArcticRLError, ChunkGroupError, UnexpectedAnswerError
 from arctic_rl._polling import PollPlanner, send_with_wait_s
 from arctic_rl._progress import Progress, ProgressFactory
+from arctic_rl._timing import current as current_timing
+from arctic_rl._timing import encoded
 from arctic_rl.wire._encode import slice_runs
 
 __all__ = ["ALWAYS_ENVELOPED", "Uploader"]
@@ -89,6 +91,9 @@ class _SlicedBody:
             piece = b"".join(run)
             yield piece
             self._bar.update(len(piece))
+        timing = current_timing()
+        if timing is not None:
+            timing.body_sent()
 
 
 class Uploader:
@@ -153,7 +158,7 @@ class Uploader:
         answer: Response[Any] | None = None
         bar: Progress | None = None
         try:
-            for chunk in wire.iter_chunk_parts(value, chunking):
+            for chunk in encoded(wire.iter_chunk_parts(value, chunking)):
                 if only is not None and chunk.index not in only and chunk.index != chunk.total - 1:
                     continue
                 if bar is None:

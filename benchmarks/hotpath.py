@@ -16,7 +16,9 @@ therefore set its transport's poll interval to 1 ms (a config value, not its cod
 own cost per iteration without the sleep, the stricter comparison for us. One more row
 compares it as shipped, for the record, and one sets our legacy client (what SkyRL and
 verl hold: ``create_arctic_rl_client``, its calls run on a private event loop thread)
-beside our async client.
+beside our async client. A last row breaks our ``fwd_bwd`` of the judged runs (warm-ups
+included) down by its ``timing/*`` figures (docs/timing.md), the median of each phase:
+read from the answers the iterations already got, so it adds nothing to the rows above.
 """
 
 from __future__ import annotations
@@ -145,12 +147,14 @@ async def _measure(mock: Mock, repeats: int, iterations: int) -> list[dict[str, 
     from arctic_rl import AsyncArcticRLClient
 
     batch = train_batch(*SHAPE)
+    timings: list[dict[str, float]] = []
     ours = await AsyncArcticRLClient.connect(our_config(mock.base_url, mock.token_env))
     # The published constructor creates the job and waits for it, blocking.
     published = await asyncio.to_thread(PublishedClient, published_config(mock.root))
 
     async def our_iteration() -> None:
-        await ours.fwd_bwd(batch, processing=PROCESSING)
+        answer = await ours.fwd_bwd(batch, processing=PROCESSING)
+        timings.append(answer["timing"])
         await ours.step()
 
     async def published_iteration() -> None:
@@ -168,15 +172,37 @@ async def _measure(mock: Mock, repeats: int, iterations: int) -> list[dict[str, 
             times = await interleaved(our_iteration, published_iteration, iterations)
             row = _row(f"{shape}, run {k + 1}/{repeats}", *times, ref)
             rows.append(judge(row, goal, (row["ratio"], "<=", GOAL_RATIO)))
+        breakdown = breakdown_row(f"fwd_bwd {SHAPE[0]}x{SHAPE[1]}, where its time went", timings)
         published.transport.poll_interval = shipped_interval
         times = await interleaved(our_iteration, published_iteration, SHIPPED_ITERATIONS, 1)
         ref = f"published client as shipped (poll interval {shipped_interval:g} s)"
         rows.append({**_row(f"{shape}, for the record", *times, ref), "goal": "(not judged)"})
         rows.append(await _legacy_row(mock, batch, our_iteration, shape, iterations))
+        rows.append(breakdown)
     finally:
         await ours.shutdown()
         await published.shutdown()
     return rows
+
+
+def breakdown_row(case: str, timings: list[dict[str, float]]) -> dict[str, Any]:
+    """The median of each ``timing/*`` phase over calls' figures, in milliseconds."""
+    from arctic_rl._timing import PHASES
+
+    def median(key: str) -> float:
+        return statistics.median(t[f"timing/{key}"] for t in timings)
+
+    phases = {f"{name.removesuffix('_s')}_ms": median(name) * 1000 for name in PHASES}
+    return {
+        "case": case,
+        "n": len(timings),
+        "median_ms": median("total_s") * 1000,
+        **phases,
+        "polls/call": statistics.fmean(t["timing/polls"] for t in timings),
+        "retries": sum(t["timing/retries"] for t in timings),
+        "goal": "(not judged)",
+        "load1": load1(),
+    }
 
 
 async def _legacy_row(

@@ -4,8 +4,8 @@ the verdict (did the reward clearly rise)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,25 @@ class IterationStats:
     kl: float
     seconds: float
     sample: str
+    phases: dict[str, float] = field(default_factory=dict)
+    """Seconds per phase of the iteration's calls (their ``timing/*`` figures), summed."""
+
+
+# Where a call's time goes (docs/timing.md), and each phase's colour in the plot.
+PHASES = {
+    "encode_s": "#6baed6",
+    "upload_s": "#2171b5",
+    "queue_s": "#fdae6b",
+    "compute_s": "#d94801",
+    "wait_s": "#bdbdbd",
+    "download_s": "#74c476",
+}
+
+
+def add_timing(phases: dict[str, float], timing: Mapping[str, float]) -> None:
+    """Add one call's figures (a client's ``last_timing``) to its iteration's phases."""
+    for name in PHASES:
+        phases[name] = phases.get(name, 0.0) + timing.get(f"timing/{name}", 0.0)
 
 
 def printable(text: str) -> str:
@@ -70,11 +89,11 @@ def save(fig: Any, path: Path) -> Path:
 
 
 def plot(history: Sequence[IterationStats], path: Path, target: str) -> Path:
-    """Reward and loss per iteration as a PNG (matplotlib, headless)."""
+    """Reward, loss and where each iteration's time went, as a PNG (matplotlib, headless)."""
     steps = [s.iteration for s in history]
     rewards = [s.reward for s in history]
     losses = [s.loss for s in history]
-    fig, (ax_r, ax_l) = figure(2, 5)
+    fig, (ax_r, ax_l, ax_t) = figure(3, 7.5)
     ax_r.plot(steps, rewards, color="#9ecae1", label="batch mean")
     ax_r.plot(steps, smoothed(rewards), color="#08519c", label="5-iteration mean")
     ax_r.set_ylabel(f"reward (share of {target!r})")
@@ -83,9 +102,25 @@ def plot(history: Sequence[IterationStats], path: Path, target: str) -> Path:
     ax_l.plot(steps, losses, color="#d94801")
     ax_l.axhline(0.0, color="grey", linewidth=0.5)
     ax_l.set_ylabel("GRPO loss")
-    ax_l.set_xlabel("iteration")
+    _time_panel(ax_t, history)
+    ax_t.set_xlabel("iteration")
     fig.suptitle("arctic-rl demo: GRPO on the mock Cortex GS (reference backend)")
     return save(fig, path)
+
+
+def _time_panel(ax: Any, history: Sequence[IterationStats]) -> None:
+    """Stacked bars: each iteration's seconds by phase, and what the loop spent between calls."""
+    steps = [s.iteration for s in history]
+    bottom = [0.0] * len(history)
+    for name, colour in PHASES.items():
+        heights = [s.phases.get(name, 0.0) for s in history]
+        ax.bar(steps, heights, bottom=bottom, color=colour, label=name.removesuffix("_s"))
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    outside = [max(0.0, s.seconds - b) for s, b in zip(history, bottom, strict=True)]
+    ax.bar(steps, outside, bottom=bottom, color="#f0f0f0", label="between calls")
+    ax.set_ylabel("seconds")
+    ax.set_ylim(0, 1.4 * max([b + o for b, o in zip(bottom, outside, strict=True)], default=1))
+    ax.legend(loc="upper left", ncol=4, fontsize="small")  # above the bars, in the headroom
 
 
 def learned(history: Sequence[IterationStats], window: int = 5, margin: float = 0.2) -> bool:

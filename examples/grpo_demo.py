@@ -11,9 +11,10 @@ config built with backend "local" and comm_protocol "ray", and one factory call.
 iteration makes SkyRL's calls in SkyRL's order (generate, reference and policy forwards,
 forward-backward, step, sync-weights), and it saves a checkpoint at the end.
 
-It prints a progress bar and one table row per iteration, writes a plot of reward and
-loss, and exits non-zero when the final reward is not clearly above the first. This file
-is the training loop and reads top to bottom; starting and stopping the mock is
+It prints a progress bar and one table row per iteration, writes a plot of reward, loss
+and where each iteration's time went (the calls' ``timing/*`` figures), and exits
+non-zero when the final reward is not clearly above the first. This file is the training
+loop and reads top to bottom; starting and stopping the mock is
 ``examples/mock_process.py``'s, the table, plot and verdict ``examples/demo_report.py``'s.
 """
 
@@ -40,6 +41,7 @@ sys.path.insert(0, str(REPO))  # the mock lives in the checkout, not in the inst
 from examples.demo_report import (  # noqa: E402
     HEADER,
     IterationStats,
+    add_timing,
     learned,
     plot,
     printable,
@@ -171,21 +173,28 @@ async def train(
     history: list[IterationStats] = []
     for iteration in range(1, settings.iterations + 1):
         started = time.perf_counter()
+        phases: dict[str, float] = {}
         outputs = await client.generate(prompts, sampling)
+        add_timing(phases, client.last_timing)  # where each call's time went
         responses = [list(o["token_ids"]) for o in outputs]
         rewards = torch.tensor([reward(r, target, settings.max_tokens) for r in responses])
         tensors = build_batch(prompt_ids, responses)
         batch = {"batch": tensors, "meta": {}, "processing": _processing(settings)}
         policy = await client.fwd_no_grad(batch, reference_model=False)
+        add_timing(phases, client.last_timing)
         ref = await client.fwd_no_grad(batch, reference_model=True)
+        add_timing(phases, client.last_timing)
         mask = tensors["response_mask"].float()
         advantages = group_advantages(rewards, settings.group_size)
         tensors["advantages"] = advantages[:, None] * mask
         tensors["old_log_probs"] = policy["batch"]["logprobs"].float()
         tensors["ref_log_prob"] = ref["batch"]["logprobs"].float()
         result = await client.fwd_bwd(batch)
+        add_timing(phases, client.last_timing)
         step = await client.step()
+        add_timing(phases, client.last_timing)
         await client.sync_weights(cuda_ipc=False, low_memory=False)
+        add_timing(phases, client.last_timing)
         metrics = result.get("metrics", result)
         stats = IterationStats(
             iteration=iteration,
@@ -195,6 +204,7 @@ async def train(
             kl=_number(metrics.get("kl_loss")),
             seconds=time.perf_counter() - started,
             sample=printable(str(outputs[0].get("text", ""))),
+            phases=phases,
         )
         history.append(stats)
         if on_iteration is not None:

@@ -200,6 +200,8 @@ class RequestPages:
             "error": str(error.get("message") or ""),
             "next_cursor": next_cursor,
         }
+        if row.get("started_at") is not None:
+            fields["started_at"] = row["started_at"]
         if error.get("code"):
             fields["error_code"] = error["code"]
         return Page(fields, row["result"] or "{}", events)

@@ -201,10 +201,12 @@ class Worker:
         if row is None or row["status"] != RequestState.pending:
             return
         pending = (RequestState.pending,)
-        if not self.store.requests.set_request_status(
+        started = self.store.requests.set_request_status(
             request_id, RequestState.running, only_from=pending
-        ):
+        )
+        if started is None:
             return
+        row = {**row, "started_at": started}  # the outcome's pages show when it began
         self._notify(request_id, None, False)
         if self.settings.request_latency_s:
             time.sleep(self.settings.request_latency_s)

@@ -1494,6 +1494,10 @@ class RequestStatus(BaseModel):
     created_at: Annotated[
         AwareDatetime | MISSING, Field(description="When the request was accepted.")
     ] = MISSING
+    started_at: Annotated[
+        AwareDatetime | MISSING,
+        Field(description="When it began to run (absent while it is `pending`)."),
+    ] = MISSING
     updated_at: Annotated[AwareDatetime | MISSING, Field(description="When it last changed.")] = (
         MISSING
     )

@@ -55,6 +55,8 @@ def request_status(page: Page) -> Response:
     fields = page.fields
     fields["created_at"] = iso(fields["created_at"])
     fields["updated_at"] = iso(fields["updated_at"])
+    if "started_at" in fields:
+        fields["started_at"] = iso(fields["started_at"])
     models.RequestStatus.model_validate(fields)
     return Response(page.body(), media_type="application/json")
 

@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE TABLE IF NOT EXISTS requests (
     request_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, kind TEXT NOT NULL,
     status TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL,
-    input TEXT, result TEXT, error TEXT, delivered INTEGER NOT NULL DEFAULT 0
+    input TEXT, result TEXT, error TEXT, delivered INTEGER NOT NULL DEFAULT 0,
+    started_at REAL
 );
 CREATE TABLE IF NOT EXISTS logs (
     job_id TEXT NOT NULL, seq INTEGER NOT NULL, ts REAL NOT NULL, sub_job_id TEXT,
@@ -74,6 +75,7 @@ ADDED_COLUMNS = (
     ("jobs", "owner_role", "TEXT"),
     ("requests", "delivered", "INTEGER NOT NULL DEFAULT 0"),
     ("idempotency", "request_id", "TEXT"),
+    ("requests", "started_at", "REAL"),
 )
 
 

@@ -185,19 +185,22 @@ class RequestTable:
     ) -> float | None:
         """Set a request's state (and result, error, events: JSON texts) atomically; ``log``
         is a (job_id, line) appended to that job's log in the same commit when it changed.
-        The time it changed, or None when it was not in an ``only_from`` state."""
+        The time it changed, or None when it was not in an ``only_from`` state; the time
+        it became ``running`` is also kept as its ``started_at``."""
         allowed = list(only_from)
         now = time.time()
-        update = (
-            "UPDATE requests SET status = ?, updated_at = ?, result = ?, error = ? "
-            f"WHERE request_id = ? AND status IN ({placeholders(allowed)})",
-            (status, now, result, None if error is None else json.dumps(error), request_id),
-        )
-        args = (*update[1], *allowed)
+        sets = "status = ?, updated_at = ?, result = ?, error = ?"
+        values: list[Any] = [status, now, result, None if error is None else json.dumps(error)]
+        if status == RequestState.running:
+            sets += ", started_at = ?"
+            values.append(now)
+        where = f"request_id = ? AND status IN ({placeholders(allowed)})"
+        sql = f"UPDATE requests SET {sets} WHERE {where}"
+        args = (*values, request_id, *allowed)
         if not events and log is None:  # one statement is atomic by itself
-            return now if self._database.execute(update[0], args).rowcount > 0 else None
+            return now if self._database.execute(sql, args).rowcount > 0 else None
         with self._database.transaction() as db:
-            changed = db.execute(update[0], args).rowcount > 0
+            changed = db.execute(sql, args).rowcount > 0
             if changed and events:
                 self._events.insert_events(db, request_id, events)
             if changed and log is not None:

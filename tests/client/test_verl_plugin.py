@@ -111,6 +111,7 @@ def test_cortex_backend_reaches_cortex_and_leaves_nothing_unawaited(
         **{PAT_ENV: reference_mock.token, "ARCTIC_STANDIN_CONSTRUCTS": constructs},
     )
     assert report["client"] == "LegacyCortexClient" and report["same_job"] is True
-    assert report["answer"] == ["logprobs", "token_ids"]  # the log-probs route answered
+    # the log-probs route answered (with the call's figures, as every data-plane answer)
+    assert report["answer"] == ["logprobs", "timing", "token_ids"]
     assert report["closed"] is True and report["warnings"] == []
     assert _job_status(reference_mock, report["job_id"].split(":", 1)[0]) == "cancelled"

@@ -13,6 +13,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -191,12 +192,15 @@ def test_request_status_in_todays_shape(api: MockApi, live_mock: LiveMock) -> No
         "request_id",
         "status",
         "created_at",
+        "started_at",  # proposed: when it began to run (not narrowing what clients read)
         "updated_at",
         "result",
         "error",
         "events",
         "next_cursor",
     }
+    stamps = [datetime.fromisoformat(done[k]) for k in ("created_at", "started_at", "updated_at")]
+    assert stamps == sorted(stamps) and stamps[0] < stamps[2]
     assert done["status"] == "done" and done["error"] == "" and done["next_cursor"] == ""
     assert done["result"]["global_steps"] == 1
     capped = api.http.get(url, params={"max_events": 100000})

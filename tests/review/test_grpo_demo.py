@@ -55,6 +55,8 @@ async def test_loop_runs_through_arctic_platform_rl(
         assert 0.0 <= stats.reward <= 1.0
         assert math.isfinite(stats.loss) and math.isfinite(stats.grad_norm)
         assert report.table_row(stats).split()[0] == str(stats.iteration)
+        assert set(stats.phases) == set(report.PHASES)  # the time panel's bars
+        assert stats.phases["compute_s"] > 0 and sum(stats.phases.values()) <= stats.seconds
     assert checkpoint.get("checkpoint_id")
     png = report.plot(history, tmp_path / "plot.png", settings.target)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

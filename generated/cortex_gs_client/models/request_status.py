@@ -46,6 +46,7 @@ class RequestStatus:
                 fails with `internal_error`, and the client submits it again. A request that failed
                 on its own stays `failed`.<!-- proposed:end -->
             created_at (datetime.datetime | Unset): When the request was accepted.
+            started_at (datetime.datetime | Unset): When it began to run (absent while it is `pending`).
             updated_at (datetime.datetime | Unset): When it last changed.
             result (InlineBinaryResult | JsonResult | None | Unset): The result, when done (see above).
             error (str | Unset): Why the request failed; `""` when it did not.
@@ -58,6 +59,7 @@ class RequestStatus:
     request_id: str
     status: RequestState
     created_at: datetime.datetime | Unset = UNSET
+    started_at: datetime.datetime | Unset = UNSET
     updated_at: datetime.datetime | Unset = UNSET
     result: InlineBinaryResult | JsonResult | None | Unset = UNSET
     error: str | Unset = UNSET
@@ -77,6 +79,10 @@ class RequestStatus:
         created_at: str | Unset = UNSET
         if not isinstance(self.created_at, Unset):
             created_at = self.created_at.isoformat()
+
+        started_at: str | Unset = UNSET
+        if not isinstance(self.started_at, Unset):
+            started_at = self.started_at.isoformat()
 
         updated_at: str | Unset = UNSET
         if not isinstance(self.updated_at, Unset):
@@ -115,6 +121,8 @@ class RequestStatus:
         )
         if created_at is not UNSET:
             field_dict["created_at"] = created_at
+        if started_at is not UNSET:
+            field_dict["started_at"] = started_at
         if updated_at is not UNSET:
             field_dict["updated_at"] = updated_at
         if result is not UNSET:
@@ -147,6 +155,13 @@ class RequestStatus:
             created_at = UNSET
         else:
             created_at = datetime.datetime.fromisoformat(_created_at)
+
+        _started_at = d.pop("started_at", UNSET)
+        started_at: datetime.datetime | Unset
+        if isinstance(_started_at, Unset):
+            started_at = UNSET
+        else:
+            started_at = datetime.datetime.fromisoformat(_started_at)
 
         _updated_at = d.pop("updated_at", UNSET)
         updated_at: datetime.datetime | Unset
@@ -199,6 +214,7 @@ class RequestStatus:
             request_id=request_id,
             status=status,
             created_at=created_at,
+            started_at=started_at,
             updated_at=updated_at,
             result=result,
             error=error,
