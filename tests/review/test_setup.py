@@ -16,10 +16,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def planned(*variables: str) -> list[str]:
-    """The commands `make setup` would run for the venv (dry run, nothing installed)."""
+    """The commands `make setup` would run for the default venv (dry run, nothing
+    installed). The suite may itself run under make (`make test PYTHON=python3.12`), whose
+    command-line variables reach any make started below it through MAKEFLAGS: dropped, so
+    the dry run sees only ``variables``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     done = subprocess.run(
         ["make", "-n", "-B", ".venv/.installed", *variables],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,
