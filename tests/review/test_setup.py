@@ -5,7 +5,6 @@ GPU, a plan that pulls the CUDA build stops setup before anything is installed."
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import zipfile
@@ -13,23 +12,16 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-# The suite may itself run under make (`make test PYTHON=python3.12 TORCH_ALLOW_CUDA=1`),
-# whose command line reaches every process below it, through MAKEFLAGS and as environment
-# variables of the same names; the Makefile's `NAME ?= default` would take them.
-OUTER_MAKE = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"} | set(
-    re.findall(r"^(\w+)\s*\?=", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M)
-)
+from ._make import ROOT, clean_env
 
 
 def planned(*variables: str) -> list[str]:
     """The commands `make setup` would run for the default venv (dry run, nothing
     installed), with the Makefile's defaults and ``variables`` alone."""
-    env = {k: v for k, v in os.environ.items() if k not in OUTER_MAKE}
     done = subprocess.run(
         ["make", "-n", "-B", ".venv/.installed", *variables],
         cwd=ROOT,
-        env=env,
+        env=clean_env(),
         capture_output=True,
         text=True,
         timeout=60,
