@@ -1,6 +1,9 @@
 # One entry point for every task; each target sets itself up on a fresh machine.
-PY      ?= python3
-VENV    := .venv
+# PYTHON picks the interpreter; each gets a venv of its own, so the default's .venv (the
+# one CI and the README use) is never rebuilt by a run on another Python:
+# `make test PYTHON=python3.12` sets up and tests in .venv-3.12 (docs/setup.md).
+PYTHON  ?= python3
+VENV    := $(if $(filter python3,$(PYTHON)),.venv,.venv-$(subst python,,$(notdir $(PYTHON))))
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 NODE_STAMP := node_modules/.package-lock.json
@@ -26,7 +29,7 @@ TORCH_INDEX ?=
 TORCH_ALLOW_CUDA ?=
 TORCH_PIP_ARGS = $(if $(TORCH_INDEX),--index-url '$(TORCH_INDEX)') '$(TORCH_SPEC)'
 $(STAMP): pyproject.toml arctic_rl/_pth_hook.py  # the hook holds its .pth line
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python scripts/torch_choice.py $(if $(filter 1,$(TORCH_ALLOW_CUDA)),--allow-cuda) -- $(TORCH_PIP_ARGS)
 	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_PIP_ARGS)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[mock,dev]'

@@ -10,10 +10,10 @@ carry is dropped (this package reads the token from the environment only).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
-__all__ = ["flatten", "is_nested"]
+__all__ = ["flatten", "is_nested", "unmapped"]
 
 # nested block -> {their field: our field}
 _TRAINING = {
@@ -47,6 +47,11 @@ _TOP = (
     "log_prob_gpus",
     "job_ready_timeout",
 )
+_JOB_IDS = ("training_job_id", "sampling_job_id", "log_prob_job_id")
+_BLOCKS = ("training", "sampling", "backend")
+# A remote backend's fields that need no mapping: its kind, its one transport, and the
+# token (read from the environment by this package, never taken from a config).
+_REMOTE_FIXED = ("type", "protocol", "colocate", "pat")
 
 
 def is_nested(dump: Mapping[str, Any]) -> bool:
@@ -70,10 +75,29 @@ def flatten(dump: Mapping[str, Any]) -> dict[str, Any]:
     else:
         flat["backend"] = "local"
         flat.update(_pick(backend, _ON_PREM))
-    for key in ("training_job_id", "sampling_job_id", "log_prob_job_id"):
+    for key in _JOB_IDS:
         if isinstance(dump.get(key), str):
             flat[key] = dump[key]
     return flat
+
+
+def unmapped(given: Mapping[str, Any], backend: Mapping[str, Any]) -> list[str]:
+    """The dotted names of settings in ``given`` (a dump of what the caller set) that
+    `flatten` has no field for; ``backend`` is the full dump's backend block (its kind)."""
+    top = {*_TOP, *_JOB_IDS, *_BLOCKS}
+    names = [k for k, v in given.items() if k not in top and v is not None]
+    names += _unpicked(given.get("training"), _TRAINING, "training")
+    names += _unpicked(given.get("sampling"), _SAMPLING, "sampling")
+    remote = backend.get("type") == "remote"
+    used = (*_CORTEX, *_REMOTE_FIXED) if remote else ("type", *_ON_PREM)
+    names += _unpicked(given.get("backend"), used, "backend")
+    return names
+
+
+def _unpicked(block: Any, mapped: Collection[str], where: str) -> list[str]:
+    if not isinstance(block, Mapping):
+        return []
+    return [f"{where}.{k}" for k, v in block.items() if k not in mapped and v is not None]
 
 
 def _pick(block: Any, names: Mapping[str, str]) -> dict[str, Any]:

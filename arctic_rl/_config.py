@@ -79,7 +79,10 @@ LEGACY_FLAT_KEYS: dict[str, str] = {
 class CortexConfig(BaseModel):
     """Where the Cortex training service is and how patient the client is with it."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, validate_assignment=True)
+    # An error never echoes its input: a token given by mistake would be in it.
+    model_config = ConfigDict(
+        extra="ignore", populate_by_name=True, validate_assignment=True, hide_input_in_errors=True
+    )
 
     base_url: str | None = Field(
         None,
@@ -196,9 +199,12 @@ class CortexConfig(BaseModel):
 
 
 class ArcticRLClientConfig(BaseModel):
-    """The config both RL integrations build; unknown keys are ignored on purpose."""
+    """The config both RL integrations build: the published config's fields, so the
+    frameworks' own code builds it unchanged, plus `cortex`. Unlike the published config,
+    an unknown key is refused with the nearest valid name: a typo must not become a default.
+    """
 
-    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+    model_config = ConfigDict(extra="ignore", validate_assignment=True, hide_input_in_errors=True)
 
     backend: Backend = "local"
     comm_protocol: Literal["http", "ray"] = "http"
@@ -222,6 +228,7 @@ class ArcticRLClientConfig(BaseModel):
     cuda_ipc: bool = False
     low_memory: bool = False
     server_logs: bool | str | None = False
+    ray_auto_attach: bool = True  # on-prem Ray only, like colocate; Cortex ignores both
     startup_timeout: float = 300
     health_check_interval: float = 2
     job_ready_timeout: float = 600
@@ -246,7 +253,8 @@ class ArcticRLClientConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _fold_legacy_keys(cls, data: Any) -> Any:
-        """Honour the published legacy config's flat keys instead of ignoring them.
+        """Honour the published legacy config's flat keys instead of ignoring them, and
+        refuse any other key this config does not have.
 
         `cortex_host`, `cortex_base_url`, ... set the `cortex` block; top-level
         `max_seq_len` sets `training_config.max_seq_len`. A flat key that disagrees with
@@ -254,31 +262,8 @@ class ArcticRLClientConfig(BaseModel):
         """
         if not isinstance(data, Mapping):
             return data
-        data = dict(data)
-        cortex = data.get("cortex")
-        block = dict(cortex) if isinstance(cortex, Mapping) else {}
-        for key in sorted(k for k in data if isinstance(k, str) and k.startswith("cortex_")):
-            value = data.pop(key)
-            field = LEGACY_FLAT_KEYS.get(key)
-            if field is None:
-                known = ", ".join(sorted(LEGACY_FLAT_KEYS))
-                raise ConfigError(f"unknown legacy setting {key!r} (known: {known})")
-            if value is None:
-                continue
-            if block.get(field) not in (None, value):
-                raise ConfigError(f"{key}={value!r} disagrees with cortex.{field}")
-            block[field] = value
-        if block or isinstance(cortex, Mapping):
-            data["cortex"] = _drop_secrets(block)
-        seq_len = data.pop("max_seq_len", None)
-        if seq_len is not None:
-            training = dict(data.get("training_config") or {})
-            if training.get("max_seq_len") not in (None, seq_len):
-                raise ConfigError(
-                    f"max_seq_len={seq_len!r} disagrees with training_config.max_seq_len"
-                )
-            training["max_seq_len"] = seq_len
-            data["training_config"] = training
+        data = _folded_legacy_keys(data)
+        refuse_unknown(data, cls.model_fields)
         return data
 
     @property
@@ -336,6 +321,34 @@ class ArcticRLClientConfig(BaseModel):
         cfg.log_prob_job_id = sub_jobs.get("log_prob")
         cfg._origin = self._origin
         return cfg
+
+
+def _folded_legacy_keys(given: Mapping[Any, Any]) -> dict[Any, Any]:
+    """The published config's flat `cortex_*` keys and `max_seq_len` moved where they belong."""
+    data = dict(given)
+    cortex = data.get("cortex")
+    block = dict(cortex) if isinstance(cortex, Mapping) else {}
+    for key in sorted(k for k in data if isinstance(k, str) and k.startswith("cortex_")):
+        value = data.pop(key)
+        field = LEGACY_FLAT_KEYS.get(key)
+        if field is None:
+            known = ", ".join(sorted(LEGACY_FLAT_KEYS))
+            raise ConfigError(f"unknown legacy setting {key!r} (known: {known})")
+        if value is None:
+            continue
+        if block.get(field) not in (None, value):
+            raise ConfigError(f"{key}={value!r} disagrees with cortex.{field}")
+        block[field] = value
+    if block or isinstance(cortex, Mapping):
+        data["cortex"] = _drop_secrets(block)
+    seq_len = data.pop("max_seq_len", None)
+    if seq_len is not None:
+        training = dict(data.get("training_config") or {})
+        if training.get("max_seq_len") not in (None, seq_len):
+            raise ConfigError(f"max_seq_len={seq_len!r} disagrees with training_config.max_seq_len")
+        training["max_seq_len"] = seq_len
+        data["training_config"] = training
+    return data
 
 
 def _to_plain(data: Any) -> Any:

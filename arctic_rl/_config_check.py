@@ -7,6 +7,7 @@ yaml is imported where a file is read: a config built in code never loads it.
 from __future__ import annotations
 
 import difflib
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     import yaml
 
 UNKNOWN_SETTING = "unknown_setting"
+
+log = logging.getLogger("arctic_rl")
 
 
 def nearest(key: str, known: Iterable[str]) -> str | None:
@@ -43,6 +46,16 @@ def refuse_unknown(block: Mapping[str, Any], known: Iterable[str]) -> None:
             UNKNOWN_SETTING,
             "unknown setting {key} ({hint})",
             {"key": str(key), "guess": guess, "known": known, "hint": hint},
+        )
+
+
+def warn_dropped(names: Iterable[str], source: str) -> None:
+    """One WARNING naming every setting of ``source`` that a conversion had no place for,
+    so a setting that changes nothing on Cortex is never dropped without a word."""
+    dropped = sorted(set(names))
+    if dropped:
+        log.warning(
+            "arctic_rl: Cortex has no place for %s (from %s): ignored", ", ".join(dropped), source
         )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arctic_rl._config import ArcticRLClientConfig
+from arctic_rl._config_check import warn_dropped
 
 __all__ = ["build_create_job_request", "forward_request", "plain_params", "plain_tokens"]
 
@@ -17,6 +18,7 @@ DEFAULT_OPTIMIZER_NAME = "AdamW"
 DEFAULT_LR = 1e-6
 DEFAULT_MAX_SEQ_LEN = 4096
 _OPTIMIZER_FIELDS = ("lr", "weight_decay", "betas")
+_DS_USED = ("train_batch_size", "gradient_clipping", "optimizer")  # DeepSpeed's keys read
 
 
 def build_create_job_request(config: ArcticRLClientConfig) -> dict[str, Any]:
@@ -27,8 +29,11 @@ def build_create_job_request(config: ArcticRLClientConfig) -> dict[str, Any]:
     DeepSpeed `ds_config` (`train_batch_size`, `gradient_clipping`, `optimizer: {type,
     params}`). Cortex wants `optimizer: {name, lr, weight_decay, betas}`, `max_seq_len`,
     `train_batch_size`, `gradient_clipping` (only when clipping) and `n_gpus`; other
-    keys pass through, None values are left out.
+    keys pass through, None values are left out. Settings with no place in the request
+    (most of DeepSpeed's, the DeepSpeed worker's, Arctic Inference's, and an engine's
+    settings when it has no GPUs) are named in one WARNING.
     """
+    warn_dropped(_dropped(config), "the client config")
     training = {k: v for k, v in (config.training_config or {}).items() if v is not None}
     ds = config.ds_config or {}
     max_length = training.pop("max_length", None)
@@ -66,6 +71,30 @@ def build_create_job_request(config: ArcticRLClientConfig) -> dict[str, Any]:
     if config.cortex.experiment_name:
         body["experiment_name"] = config.cortex.experiment_name
     return body
+
+
+def _dropped(config: ArcticRLClientConfig) -> list[str]:
+    """The dotted names of the nested settings `build_create_job_request` does not use."""
+    ds = config.ds_config or {}
+    optimizer = ds.get("optimizer") if isinstance(ds.get("optimizer"), Mapping) else {}
+    params = optimizer.get("params") if isinstance(optimizer.get("params"), Mapping) else {}
+    unused: list[tuple[str, Mapping[str, Any] | None, tuple[str, ...]]] = [
+        ("ds_config", ds, _DS_USED),
+        ("ds_config.optimizer", optimizer, ("type", "params")),
+        ("ds_config.optimizer.params", params, _OPTIMIZER_FIELDS),
+        ("ds_worker_config", config.ds_worker_config, ()),
+        ("arctic_inference_config", config.arctic_inference_config, ()),
+    ]
+    if config.sampling_gpus <= 0:
+        unused.append(("vllm_config", config.vllm_config, ()))
+    if config.log_prob_gpus <= 0:
+        unused.append(("log_prob_ds_config", config.log_prob_ds_config, ()))
+    return [
+        f"{where}.{key}"
+        for where, block, used in unused
+        for key, value in (block or {}).items()
+        if key not in used and value is not None
+    ]
 
 
 def _optimizer(framework: Any, deepspeed: Any) -> dict[str, Any]:

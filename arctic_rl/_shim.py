@@ -25,9 +25,11 @@ from arctic_rl._blocking import ArcticRLClient
 from arctic_rl._config import (
     CORTEX_BACKENDS,
     CORTEX_FILE_ENV,
+    LEGACY_FLAT_KEYS,
     ArcticRLClientConfig,
     CortexConfig,
 )
+from arctic_rl._config_check import warn_dropped
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
 from arctic_rl._requests import forward_request
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
@@ -52,6 +54,8 @@ T = TypeVar("T")
 # The published package's factory and config (its rl extras bring the on-prem servers).
 _ON_PREM_FACTORY = "arctic_platform.rl.client"
 _ON_PREM_CONFIG = "arctic_platform.rl.config"
+# The published flat config's keys folded into ours (the cortex_* block, max_seq_len).
+_LEGACY_FLAT = frozenset({*LEGACY_FLAT_KEYS, "max_seq_len"})
 _ON_PREM_HINT = (
     "backend {backend!r} runs the on-prem Arctic RL servers, which this package does not "
     "ship ({reason}): install arctic-platform with its rl extras for it, or select Cortex "
@@ -107,27 +111,37 @@ def create_arctic_rl_client(config: Any, server_state: Any = None) -> Any:
     return LegacyCortexClient(cortex, server_state)
 
 
-def _adopt(config: Any) -> ArcticRLClientConfig:
+def _adopt(config: Any) -> tuple[ArcticRLClientConfig, list[str]]:
+    """This package's config for what a caller passed, and the settings of a framework's
+    own config it has no field for (refused when the caller wrote them: yaml, kwargs)."""
     if isinstance(config, ArcticRLClientConfig):
-        return config
+        return config, []
     dump = getattr(config, "model_dump", None)
     if callable(dump):  # the published config: flat (same field names) or nested
         plain = dump()
-        flat = _client_era.flatten(plain) if _client_era.is_nested(plain) else plain
-        return ArcticRLClientConfig.from_mapping(flat, origin="framework")
+        if _client_era.is_nested(plain):
+            flat = _client_era.flatten(plain)
+            dropped = _client_era.unmapped(dump(exclude_unset=True), plain["backend"])
+        else:
+            known = ArcticRLClientConfig.model_fields.keys() | _LEGACY_FLAT
+            flat = {k: v for k, v in plain.items() if k in known}
+            dropped = sorted(plain.keys() - known)
+        return ArcticRLClientConfig.from_mapping(flat, origin="framework"), dropped
     if isinstance(config, Mapping):
-        return ArcticRLClientConfig.from_mapping(config, origin="explicit")
+        return ArcticRLClientConfig.from_mapping(config, origin="explicit"), []
     raise ConfigError(f"expected an ArcticRLClientConfig or a mapping, got {type(config)}")
 
 
 def _cortex_config(config: Any) -> ArcticRLClientConfig | None:
     """The config to serve from Cortex, or None when it stays on-prem."""
-    ours = _adopt(config)
+    ours, dropped = _adopt(config)
+    if ours.backend not in CORTEX_BACKENDS:
+        routed = _route_to_cortex is not False and ours.backend == "local"
+        if not routed and effective_backend(ours) not in CORTEX_BACKENDS:
+            return None
+    warn_dropped(dropped, f"{type(config).__module__}.{type(config).__qualname__}")
     if ours.backend in CORTEX_BACKENDS:
         return ours
-    routed = _route_to_cortex is not False and ours.backend == "local"
-    if not routed and effective_backend(ours) not in CORTEX_BACKENDS:
-        return None
     cortex = ours.model_copy(update={"backend": "cortex"})
     cortex._origin = ours._origin
     if "cortex" not in ours.model_fields_set:
@@ -151,7 +165,7 @@ def _on_prem_client(config: Any, server_state: Any) -> Any:
         factory = importlib.import_module(_ON_PREM_FACTORY).create_arctic_rl_client
         if isinstance(config, ArcticRLClientConfig | Mapping):
             published = importlib.import_module(_ON_PREM_CONFIG).ArcticRLClientConfig
-            fields = _adopt(config).model_dump(exclude={"cortex"})
+            fields = _adopt(config)[0].model_dump(exclude={"cortex"})
             config = published.model_validate(fields)
     except ImportError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

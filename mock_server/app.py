@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -58,7 +59,12 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        quiet_resource_errors(asyncio.get_running_loop(), server.log_interval_s)
+        loop = asyncio.get_running_loop()
+        quiet_resource_errors(loop, server.log_interval_s)
+        # asyncio.to_thread runs here; the loop shuts it down when it closes.
+        loop.set_default_executor(
+            ThreadPoolExecutor(server.blocking_threads, thread_name_prefix="mock-blocking")
+        )
         await service.start()
         try:
             yield

@@ -63,6 +63,11 @@ class ServerSettings:
     connections (and as many in-flight requests) at most; ``backlog`` is the listen queue.
     ``graceful_shutdown_s`` bounds how long a stopping server waits for in-flight requests.
     ``max_header_bytes`` caps the request line plus headers (400 and close beyond it).
+    ``blocking_threads`` is the size of the pool the mock's blocking work (store, files,
+    hashing) runs on, the event loop's default executor: fixed, so the mock's threads are
+    the same on every machine and Python (asyncio's own is ``min(32, cores + 4)`` and
+    starts another thread whenever a call finds every worker busy, which depends on
+    timing).
     """
 
     header_timeout_s: float = 10.0
@@ -75,6 +80,7 @@ class ServerSettings:
     graceful_shutdown_s: float = 10.0
     max_header_bytes: int = 16 * 1024
     log_interval_s: float = 10.0
+    blocking_threads: int = 4
 
     def uvicorn_options(self) -> dict[str, Any]:
         """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config`` that apply these limits."""

@@ -82,3 +82,41 @@ def test_the_config_log_says_when_the_tokens_variable_is_unset(caplog):
         resolve_config(cfg, {"ARCTIC_NO": "pat-value-xyz"})
     assert "token=*** (env ARCTIC_NO)" in caplog.text
     assert "pat-value-xyz" not in caplog.text
+
+
+@pytest.mark.parametrize(("section", "indent"), [(None, ""), ("arctic", "  ")])
+def test_a_misspelt_top_level_yaml_key_names_the_file_line_and_the_key_meant(
+    tmp_path, section, indent
+):
+    path = tmp_path / "run.yaml"
+    head = f"{section}:\n" if section else ""
+    path.write_text(
+        f"{head}{indent}model_name: m\n{indent}backend: cortex\n{indent}traning_gpus: 1\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        ArcticRLClientConfig.from_yaml(path, section)
+    line = 4 if section else 3
+    key = f"{section}." if section else ""
+    assert str(caught.value) == (
+        f"{path}:{line}: {key}traning_gpus: unknown setting (did you mean {key}training_gpus?)"
+    )
+
+
+def test_a_misspelt_keyword_or_mapping_key_is_refused_with_the_name_meant():
+    with pytest.raises(ValueError, match=re.escape("traning_gpus (did you mean training_gpus?)")):
+        ArcticRLClientConfig(model_name="m", traning_gpus=1)
+    with pytest.raises(ConfigError) as caught:
+        ArcticRLClientConfig.from_mapping({"model_name": "m", "sampling_gpu": 1})
+    assert str(caught.value) == (
+        "the config: sampling_gpu: unknown setting (did you mean sampling_gpus?)"
+    )
+
+
+def test_a_refused_key_never_echoes_a_token_given_beside_it():
+    secret = "pat-beside-a-typo-123"
+    with pytest.raises(ValueError) as caught:
+        CortexConfig(token=secret, verfy_tls=False)
+    assert "verify_tls" in str(caught.value) and secret not in str(caught.value)
+    with pytest.raises(ValueError) as caught:
+        ArcticRLClientConfig(model_name="m", cortex={"pat": secret}, traning_gpus=1)
+    assert "training_gpus" in str(caught.value) and secret not in str(caught.value)

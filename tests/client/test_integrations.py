@@ -31,6 +31,12 @@ HIDE_PUBLISHED = STANDINS / "hide_published"
 VERL_REPLAY = STANDINS / "verl_replay.py"
 PAT_ENV = "ARCTIC_REPLAY_PAT"
 ITERATIONS = 20
+SKYRL_DROPPED = (
+    "arctic_rl: Cortex has no place for ds_config.gradient_accumulation_steps, "
+    "ds_config.optimizer.params.eps, ds_config.train_micro_batch_size_per_gpu, "
+    "ds_config.zero_optimization, ds_worker_config.attn_implementation, "
+    "ds_worker_config.use_liger (from the client config): ignored"
+)
 
 
 @pytest.fixture
@@ -53,7 +59,8 @@ def _cortex_file(tmp_path: Path, mock) -> Path:
     return path
 
 
-def _run_skyrl(tmp_path: Path, mock, *, hide_published: bool) -> dict:
+def _run_skyrl(tmp_path: Path, mock, *, hide_published: bool) -> tuple[dict, str]:
+    """SkyRL's run against the mock: its report and its stderr (both processes')."""
     paths = [str(SKYRL_REPO)] + ([str(HIDE_PUBLISHED)] if hide_published else [])
     env = {
         "PATH": os.environ["PATH"],
@@ -73,7 +80,7 @@ def _run_skyrl(tmp_path: Path, mock, *, hide_published: bool) -> dict:
     done = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     assert mock.token not in done.stdout + done.stderr
-    return json.loads((tmp_path / "report.json").read_text())
+    return json.loads((tmp_path / "report.json").read_text()), done.stderr
 
 
 def _assert_learned(report: dict) -> None:
@@ -85,8 +92,12 @@ def _assert_learned(report: dict) -> None:
 
 @pytest.mark.parametrize("hide_published", [False, True], ids=["beside-published", "alone"])
 def test_skyrl_replay_trains_through_arctic_platform_rl(tmp_path, reference_mock, hide_published):
-    report = _run_skyrl(tmp_path, reference_mock, hide_published=hide_published)
+    report, stderr = _run_skyrl(tmp_path, reference_mock, hide_published=hide_published)
     assert report["config_type"] == "arctic_rl._config.ArcticRLClientConfig"
+    # What SkyRL's DeepSpeed settings hold beyond what Cortex takes is said once, on the
+    # driver that creates the job (the Ray task only reconnects).
+    dropped = [line for line in stderr.splitlines() if "Cortex has no place for" in line]
+    assert dropped == [SKYRL_DROPPED], stderr[-3000:]
     training, sampling, log_prob = report["job_ids"]
     assert training.endswith(":training:0") and sampling.endswith(":sampling:0")
     assert log_prob is None

@@ -16,6 +16,8 @@ import yaml
 
 from arctic_rl.integrations.verl import GROUP_FILE
 
+from ._make import expanded
+
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # The guides the README links to hold the framework commands the tests below run.
@@ -168,15 +170,6 @@ def test_layout_row_names_every_test_folder():
     assert folders and all(name in row for name in folders), folders
 
 
-def _make_expanded(text: str) -> str:
-    """``text`` with the Makefile's ``$(NAME)`` variables expanded (their defaults)."""
-    while used := re.search(r"\$\((\w+)\)", text):
-        found = re.search(rf"^{used[1]}\s*[:?]?=\s*(.*\S)", MAKEFILE, re.M)
-        assert found, f"the Makefile sets no {used[1]}"
-        text = text.replace(used[0], found[1])
-    return text
-
-
 def test_chaos_transcript_is_a_whole_make_chaos_run():
     """docs/chaos-run.txt is what ``make chaos`` printed (stdout, defaults): its command,
     a row per iteration, and the script's own report of those numbers, verdict included."""
@@ -185,8 +178,8 @@ def test_chaos_transcript_is_a_whole_make_chaos_run():
     lines = CHAOS_RUN.read_text(encoding="utf-8").splitlines()
     recipe = re.search(r"^chaos:.*\n\t(.+)$", MAKEFILE, re.M)
     assert recipe
-    assert lines[0] == _make_expanded(recipe.group(1))
-    seed, iterations = int(_make_expanded("$(SEED)")), int(_make_expanded("$(ITERATIONS)"))
+    assert lines[0] == expanded(recipe.group(1))
+    seed, iterations = int(expanded("$(SEED)")), int(expanded("$(ITERATIONS)"))
     plan = re.fullmatch(
         rf"chaos run \(seed {seed}\): (\d+) kills, (\d+) faults, (\d+) iterations \.\.\.",
         lines[1],

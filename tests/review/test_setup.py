@@ -12,14 +12,16 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from ._make import ROOT, clean_env
 
 
 def planned(*variables: str) -> list[str]:
-    """The commands `make setup` would run for the venv (dry run, nothing installed)."""
+    """The commands `make setup` would run for the default venv (dry run, nothing
+    installed), with the Makefile's defaults and ``variables`` alone."""
     done = subprocess.run(
         ["make", "-n", "-B", ".venv/.installed", *variables],
         cwd=ROOT,
+        env=clean_env(),
         capture_output=True,
         text=True,
         timeout=60,
