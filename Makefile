@@ -61,11 +61,11 @@ test: setup
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check arctic_rl mock_server arctic_rl_kit tests scripts benchmarks examples
-	$(BIN)/ruff format --check arctic_rl mock_server arctic_rl_kit tests scripts benchmarks examples
+	$(BIN)/ruff check arctic_rl arctic_rl_mock arctic_rl_kit tests scripts benchmarks examples
+	$(BIN)/ruff format --check arctic_rl arctic_rl_mock arctic_rl_kit tests scripts benchmarks examples
 
 serve: setup
-	$(BIN)/python -m mock_server --host $(HOST) --port $(PORT) --backend $(BACKEND) --state-dir .mock-state --no-auth
+	$(BIN)/python -m arctic_rl_mock --host $(HOST) --port $(PORT) --backend $(BACKEND) --state-dir .mock-state --no-auth
 
 demo: setup
 	$(BIN)/python examples/grpo_demo.py

@@ -1,6 +1,6 @@
 """A mock Cortex GS process for the benchmarks, from this tree or from a baseline checkout.
 
-Each bench row that needs a server starts ``python -m mock_server`` (canned backend) as
+Each bench row that needs a server starts ``python -m arctic_rl_mock`` (canned backend) as
 its own process, so the server never shares the measuring process's GIL. Started with
 ``cwd`` set to another checkout (``tree``), the same command runs that checkout's mock:
 that is how a row measures today's main beside the working tree in the same run.
@@ -36,8 +36,8 @@ it did at its commit."""
 _LAUNCH = (
     "import runpy, sys; "
     "sys.modules.update(dict.fromkeys(sys.argv[1].split(','))); "
-    "sys.argv = ['mock_server', *sys.argv[2:]]; "
-    "runpy.run_module('mock_server', run_name='__main__', alter_sys=True)"
+    "sys.argv = ['arctic_rl_mock', *sys.argv[2:]]; "
+    "runpy.run_module('arctic_rl_mock', run_name='__main__', alter_sys=True)"
 )
 """``python -c`` runs the mock with the modules named in its first argument unimportable."""
 
@@ -58,7 +58,7 @@ def baseline_tree() -> Path | None:
     """The baseline checkout to measure beside this tree, if one is on this machine."""
     named = os.environ.get(BASELINE_ENV)
     tree = Path(named) if named else DEFAULT_BASELINE
-    return tree if (tree / "mock_server" / "__main__.py").is_file() else None
+    return tree if (tree / "arctic_rl_mock" / "__main__.py").is_file() else None
 
 
 def tree_commit(tree: Path) -> str:
@@ -91,7 +91,7 @@ def running(
     with tempfile.TemporaryDirectory(prefix="arctic-rl-bench-mock-") as tmp:
         log = Path(tmp) / "mock.log"
         hidden = ",".join(ADDED_SINCE_BASELINE) if tree != REPO else ""
-        launch = ["-c", _LAUNCH, hidden] if hidden else ["-m", "mock_server"]
+        launch = ["-c", _LAUNCH, hidden] if hidden else ["-m", "arctic_rl_mock"]
         cmd = [
             sys.executable, *launch, "--host", "127.0.0.1", "--port", str(port),
             "--backend", "canned", "--state-dir", str(Path(tmp) / "state"),

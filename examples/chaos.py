@@ -39,10 +39,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arctic_rl_mock.settings import Settings
 from examples.demo_report import IterationStats
 from examples.grpo_demo import DemoSettings, build_batch, train
 from examples.mock_process import MOCK_TOKEN_ENV, PAT_ENV, stop_process, wait_ready
-from mock_server.settings import Settings
 from tests.faults.proxy import Fault, FaultProxy
 
 REPO = Path(__file__).resolve().parent.parent
@@ -118,7 +118,7 @@ def stable_port() -> int:
 
 @dataclass
 class RestartableMock:
-    """``python -m mock_server`` on a fixed port and state dir, killed and restarted at will."""
+    """``python -m arctic_rl_mock`` on a fixed port and state dir, killed and restarted at will."""
 
     state_dir: Path
     settings: ChaosSettings
@@ -137,7 +137,7 @@ class RestartableMock:
     def start(self) -> None:
         env = {"OMP_NUM_THREADS": "1", **os.environ, MOCK_TOKEN_ENV: self.token}
         cmd = [
-            sys.executable, "-m", "mock_server", "--port", str(self.port),
+            sys.executable, "-m", "arctic_rl_mock", "--port", str(self.port),
             "--backend", self.settings.backend, "--state-dir", str(self.state_dir),
             "--request-latency", str(self.settings.request_latency_s), "--log-level", "warning",
         ]  # fmt: skip

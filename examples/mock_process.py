@@ -1,6 +1,6 @@
 """The mock Cortex GS as a subprocess of this checkout, for the demo, chaos and benchmarks.
 
-`running_mock` starts ``python -m mock_server`` on 127.0.0.1 with a fresh random token
+`running_mock` starts ``python -m arctic_rl_mock`` on 127.0.0.1 with a fresh random token
 that travels only through environment variables, waits until it answers, and stops it.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
-from mock_server.settings import Settings
+from arctic_rl_mock.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 MOCK_TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"  # what the mock reads its token from
@@ -54,7 +54,7 @@ def wait_ready(proc: subprocess.Popen[bytes], url: str, token: str, timeout: flo
 def running_mock(
     state_dir: Path, log_path: Path, *, backend: str = "reference", timeout: float = 120.0
 ) -> Iterator[str]:
-    """Start ``python -m mock_server`` as a subprocess; yield its base URL; stop it.
+    """Start ``python -m arctic_rl_mock`` as a subprocess; yield its base URL; stop it.
 
     The token is random, travels only through environment variables, and is put where
     the client's config says to look for it (``cortex.pat_env``, here ``PAT_ENV``), so
@@ -66,7 +66,7 @@ def running_mock(
     # two-core machine cost far more than they give.
     env = {"OMP_NUM_THREADS": "1", **os.environ, MOCK_TOKEN_ENV: token}
     cmd = [
-        sys.executable, "-m", "mock_server", "--host", "127.0.0.1", "--port", str(port),
+        sys.executable, "-m", "arctic_rl_mock", "--host", "127.0.0.1", "--port", str(port),
         "--backend", backend, "--state-dir", str(state_dir), "--log-level", "warning",
     ]  # fmt: skip
     with open(log_path, "wb") as log:

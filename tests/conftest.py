@@ -9,7 +9,7 @@ Fixtures
     "PROGRAMMATIC_ACCESS_TOKEN"}`` for ``mock_token``.
 ``live_mock_factory``
     ``live_mock_factory(backend="canned", **settings) -> LiveMock``: starts a mock with
-    its own temp state dir; any ``mock_server.settings.Settings`` field may be overridden
+    its own temp state dir; any ``arctic_rl_mock.settings.Settings`` field may be overridden
     (``transition_delay_s``, ``inline_result_bytes``, ``result_chunk_bytes``,
     ``max_body_bytes``, ``auth``, ``database``, ...). Every mock started is stopped at
     teardown. Startup takes well under a second.
@@ -21,7 +21,7 @@ Fixtures
 ``live_reference_mock``
     The same with the reference (tiny torch LM) backend.
 
-The harness itself is ``mock_server.testsupport.harness`` (``LiveMock``, ``running_mock``,
+The harness itself is ``arctic_rl_mock.testsupport.harness`` (``LiveMock``, ``running_mock``,
 ``auth_headers``), importable outside pytest too.
 """
 
@@ -33,9 +33,9 @@ from typing import Any
 
 import pytest
 
-from mock_server.settings import Settings
-from mock_server.testsupport.harness import LiveMock
-from mock_server.testsupport.harness import auth_headers as _auth_headers
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.testsupport.harness import LiveMock
+from arctic_rl_mock.testsupport.harness import auth_headers as _auth_headers
 
 MOCK_TOKEN = "test-pat-0123"
 

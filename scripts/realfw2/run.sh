@@ -6,7 +6,7 @@
 #
 # 1. set up once (stamped): sources at the pinned commits, a venv layered on the project venv,
 #    the local tokenizer + dataset;
-# 2. start the project's mock (`python -m mock_server --backend reference`) on a free loopback
+# 2. start the project's mock (`python -m arctic_rl_mock --backend reference`) on a free loopback
 #    port with a random token (environment only), a fresh state dir;
 # 3. run skyrl_drive.py and verl_drive.py against it; stop the mock (by its PID); print SUMMARY.
 # Knobs: REALFW2_SKIP_VERL_PROBES=1, REALFW2_MAIN_RUNS=A,B (verl main runs: A = verl@61ed850f +
@@ -73,7 +73,7 @@ fi
 PORT=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
 export REALFW2_MOCK_TOKEN="realfw2-$(python3 -c 'import secrets;print(secrets.token_hex(12))')"
 STATE=$(mktemp -d "$R/run/mockstate.XXXX")
-PYTHONPATH="$PROJECT" CORTEX_GS_MOCK_TOKEN="$REALFW2_MOCK_TOKEN" "$PROJECT/.venv/bin/python" -m mock_server --host 127.0.0.1 \
+PYTHONPATH="$PROJECT" CORTEX_GS_MOCK_TOKEN="$REALFW2_MOCK_TOKEN" "$PROJECT/.venv/bin/python" -m arctic_rl_mock --host 127.0.0.1 \
   --port "$PORT" --state-dir "$STATE" --backend reference > run/mock.log 2>&1 &
 MOCK=$!
 trap 'kill $MOCK 2>/dev/null; wait $MOCK 2>/dev/null' EXIT

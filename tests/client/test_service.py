@@ -29,8 +29,8 @@ from arctic_rl import (
     wire,
 )
 from arctic_rl._cortex import CortexService
+from arctic_rl_mock.testsupport.harness import LiveMock
 from client.standins.batches import train_tensors
-from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV
 

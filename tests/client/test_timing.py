@@ -21,8 +21,8 @@ from faults.test_faults import CHUNK_BYTES, big_batch
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, create_arctic_rl_client
 from arctic_rl._cortex import CortexService
 from arctic_rl._timing import TIMING_KEYS, CallTiming
+from arctic_rl_mock.testsupport.harness import LiveMock
 from client.standins.batches import PROMPTS
-from mock_server.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV
 

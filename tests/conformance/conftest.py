@@ -1,6 +1,6 @@
 """The published client (arctic-platform 0.1.4), unchanged, against a real mock process.
 
-``python -m mock_server --no-auth`` runs as a subprocess for the whole suite, as a user
+``python -m arctic_rl_mock --no-auth`` runs as a subprocess for the whole suite, as a user
 would start it. Each test reaches it through its own counting proxy (the fault proxy with
 no faults), so a test can count exactly which requests the client made. The published
 client reaches a non-Snowflake host only through ``base_url``, which sends no token:
@@ -73,10 +73,10 @@ class MockProcess:
 
 @contextlib.contextmanager
 def _launch_mock(state_dir: Path, *extra: str) -> Iterator[MockProcess]:
-    """``python -m mock_server --no-auth`` (canned backend) on a free port, as a user runs it."""
+    """``python -m arctic_rl_mock --no-auth`` (canned backend) on a free port, as a user runs it."""
     port = free_port()
     cmd = [
-        sys.executable, "-m", "mock_server", "--no-auth", "--host", "127.0.0.1",
+        sys.executable, "-m", "arctic_rl_mock", "--no-auth", "--host", "127.0.0.1",
         "--port", str(port), "--backend", "canned", "--state-dir", str(state_dir / "state"),
         "--database", DATABASE, "--schema", SCHEMA, "--log-level", "warning", *extra,
     ]  # fmt: skip

@@ -1,4 +1,4 @@
-"""The published client, unchanged, over real HTTP against ``python -m mock_server --no-auth``.
+"""The published client, unchanged, over real HTTP against ``python -m arctic_rl_mock --no-auth``.
 
 Every test asserts what comes back. Where the published client has a method, the test calls
 it; for routes it has no method for on Cortex (load, capacity, checkpoints, tail-logs) the
@@ -16,8 +16,8 @@ import arctic_platform.client.transports.cortex as published_cortex
 import pytest
 from arctic_platform.client import AsyncArcticRLClient, Request, SamplingConfig, TrainingConfig
 
-from mock_server.backends.canned import CANNED_LOSS
-from mock_server.backends.common import DEFAULT_MAX_TOKENS
+from arctic_rl_mock.backends.canned import CANNED_LOSS
+from arctic_rl_mock.backends.common import DEFAULT_MAX_TOKENS
 
 from .batches import ADAPTER_PROCESSING, adapter_batch, minimal_batch
 from .conftest import MODEL, CountingProxy, PublishedFactory

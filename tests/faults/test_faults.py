@@ -25,7 +25,7 @@ from arctic_rl import (
     RateLimitError,
     ServiceUnavailableError,
 )
-from mock_server.testsupport.harness import LiveMock
+from arctic_rl_mock.testsupport.harness import LiveMock
 
 from .proxy import CODES, Fault, FaultProxy
 

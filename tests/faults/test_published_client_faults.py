@@ -20,7 +20,7 @@ from arctic_platform.client import AsyncArcticRLClient, TrainingConfig
 from arctic_platform.client.config import ArcticClientConfig, CortexConfig
 from hardening.support import executed
 
-from mock_server.testsupport.harness import LiveMock
+from arctic_rl_mock.testsupport.harness import LiveMock
 
 from .proxy import Fault, FaultProxy
 

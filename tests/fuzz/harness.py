@@ -20,8 +20,8 @@ from fastapi import FastAPI
 from schemathesis.python import asgi
 from starlette.types import Receive, Scope, Send
 
-from mock_server.app import create_app
-from mock_server.settings import Settings
+from arctic_rl_mock.app import create_app
+from arctic_rl_mock.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"

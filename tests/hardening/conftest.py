@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from mock_server.testsupport.harness import LiveMock, running_mock
+from arctic_rl_mock.testsupport.harness import LiveMock, running_mock
 
 from .support import RunningJob, start_job
 

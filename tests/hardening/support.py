@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import yaml
 
-from mock_server.testsupport.harness import LiveMock
+from arctic_rl_mock.testsupport.harness import LiveMock
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"

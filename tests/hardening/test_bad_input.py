@@ -18,7 +18,7 @@ import pytest
 from fuzz.frames import chunk_of, golden_bad_frames, lying_chunk
 
 from arctic_rl import wire
-from mock_server.testsupport.harness import LiveMock
+from arctic_rl_mock.testsupport.harness import LiveMock
 
 from .support import RunningJob, start_job
 
@@ -204,7 +204,7 @@ def test_truncated_upload_stream_changes_nothing(
             assert time.monotonic() < deadline, [r.getMessage() for r in caplog.records]
             time.sleep(0.01)
 
-    with caplog.at_level(logging.INFO, logger="mock_server"):
+    with caplog.at_level(logging.INFO, logger="arctic_rl_mock"):
         unchanged(module_job, send)
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     ok = module_job.http.post(module_job.url("/forward-backward"), content=chunk)

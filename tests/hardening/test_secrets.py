@@ -33,9 +33,9 @@ from arctic_rl import (
     AuthenticationError,
     create_arctic_rl_client,
 )
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.testsupport.harness import LiveMock
 from examples.mock_process import free_port
-from mock_server.settings import Settings
-from mock_server.testsupport.harness import LiveMock
 
 PAT_ENV = "ARCTIC_RL_SECRETS_PAT"
 PROCESSING = {"post": ["logprobs", "entropy"], "loss_fn": "grpo", "config": {}}
@@ -164,13 +164,13 @@ def test_token_not_in_logs_reprs_or_errors(
 
 @contextmanager
 def debug_server(tmp_path: Path, token: str) -> Iterator[str]:
-    """``python -m mock_server --log-level debug`` (access log on), output to server.log.
+    """``python -m arctic_rl_mock --log-level debug`` (access log on), output to server.log.
 
     The demo's ``running_mock`` logs at warning; this test wants every line there is.
     """
     port = free_port()
     env = {**os.environ, "CORTEX_GS_MOCK_TOKEN": token}  # never on the command line
-    cmd = [sys.executable, "-m", "mock_server", "--port", str(port), "--log-level", "debug"]
+    cmd = [sys.executable, "-m", "arctic_rl_mock", "--port", str(port), "--log-level", "debug"]
     cmd += ["--state-dir", str(tmp_path / "state")]
     with (tmp_path / "server.log").open("wb") as log:
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)

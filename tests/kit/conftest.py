@@ -21,8 +21,8 @@ import pytest
 
 from arctic_rl_kit.cli import execute, parse_args
 from arctic_rl_kit.report import Report
-from mock_server.testsupport.departures import ENV as DEPART_ENV
-from mock_server.testsupport.harness import LiveMock, MockApi, running_mock
+from arctic_rl_mock.testsupport.departures import ENV as DEPART_ENV
+from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, running_mock
 
 PAT_ENV = "KIT_TEST_PAT"
 # Small and fixed: a couple of examples per operation, one seed, no coverage phase (its

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from mock_server.testsupport.harness import LiveMock
+from arctic_rl_mock.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV, QUICK
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from mock_server.testsupport.harness import LiveMock, MockApi
+from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
 
 
 @pytest.fixture

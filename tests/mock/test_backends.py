@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from arctic_rl import wire
-from mock_server.backends import Backend, BackendError, make_backend
-from mock_server.backends.canned import CannedBackend
-from mock_server.backends.reference import ReferenceBackend, TinyLM
+from arctic_rl_mock.backends import Backend, BackendError, make_backend
+from arctic_rl_mock.backends.canned import CannedBackend
+from arctic_rl_mock.backends.reference import ReferenceBackend, TinyLM
 
 METRICS = {"grad_norm", "ppo_kl", "pg_clipfrac_lower", "pg_loss", "kl_loss", "kl_coef"}
 # The committed copy of the golden frames, so no run depends on shared/.

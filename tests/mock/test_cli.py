@@ -1,4 +1,4 @@
-"""``python -m mock_server`` as a real process: it says where it listens, hides the token,
+"""``python -m arctic_rl_mock`` as a real process: it says where it listens, hides the token,
 and shouts when authentication is off."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import httpx
 import pytest
 import uvicorn
 
-from mock_server.__main__ import main, parse_args
-from mock_server.testsupport.harness import auth_headers
+from arctic_rl_mock.__main__ import main, parse_args
+from arctic_rl_mock.testsupport.harness import auth_headers
 
 SECRET = "pat-secret-never-logged-42"
 PREFIX = "/api/v2/databases/DB1/schemas/S1/cortex-training"
@@ -30,7 +30,7 @@ def _free_port() -> int:
 
 def _spawn(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
     port = _free_port()
-    cmd = [sys.executable, "-m", "mock_server", "--host", "127.0.0.1", "--port", str(port)]
+    cmd = [sys.executable, "-m", "arctic_rl_mock", "--host", "127.0.0.1", "--port", str(port)]
     cmd += ["--state-dir", str(tmp_path), "--database", "DB1", "--schema", "S1", *extra]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
@@ -76,7 +76,7 @@ def test_cli_no_auth_is_loud(
 ) -> None:
     served: list[object] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(app))
-    caplog.set_level(logging.INFO, logger="mock_server")
+    caplog.set_level(logging.INFO, logger="arctic_rl_mock")
     assert main(["--no-auth", "--state-dir", str(tmp_path), "--port", "9"]) == 0
     assert len(served) == 1
     assert "AUTHENTICATION DISABLED" in caplog.text
@@ -86,7 +86,7 @@ def test_cli_no_auth_is_loud(
 def test_cli_refuses_to_start_without_token_or_no_auth(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "CORTEX_GS_MOCK_TOKEN"}
     result = subprocess.run(
-        [sys.executable, "-m", "mock_server", "--state-dir", str(tmp_path)],
+        [sys.executable, "-m", "arctic_rl_mock", "--state-dir", str(tmp_path)],
         capture_output=True,
         text=True,
         env=env,

@@ -25,7 +25,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from arctic_rl import wire
-from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
+from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 SPEC = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
@@ -179,7 +179,7 @@ def test_client_hanging_up_mid_body_is_one_info_line(
         + "".join(f"{k}: {v}\r\n" for k, v in mock.headers().items())
         + "Content-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n"
     )
-    with caplog.at_level(logging.INFO, logger="mock_server"):
+    with caplog.at_level(logging.INFO, logger="arctic_rl_mock"):
         with socket.create_connection(("127.0.0.1", mock.port), timeout=10) as sock:
             sock.sendall(head.encode() + b"\0" * 1000)
             time.sleep(0.05)  # let the server start reading before the hang-up
@@ -188,7 +188,7 @@ def test_client_hanging_up_mid_body_is_one_info_line(
             assert time.monotonic() < deadline, [r.getMessage() for r in caplog.records]
             time.sleep(0.01)
     assert api.http.get(f"/{job_id}").status_code == 200  # still serving
-    mine = [r for r in caplog.records if r.name == "mock_server"]
+    mine = [r for r in caplog.records if r.name == "arctic_rl_mock"]
     assert [r.levelno for r in mine] == [logging.INFO], [r.getMessage() for r in mine]
     assert not any(r.exc_info for r in mine)
 

@@ -21,7 +21,7 @@ import pytest
 import torch
 
 from arctic_rl import wire
-from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks
+from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks
 
 from .fidelity import (
     SUB_JOB_DEFAULTS,
@@ -54,7 +54,7 @@ def test_create_job_with_the_published_clients_default_training_settings(
         **SUB_JOB_DEFAULTS["sampling"],
         "inference_config": {"max_seq_len": 64, "n_gpus": 1, "vllm_config": {"enforce_eager": 1}},
     }
-    with caplog.at_level(logging.DEBUG, logger="mock_server"):
+    with caplog.at_level(logging.DEBUG, logger="arctic_rl_mock"):
         job_id = create(api, sampling, training, debug={"trace": True})
     ignored = " ".join(r.getMessage() for r in caplog.records if "ignoring" in r.getMessage())
     assert "body.debug" in ignored

@@ -1,6 +1,6 @@
 """The mock's own OpenAPI must match the contract, operation for operation.
 
-The routes are registered from the contract's generated table (mock_server/routing.py),
+The routes are registered from the contract's generated table (arctic_rl_mock/routing.py),
 so paths, methods, operation ids, status codes and bodies cannot drift; what is still
 written by hand (query and header parameters, security) is compared here, from the app's
 document as generated from its real routes. The comparison is proven by
@@ -20,11 +20,11 @@ import yaml
 from cortex_gs_contract import OPERATIONS
 from fastapi.routing import APIRoute
 
-from mock_server.app import create_app
-from mock_server.openapi import dangling_refs
-from mock_server.routers import AREAS
-from mock_server.routing import build_router
-from mock_server.settings import Settings
+from arctic_rl_mock.app import create_app
+from arctic_rl_mock.openapi import dangling_refs
+from arctic_rl_mock.routers import AREAS
+from arctic_rl_mock.routing import build_router
+from arctic_rl_mock.settings import Settings
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")

@@ -8,8 +8,8 @@ from typing import Any
 
 from cortex_gs_contract import RequestState
 
-from mock_server.pages import Outcome, RequestPages
-from mock_server.store import Store
+from arctic_rl_mock.pages import Outcome, RequestPages
+from arctic_rl_mock.store import Store
 
 RESULT = '{"global_steps":1}'
 

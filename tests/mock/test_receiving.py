@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from arctic_rl.wire import _buffers
-from mock_server import receiving
-from mock_server.settings import ON_LOOP_BYTES
-from mock_server.testsupport.harness import MockApi, request_chunks
+from arctic_rl_mock import receiving
+from arctic_rl_mock.settings import ON_LOOP_BYTES
+from arctic_rl_mock.testsupport.harness import MockApi, request_chunks
 
 MiB = 1024 * 1024
 

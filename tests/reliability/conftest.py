@@ -1,7 +1,7 @@
 """Fixtures of the reliability tests.
 
 ``mock``
-    ``python -m mock_server`` (canned backend) on a fixed port and its own state dir, not
+    ``python -m arctic_rl_mock`` (canned backend) on a fixed port and its own state dir, not
     started yet (:class:`reliability.test_crash_points.MockProcess`: ``start``, ``stop``,
     restart on the same port and state); stopped at teardown.
 """

@@ -28,12 +28,12 @@ from cortex_gs_contract import (
 
 from arctic_rl import _budgets as sdk
 from arctic_rl import wire
-from mock_server import budgets as mock
-from mock_server.settings import Settings
-from mock_server.testsupport.harness import LiveMock, MockApi
+from arctic_rl_mock import budgets as mock
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
 from reliability.test_limits import post_frame, refused
 
-MOCK_SOURCES = Path(__file__).resolve().parents[2] / "mock_server"
+MOCK_SOURCES = Path(__file__).resolve().parents[2] / "arctic_rl_mock"
 EXAMPLE_IDS = [
     f"{e.operation}-{e.cost}-{'refused' if e.refused else 'runs'}" for e in BUDGET_EXAMPLES
 ]

@@ -24,8 +24,8 @@ from hardening.support import store_rows
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InvalidRequestError, wire
 from arctic_rl._budgets import MAX_BATCH_COST, MAX_GENERATION_TOKENS
-from mock_server.settings import Settings
-from mock_server.testsupport.harness import LiveMock, MockApi
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
 from reliability.test_limits import (
     CONTRACT,
     MAX_SEQ_LEN,

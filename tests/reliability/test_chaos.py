@@ -1,7 +1,7 @@
 """The demo's GRPO loop carries on across SIGKILLs of the mock and random network faults,
 and ends exactly where a clean run with the same seed ends (``make chaos``, shortened).
 
-The mock is a real ``python -m mock_server`` subprocess, killed with SIGKILL while a
+The mock is a real ``python -m arctic_rl_mock`` subprocess, killed with SIGKILL while a
 request runs (the store says so) and restarted on the same state dir and port; the
 client is the legacy client the demo uses, over real HTTP. "Exactly" is bit-for-bit:
 each iteration's reward, loss, grad_norm, kl and sample, and the final weights' exact

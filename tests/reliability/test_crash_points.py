@@ -1,7 +1,7 @@
-"""The real ``python -m mock_server``, killed at each commit boundary, then restarted on
+"""The real ``python -m arctic_rl_mock``, killed at each commit boundary, then restarted on
 the same state dir: the client's retry completes and the work ran exactly once.
 
-The kill comes from the mock's test-only crash switch (``mock_server.testsupport.crashpoints``,
+The kill comes from the mock's test-only crash switch (``arctic_rl_mock.testsupport.crashpoints``,
 armed only by ``--test-hooks``): the process exits at the named point, as a killed one
 would. "Exactly once" is read from the store itself (its request rows, read-only) and
 from the canned backend's own step counter in the result. The last tests seed what a
@@ -30,10 +30,10 @@ import pytest
 from client.standins.batches import train_tensors
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
-from mock_server.seams import TEST_HOOKS_FLAG
-from mock_server.settings import Settings
-from mock_server.testsupport import crashpoints
-from mock_server.testsupport.harness import auth_headers, request_chunks
+from arctic_rl_mock.seams import TEST_HOOKS_FLAG
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.testsupport import crashpoints
+from arctic_rl_mock.testsupport.harness import auth_headers, request_chunks
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "crash-test-pat"
@@ -80,7 +80,7 @@ def big_batch() -> dict[str, Any]:
 
 @dataclass
 class MockProcess:
-    """``python -m mock_server`` on a fixed port and state dir (restartable)."""
+    """``python -m arctic_rl_mock`` on a fixed port and state dir (restartable)."""
 
     state_dir: Path
     port: int
@@ -98,7 +98,7 @@ class MockProcess:
         if crash_at is not None:
             env[crashpoints.ENV] = crash_at
         log = (self.state_dir.parent / "mock.log").open("ab")
-        command = [sys.executable, "-m", "mock_server", "--port", str(self.port), "--backend"]
+        command = [sys.executable, "-m", "arctic_rl_mock", "--port", str(self.port), "--backend"]
         command += ["canned", "--state-dir", str(self.state_dir), "--log-level", "warning"]
         if crash_at is not None if test_hooks is None else test_hooks:
             command.append(TEST_HOOKS_FLAG)

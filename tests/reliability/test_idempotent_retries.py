@@ -21,11 +21,11 @@ from faults.proxy import Fault, FaultProxy
 from hardening.support import TRAINING_JOB, executed
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
-from mock_server.backends.canned import CannedBackend
-from mock_server.service import MockService
-from mock_server.settings import Settings
-from mock_server.store import Store
-from mock_server.testsupport.harness import LiveMock
+from arctic_rl_mock.backends.canned import CannedBackend
+from arctic_rl_mock.service import MockService
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.store import Store
+from arctic_rl_mock.testsupport.harness import LiveMock
 
 PAT_ENV = "ARCTIC_RL_RETRY_TEST_PAT"
 PROMPTS = ["2 + 2 =", "The capital of France is"]

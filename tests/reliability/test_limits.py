@@ -6,7 +6,7 @@ lifetime (expired groups are reclaimed: rows, files and in-memory assembler), ch
 group, a short missing-chunks answer, prompts and ``n`` per generation, sequence width
 against the job's ``max_seq_len``, and cursors. Chunk cost does not grow with the group
 (no store read per chunk), and an abandoned group costs what it sent, not what it
-declared: measured on a real ``mock_server`` in a subprocess.
+declared: measured on a real ``arctic_rl_mock`` in a subprocess.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from cortex_gs_contract import CHUNK_OPERATIONS
 from arctic_rl import wire
 from arctic_rl.wire._assembler import _HELPER_THREADS
 from arctic_rl_kit.dssst1 import lying_chunk
-from mock_server.server import ServerSettings
-from mock_server.settings import Settings
-from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks
+from arctic_rl_mock.server import ServerSettings
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 FWD_BWD = CHUNK_OPERATIONS["forward_backward"]
@@ -326,8 +326,8 @@ SERVER = """
 import json
 import sys
 from pathlib import Path
-from mock_server.settings import Settings
-from mock_server.testsupport.harness import LiveMock
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.testsupport.harness import LiveMock
 
 settings = Settings(state_dir=Path(sys.argv[1]), token="limits-pat", **json.loads(sys.argv[2]))
 mock = LiveMock(settings).start()

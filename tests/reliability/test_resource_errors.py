@@ -1,6 +1,6 @@
 """A mock out of file descriptors logs one line per interval, not a traceback per attempt.
 
-``python -m mock_server`` runs with its open-file limit lowered (``RLIMIT_NOFILE``), so its
+``python -m arctic_rl_mock`` runs with its open-file limit lowered (``RLIMIT_NOFILE``), so its
 ``accept()`` fails with ``EMFILE`` while a crowd of raw connections holds every descriptor;
 asyncio reports each failed attempt to the loop's exception handler. The mock's handler
 logs the first, then one line per ``--log-interval`` with the count of those left out.
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import httpx
 
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.testsupport.harness import auth_headers
 from examples.chaos import stable_port
-from mock_server.settings import Settings
-from mock_server.testsupport.harness import auth_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "resource-test-pat"
@@ -37,7 +37,7 @@ def lowered_fd_limit() -> None:
 
 
 def start_mock(state_dir: Path, port: int, log_path: Path) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "mock_server", "--port", str(port), "--backend", "canned"]
+    command = [sys.executable, "-m", "arctic_rl_mock", "--port", str(port), "--backend", "canned"]
     command += ["--state-dir", str(state_dir), "--log-level", "warning"]
     command += ["--log-interval", str(LOG_INTERVAL_S)]
     env = {**os.environ, "CORTEX_GS_MOCK_TOKEN": TOKEN, "OMP_NUM_THREADS": "1"}

@@ -20,8 +20,8 @@ import pytest
 import torch
 from cortex_gs_contract import JobState, RequestState
 
-from mock_server.store import Store
-from mock_server.testsupport.harness import LiveMock, MockApi
+from arctic_rl_mock.store import Store
+from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
 
 MockFactory = Callable[..., LiveMock]
 PROBE = {"prompts": ["abcde", "xyz"], "completions": ["fgh", "uvw"]}

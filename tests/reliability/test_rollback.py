@@ -21,9 +21,9 @@ import torch
 from cortex_gs_contract import JobState, RequestState
 
 from arctic_rl import wire
-from mock_server.seams import STORAGE_FAULT_ENV
-from mock_server.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
-from mock_server.testsupport.storagefaults import FailingDisk
+from arctic_rl_mock.seams import STORAGE_FAULT_ENV
+from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
+from arctic_rl_mock.testsupport.storagefaults import FailingDisk
 from reliability.test_restart_state import assert_same, fingerprint, train_step, update_batch
 
 MIB = 1024 * 1024

@@ -23,8 +23,8 @@ import httpx
 import pytest
 from cortex_gs_contract import REQUEST_ID_HEADER, RETRY_AFTER_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER
 
-from mock_server.settings import Settings
-from mock_server.testsupport.harness import LiveMock, auth_headers, running_mock
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.testsupport.harness import LiveMock, auth_headers, running_mock
 
 # How long a test waits for the server to act before it calls the guard missing; the
 # limits under test are a second or two, so this only bounds a failing run.
@@ -33,7 +33,7 @@ GIVE_UP_S = 15.0
 
 def guarded_mock(state_dir: Path, **limits: Any) -> LiveMock:
     """A started mock whose server limits are ``limits`` (lowered so the tests are quick)."""
-    from mock_server.server import ServerSettings  # the guards' settings (new in #11)
+    from arctic_rl_mock.server import ServerSettings  # the guards' settings (new in #11)
 
     return LiveMock(
         Settings(state_dir=state_dir, token="test-pat"), server=ServerSettings(**limits)
@@ -107,7 +107,7 @@ def trickle_until_dropped(mock: LiveMock, sock: socket.socket, unit: bytes, ever
 def test_a_body_trickling_in_is_dropped_with_one_log_line_while_others_are_served(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="mock_server")
+    caplog.set_level(logging.WARNING, logger="arctic_rl_mock")
     mock = guarded_mock(tmp_path, body_grace_s=1.0, body_min_rate=1000, body_idle_timeout_s=5)
     try:
         sock = connect(mock)
@@ -139,7 +139,7 @@ def test_a_stalled_body_is_answered_408_and_closed(tmp_path: Path) -> None:
 def test_request_line_and_headers_that_never_finish_are_dropped(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="mock_server")
+    caplog.set_level(logging.WARNING, logger="arctic_rl_mock")
     mock = guarded_mock(tmp_path, header_timeout_s=1.0)
     try:
         silent = connect(mock)  # opens and never sends a byte
@@ -157,7 +157,7 @@ def test_request_line_and_headers_that_never_finish_are_dropped(
 def test_connections_beyond_the_cap_get_a_clean_503_and_the_log_stays_short(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="mock_server")
+    caplog.set_level(logging.WARNING, logger="arctic_rl_mock")
     cap, extra = 8, 24
     mock = guarded_mock(tmp_path, max_connections=cap, header_timeout_s=60)
     half_open = []

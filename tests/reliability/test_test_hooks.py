@@ -1,7 +1,7 @@
 """Test hooks arm only on request: ``--test-hooks``, for one app.
 
 A shell that kept a test variable exported (``CORTEX_GS_MOCK_CRASH_AT``, ``_DEPART``,
-``_STORAGE_FAULT``) must not make ``python -m mock_server`` fail on purpose: without the
+``_STORAGE_FAULT``) must not make ``python -m arctic_rl_mock`` fail on purpose: without the
 flag the mock serves normally and says it ignores them; with it, the same variables arm.
 In one process, each app has its own hooks (``app.state.hooks``): starting another app
 neither arms nor disarms the first.
@@ -15,9 +15,9 @@ import httpx
 import pytest
 import torch
 
-from mock_server.seams import DEPART_ENV, STORAGE_FAULT_ENV
-from mock_server.testsupport import crashpoints
-from mock_server.testsupport.harness import MockApi, request_chunks, running_mock
+from arctic_rl_mock.seams import DEPART_ENV, STORAGE_FAULT_ENV
+from arctic_rl_mock.testsupport import crashpoints
+from arctic_rl_mock.testsupport.harness import MockApi, request_chunks, running_mock
 from reliability.test_crash_points import MockProcess, http_of, running_job, wait_done
 
 ARMING = {

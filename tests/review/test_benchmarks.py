@@ -82,16 +82,16 @@ def test_interleaving_alternates_which_client_goes_first():
 
 def test_the_baseline_checkout_comes_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(_mock.BASELINE_ENV, str(tmp_path))
-    assert _mock.baseline_tree() is None  # not a checkout: no mock_server in it
-    (tmp_path / "mock_server").mkdir()
-    (tmp_path / "mock_server" / "__main__.py").write_text("")
+    assert _mock.baseline_tree() is None  # not a checkout: no arctic_rl_mock in it
+    (tmp_path / "arctic_rl_mock").mkdir()
+    (tmp_path / "arctic_rl_mock" / "__main__.py").write_text("")
     assert _mock.baseline_tree() == tmp_path
 
 
 def test_a_baseline_mock_runs_without_the_packages_added_since(tmp_path):
     """The launcher makes the modules it is given unimportable and passes the mock its args."""
-    (tmp_path / "mock_server").mkdir()
-    (tmp_path / "mock_server" / "__main__.py").write_text(
+    (tmp_path / "arctic_rl_mock").mkdir()
+    (tmp_path / "arctic_rl_mock" / "__main__.py").write_text(
         "import importlib, json, sys\n"
         "def importable(name):\n"
         "    try:\n"

@@ -28,7 +28,7 @@ from cortex_gs_contract import OPERATIONS, Operation
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, LegacyCortexClient
 from arctic_rl._cortex import CortexService
-from mock_server.testsupport.harness import LiveMock
+from arctic_rl_mock.testsupport.harness import LiveMock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,7 +123,7 @@ def test_the_tables_name_only_contract_operations() -> None:
 
 @pytest.mark.parametrize("operation_id", sorted(OPERATIONS))
 def test_the_mock_handles_it(operation_id: str) -> None:
-    area = importlib.import_module(f"mock_server.routers.{OPERATIONS[operation_id].tag}")
+    area = importlib.import_module(f"arctic_rl_mock.routers.{OPERATIONS[operation_id].tag}")
     assert callable(getattr(area, operation_id, None)), f"no mock handler {operation_id}"
 
 
