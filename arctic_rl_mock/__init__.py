@@ -38,3 +38,16 @@ Layout (one concern per module):
   ``crashpoints``; ``departures``; ``storagefaults``), never imported by the product
   unless the mock was started with ``--test-hooks``.
 """
+
+from importlib.util import find_spec
+
+# What the `mock` extra brings and the mock cannot run without (httptools: server.py's
+# protocol). Looked up, not imported: importing a light submodule stays cheap.
+_EXTRA_MODULES = ("fastapi", "uvicorn", "httptools")
+_missing = [name for name in _EXTRA_MODULES if find_spec(name) is None]
+if _missing:
+    raise ModuleNotFoundError(
+        f"the mock Cortex GS (arctic_rl_mock) needs the 'mock' extra, which is not installed "
+        f"(missing: {', '.join(_missing)}): pip install 'arctic-rl[mock]'",
+        name=_missing[0],
+    )

@@ -33,13 +33,16 @@ ADDED_SINCE_BASELINE = ("httptools",)
 extra). The baseline's mock would pick them up from the shared virtual environment
 (uvicorn takes httptools when it can import it), so they are hidden from it: it runs as
 it did at its commit."""
+MOCK_PACKAGES = ("arctic_rl_mock", "mock_server")
+"""The mock's package, then its name in checkouts from before it was renamed."""
 _LAUNCH = (
     "import runpy, sys; "
     "sys.modules.update(dict.fromkeys(sys.argv[1].split(','))); "
-    "sys.argv = ['arctic_rl_mock', *sys.argv[2:]]; "
-    "runpy.run_module('arctic_rl_mock', run_name='__main__', alter_sys=True)"
+    "sys.argv = sys.argv[2:]; "
+    "runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)"
 )
-"""``python -c`` runs the mock with the modules named in its first argument unimportable."""
+"""``python -c`` runs the mock package named in its second argument with the modules named
+in its first unimportable."""
 
 
 @dataclass(frozen=True)
@@ -54,11 +57,16 @@ class Mock:
         return self.root + PREFIX
 
 
+def mock_package(tree: Path) -> str | None:
+    """The name the mock's package has in the checkout ``tree`` (None: it holds no mock)."""
+    return next((name for name in MOCK_PACKAGES if (tree / name / "__main__.py").is_file()), None)
+
+
 def baseline_tree() -> Path | None:
     """The baseline checkout to measure beside this tree, if one is on this machine."""
     named = os.environ.get(BASELINE_ENV)
     tree = Path(named) if named else DEFAULT_BASELINE
-    return tree if (tree / "arctic_rl_mock" / "__main__.py").is_file() else None
+    return tree if mock_package(tree) else None
 
 
 def tree_commit(tree: Path) -> str:
@@ -91,7 +99,8 @@ def running(
     with tempfile.TemporaryDirectory(prefix="arctic-rl-bench-mock-") as tmp:
         log = Path(tmp) / "mock.log"
         hidden = ",".join(ADDED_SINCE_BASELINE) if tree != REPO else ""
-        launch = ["-c", _LAUNCH, hidden] if hidden else ["-m", "arctic_rl_mock"]
+        package = mock_package(tree)
+        launch = ["-c", _LAUNCH, hidden, package] if hidden else ["-m", package]
         cmd = [
             sys.executable, *launch, "--host", "127.0.0.1", "--port", str(port),
             "--backend", "canned", "--state-dir", str(Path(tmp) / "state"),

@@ -80,18 +80,22 @@ def test_interleaving_alternates_which_client_goes_first():
     assert len(ours) == len(published) == 4
 
 
-def test_the_baseline_checkout_comes_from_the_environment(tmp_path, monkeypatch):
+@pytest.mark.parametrize("package", _mock.MOCK_PACKAGES)
+def test_the_baseline_checkout_comes_from_the_environment(tmp_path, monkeypatch, package):
+    """A checkout from before the mock's rename still counts as a baseline."""
     monkeypatch.setenv(_mock.BASELINE_ENV, str(tmp_path))
-    assert _mock.baseline_tree() is None  # not a checkout: no arctic_rl_mock in it
-    (tmp_path / "arctic_rl_mock").mkdir()
-    (tmp_path / "arctic_rl_mock" / "__main__.py").write_text("")
+    assert _mock.baseline_tree() is None  # not a checkout: no mock package in it
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__main__.py").write_text("")
     assert _mock.baseline_tree() == tmp_path
+    assert _mock.mock_package(tmp_path) == package
 
 
-def test_a_baseline_mock_runs_without_the_packages_added_since(tmp_path):
+@pytest.mark.parametrize("package", _mock.MOCK_PACKAGES)
+def test_a_baseline_mock_runs_without_the_packages_added_since(tmp_path, package):
     """The launcher makes the modules it is given unimportable and passes the mock its args."""
-    (tmp_path / "arctic_rl_mock").mkdir()
-    (tmp_path / "arctic_rl_mock" / "__main__.py").write_text(
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__main__.py").write_text(
         "import importlib, json, sys\n"
         "def importable(name):\n"
         "    try:\n"
@@ -102,7 +106,7 @@ def test_a_baseline_mock_runs_without_the_packages_added_since(tmp_path):
         "print(json.dumps([sys.argv[1:], importable('email'), importable('json')]))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", _mock._LAUNCH, "email,csv", "--port", "1"],
+        [sys.executable, "-c", _mock._LAUNCH, "email,csv", package, "--port", "1"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
