@@ -1,8 +1,9 @@
-"""``python -m arctic_rl_mock``: run the mock Cortex GS with uvicorn.
+"""``cortex-gs-mock`` (or ``python -m arctic_rl_mock``): run the mock Cortex GS with uvicorn.
 
-The token can also come from ``$CORTEX_GS_MOCK_TOKEN`` so it need not appear in the
-process list; it is never logged. The mock serves every database and schema under
-``/api/v2/databases/{database}/schemas/{schema}/{endpoint}``.
+The token can also come from ``$CORTEX_GS_MOCK_TOKEN`` (or the variable ``--token-env``
+names) so it need not appear in the process list; it is never logged. The mock serves
+every database and schema under ``/api/v2/databases/{database}/schemas/{schema}/{endpoint}``.
+At start it prints its ``base_url`` and the settings that point SkyRL and verl at it.
 
 The published ``arctic-platform`` client reaches a mock through
 ``CortexConfig(base_url=...)``, and that path sends no token: run the mock with
@@ -35,13 +36,18 @@ log = logging.getLogger("arctic_rl_mock")
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The CLI the Makefile's ``serve`` target and the README use."""
     parser = argparse.ArgumentParser(
-        prog="python -m arctic_rl_mock",
+        prog="cortex-gs-mock",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--token", default=None, help=f"PAT clients must send (or ${TOKEN_ENV})")
+    parser.add_argument("--token", default=None, help="PAT clients must send (or --token-env)")
+    parser.add_argument(
+        "--token-env",
+        default=TOKEN_ENV,
+        help="variable holding that PAT (ARCTIC_CORTEX_PAT: the one the SDK sends)",
+    )
     parser.add_argument(
         "--no-auth",
         action="store_true",
@@ -108,10 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     """Validate the auth setup, log where we listen, serve until interrupted."""
     args = parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    token = args.token or os.environ.get(TOKEN_ENV)
+    token = args.token or os.environ.get(args.token_env)
     if not args.no_auth and not token:
         print(
-            f"error: pass --token (or set ${TOKEN_ENV}), or --no-auth (what the published "
+            f"error: pass --token (or set ${args.token_env}), or --no-auth (what the published "
             "arctic-platform client's base_url needs: it sends no token)",
             file=sys.stderr,
         )
@@ -134,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from arctic_rl_mock.app import create_app
+    from arctic_rl_mock.guide import Listening, connection_guide
 
     server = ServerSettings(log_interval_s=args.log_interval)
     server.ensure_descriptors()
@@ -144,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("=" * 72)
     base = f"http://{args.host}:{args.port}{settings.prefix}"
     log.info("mock Cortex GS (%s backend, state in %s) at %s", args.backend, args.state_dir, base)
+    token_env = None if args.token else args.token_env
+    print(connection_guide(Listening(args.host, args.port, settings, token_env)), flush=True)
     uvicorn.run(
         app,
         host=args.host,
