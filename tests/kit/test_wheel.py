@@ -10,7 +10,6 @@ not leak in); the wheel's own files and its declared extras are what is under te
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,63 +19,37 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from wheels import PIP, build_wheel, make_venv, purelib
 
 from arctic_rl_mock.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV, QUICK
 
-ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "README.md", "arctic_rl-seam.pth", "arctic_rl", "arctic_rl_kit")
-OURS = {"arctic_rl", "arctic_rl_kit", "cortex_gs_client", "cortex_gs_models", "cortex_gs_contract"}
-
-
-def _copy_sources(dest: Path) -> Path:
-    """What a build reads, in a scratch tree (a build writes build/ and egg-info in place)."""
-    src = dest / "src"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in SOURCES:
-        path = ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, src / name, ignore=ignore)
-        else:
-            src.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, src / name)
-    shutil.copytree(ROOT / "generated", src / "generated", ignore=ignore)
-    return src
+OURS = {
+    "arctic_rl",
+    "arctic_rl_kit",
+    "arctic_rl_mock",
+    "cortex_gs_client",
+    "cortex_gs_models",
+    "cortex_gs_contract",
+}
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("wheel")
-    src = _copy_sources(tmp)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", tmp, src],
-        check=True,
-        timeout=300,
-    )
-    (built,) = tmp.glob("arctic_rl-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture(scope="module")
 def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    venv = tmp_path_factory.mktemp("venv") / "fresh"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True, timeout=120)
+    venv = make_venv(tmp_path_factory.mktemp("venv") / "fresh", with_pip=False)
     python = venv / "bin" / "python"
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
     subprocess.run(
-        [*pip, "--python", python, "install", "--no-deps", "--no-index", wheel],
+        [*PIP, "--python", python, "install", "--no-deps", "--no-index", wheel],
         check=True,
         timeout=300,
     )
-    site = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    (Path(site) / "project-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    (purelib(venv) / "project-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return venv
 
 
@@ -90,11 +63,15 @@ def test_the_wheel_holds_only_our_packages_and_declares_the_kit_extra(wheel: Pat
     assert top == OURS
     assert "cortex_gs_contract/cortex_gs.yaml" in names
     assert "cortex_gs_contract/cortex_gs.today.yaml" in names
-    assert "kit" in meta.get_all("Provides-Extra")
+    assert {"kit", "mock"} <= set(meta.get_all("Provides-Extra"))
     requires = [Requirement(r) for r in meta.get_all("Requires-Dist")]
-    kit = {r.name for r in requires if r.marker and r.marker.evaluate({"extra": "kit"})}
+
+    def extra(name: str) -> set[str]:
+        return {r.name for r in requires if r.marker and r.marker.evaluate({"extra": name})}
+
     base = {r.name for r in requires if r.marker is None}
-    assert kit - base >= {"schemathesis", "requests", "hypothesis"}
+    assert extra("kit") - base >= {"schemathesis", "requests", "hypothesis"}
+    assert extra("mock") - base >= {"fastapi", "uvicorn", "httptools"}
 
 
 @pytest.mark.parametrize("view", ["today", "full"])
