@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "JobFailedError": "arctic_rl._errors",
     "JobNotRunningError": "arctic_rl._errors",
     "NotFoundError": "arctic_rl._errors",
+    "NotServedError": "arctic_rl._errors",
     "PayloadTooLargeError": "arctic_rl._errors",
     "RateLimitError": "arctic_rl._errors",
     "RedirectError": "arctic_rl._errors",
@@ -48,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "ServiceUnavailableError": "arctic_rl._errors",
     "TokenLayoutError": "arctic_rl._errors",
     "UnexpectedAnswerError": "arctic_rl._errors",
+    "Registries": "arctic_rl._services",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
@@ -72,6 +74,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import JobFailedError as JobFailedError
     from arctic_rl._errors import JobNotRunningError as JobNotRunningError
     from arctic_rl._errors import NotFoundError as NotFoundError
+    from arctic_rl._errors import NotServedError as NotServedError
     from arctic_rl._errors import PayloadTooLargeError as PayloadTooLargeError
     from arctic_rl._errors import RateLimitError as RateLimitError
     from arctic_rl._errors import RedirectError as RedirectError
@@ -84,6 +87,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import TokenLayoutError as TokenLayoutError
     from arctic_rl._errors import UnexpectedAnswerError as UnexpectedAnswerError
     from arctic_rl._protocol import ServiceAPI as ServiceAPI
+    from arctic_rl._services import Registries as Registries
     from arctic_rl._shim import LegacyCortexClient as LegacyCortexClient
     from arctic_rl._shim import create_arctic_rl_client as create_arctic_rl_client
 

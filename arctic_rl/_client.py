@@ -11,9 +11,10 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+from arctic_rl._batch_checks import check_sampling_params, check_training_batch
 from arctic_rl._config import ArcticRLClientConfig, CortexConfig
 from arctic_rl._cortex import CortexService
-from arctic_rl._errors import ArcticRLError, ConfigError, NotFoundError
+from arctic_rl._errors import ArcticRLError, ConfigError, NotFoundError, NotServedError
 from arctic_rl._progress import ProgressFactory
 from arctic_rl._protocol import ServiceAPI
 from arctic_rl._requests import (
@@ -22,6 +23,7 @@ from arctic_rl._requests import (
     plain_params,
     plain_tokens,
 )
+from arctic_rl._services import PROPOSED, TODAY, Registries, ServiceKind, announce, registries_of
 from arctic_rl._sources import resolve_config
 from arctic_rl._timing import TIMING_KEY
 
@@ -61,6 +63,11 @@ class AsyncArcticRLClient:
     belonging to `input_ids[:, T - w + j]`. Answers (`logprobs`, `entropy`) come back in
     the roll layout, column `i` scoring `input_ids[:, i + 1]`: sent back as
     `old_log_probs` they need moving one column right (or their last column dropped).
+
+    Against today's service (`service_kind`, found once when the job starts) it sends what
+    that service runs and converts nothing: a loss or post-processor it does not register
+    (`registries`) and a sampling ``n`` are refused before sending, and `fwd_no_grad`
+    goes through its ``forward`` operation, split by rows.
     """
 
     def __init__(
@@ -81,6 +88,7 @@ class AsyncArcticRLClient:
         self.sub_jobs: dict[str, str] = {}
         self.owns_job = False
         self._last_timing: dict[str, float] = {}
+        self.service_kind: ServiceKind | None = None
 
     def __repr__(self) -> str:
         return f"AsyncArcticRLClient(job_id={self.job_id!r}, service={self.service!r})"
@@ -112,8 +120,31 @@ class AsyncArcticRLClient:
 
     # -- job lifecycle ------------------------------------------------------------------
 
+    async def detect_service(self) -> ServiceKind:
+        """Which service this is, found once per client (``cortex.service``, else the
+        proposed capabilities route) and said in one log line."""
+        if self.service_kind is None:
+            setting = self.config.cortex.service
+            if setting == "auto":
+                proposals = await self.service.probe_proposals()
+                how = "its capabilities route " + ("answers" if proposals else "is a 404")
+            else:
+                proposals, how = setting == PROPOSED, f"cortex.service is {setting}"
+            self.service.serving(proposals)
+            self.service_kind = PROPOSED if proposals else TODAY
+            announce(self.service_kind, getattr(self.service, "base_url", "the service"), how)
+        return self.service_kind
+
+    @property
+    def registries(self) -> Registries:
+        """The losses and post-processors the service registers (today's, by name)."""
+        if self.service_kind is None:
+            raise ConfigError("the client has not asked its service yet: `await start()` first")
+        return registries_of(self.service_kind)
+
     async def start(self) -> dict[str, Any]:
         """Reconnect when the config names a job; otherwise create one. Wait until running."""
+        await self.detect_service()
         cfg = self.config
         job_id = cfg.cortex.job_id or _job_of(cfg.training_job_id or cfg.sampling_job_id)
         if job_id is None:
@@ -192,6 +223,8 @@ class AsyncArcticRLClient:
         inputs in the contract's token-aligned layout (see the class doc), never converted."""
         value = forward_request(batch, meta, processing)
         job_id = self._require_job_id()
+        check_training_batch(value)
+        self.registries.check(value.get("processing"))
         return self._answer(await self.service.run_chunked(job_id, "forward_backward", value))
 
     async def fwd_no_grad(
@@ -202,11 +235,50 @@ class AsyncArcticRLClient:
         meta: Mapping[str, Any] | None = None,
         processing: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Forward only: log-probs of the policy, or of the reference model."""
+        """Forward only: log-probs of the policy, or of the reference model (against
+        today's service: its ``forward`` operation on the training sub-job, or on the
+        log_probability sub-job, which holds the reference model)."""
         value = forward_request(batch, meta, processing)
-        value["reference_model"] = bool(reference_model)
         job_id = self._require_job_id()
+        self.registries.check(value.get("processing"))
+        if self.service_kind == TODAY:
+            return await self.forward(value, sub_job_id=self._forward_target(reference_model))
+        value["reference_model"] = bool(reference_model)
         return self._answer(await self.service.run_chunked(job_id, "forward_no_grad", value))
+
+    def _forward_target(self, reference_model: bool) -> str | None:
+        if not reference_model:
+            return self.sub_jobs.get("training")
+        target = self.sub_jobs.get("log_prob")
+        if target is None:
+            raise NotServedError(
+                "today's Cortex service has no reference-model forward on a job without a "
+                "log_probability sub-job: create the job with log_prob_gpus > 0, or turn off "
+                "what reads the reference (use_kl_loss, use_kl_in_reward)",
+                code="not_served",
+            )
+        return target
+
+    async def forward(
+        self, body: Mapping[str, Any], *, sub_job_id: str | None = None
+    ) -> dict[str, Any]:
+        """Today's ``forward`` operation: ``body`` (Cortex form, sent as given) split by rows
+        under its size caps, each part at least as many rows as training GPUs; the parts'
+        answers joined, as ``{"model_outputs", "metrics"}``."""
+        import asyncio
+
+        from cortex_gs_client.models import OperationRequest
+
+        from arctic_rl._forward_op import envelope, joined, outputs_of, row_parts
+
+        job_id = self._require_job_id()
+        frames = row_parts(body, min_rows=max(1, self.config.training_gpus))
+        requests = [_model(OperationRequest, envelope(f, sub_job_id)) for f in frames]
+        answers = await asyncio.gather(*(self.service.run_operation(job_id, r) for r in requests))
+        parts = [outputs_of(answer) for answer in answers]
+        outputs = parts[0][0] if len(parts) == 1 else joined([p[0] for p in parts])
+        timing = (answers[-1] or {}).get(TIMING_KEY) if isinstance(answers[-1], Mapping) else None
+        return self._answer({"model_outputs": outputs, "metrics": parts[0][1], TIMING_KEY: timing})
 
     async def step(self, learning_rate: float | None = None) -> dict[str, Any]:
         from cortex_gs_client.models import StepRequest
@@ -225,9 +297,17 @@ class AsyncArcticRLClient:
         strict: bool = False,
     ) -> dict[str, Any]:
         """Sample completions; the result holds `results`, one entry per prompt."""
+        params = plain_params(sampling_params)
+        check_sampling_params(params)
+        if self.service_kind == TODAY and _names_n(params):
+            raise NotServedError(
+                "today's Cortex service has no sampling parameter n (it fails a request that "
+                "names one): send each prompt n times",
+                code="not_served",
+            )
         value: dict[str, Any] = {
             "prompts": [p if isinstance(p, str) else list(p) for p in prompts],
-            "sampling_params": plain_params(sampling_params),
+            "sampling_params": params,
             "strict": strict,
             **_present(routing_key=routing_key),
         }
@@ -335,6 +415,11 @@ def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> 
         },
         token_env=cortex.pat_env,
     )
+
+
+def _names_n(params: Any) -> bool:
+    entries = params if isinstance(params, list) else [params]
+    return any(isinstance(entry, Mapping) and "n" in entry for entry in entries)
 
 
 def _job_of(sub_job_id: str | None) -> str | None:

@@ -129,6 +129,11 @@ class CortexConfig(BaseModel):
     progress: bool = True
     progress_min_bytes: int = 16 * 1024 * 1024
     cancel_on_shutdown: bool = Field(True, description="Cancel the job we created on shutdown.")
+    service: Literal["auto", "today", "proposed"] = Field(
+        "auto",
+        description="Which service this is: today's (requests lowered onto what it runs), one "
+        "serving the contract's proposals, or auto (asked once per client)",
+    )
 
     @model_validator(mode="before")
     @classmethod

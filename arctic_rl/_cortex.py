@@ -34,6 +34,7 @@ from arctic_rl._errors import (
     BadRequestError,
     InvalidRequestError,
     JobFailedError,
+    NotFoundError,
     RequestTimeoutError,
 )
 from arctic_rl._io_loop import IOLoop, on_io_loop_methods
@@ -125,6 +126,9 @@ class CortexService:
         self.io_loop = IOLoop(closing=self._connection.aclose)
         self._poll_settings = poll
         self._planner: PollPlanner | None = None
+        # Whether the service serves the contract's proposals (None: not asked yet). Its
+        # cost budgets are checked before an upload only when it does.
+        self.serves_proposals: bool | None = None
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"
@@ -146,7 +150,8 @@ class CortexService:
     def _uploader(self) -> Uploader:
         from arctic_rl._upload import Uploader
 
-        return Uploader(self._client, self.chunk_bytes, self._progress, self.polls)
+        budgets = self.serves_proposals is not False
+        return Uploader(self._client, self.chunk_bytes, self._progress, self.polls, budgets)
 
     async def aclose(self) -> None:
         """Close the connection pool and end the I/O loop's thread (a later call opens new
@@ -157,6 +162,25 @@ class CortexService:
             await self._connection.aclose()
         else:
             self.io_loop.stop()  # cancels what still runs there, then closes the pool
+
+    # -- which service ----------------------------------------------------------------
+
+    async def probe_proposals(self) -> bool:
+        """Ask the proposed capabilities route: True when it answers (the service serves
+        the proposals), False on today's 404. Any other failure is raised."""
+        from arctic_rl._services import CAPABILITIES_PATH
+
+        http = self._client.get_async_httpx_client()
+        try:
+            await http.get(f"/{CAPABILITIES_PATH}")  # the transport raises for any error
+        except NotFoundError:
+            return False
+        return True
+
+    def serving(self, proposals: bool) -> None:
+        """Record which service this is: its budgets and its retries follow."""
+        self.serves_proposals = proposals
+        self._connection.served_idempotency = proposals
 
     # -- control plane ----------------------------------------------------------------
 
@@ -397,6 +421,18 @@ class _Connection:
         self._settings = settings
         self._client: Client | None = None
         self._pid = os.getpid()
+        self._served_idempotency = False
+
+    @property
+    def served_idempotency(self) -> bool:
+        return self._served_idempotency
+
+    @served_idempotency.setter
+    def served_idempotency(self, value: bool) -> None:
+        """Tell the service transport (now and after a reopen) whether keys are honoured."""
+        self._served_idempotency = value
+        if self._client is not None:
+            _service_transport(self._client).served_idempotency = value
 
     def client(self) -> Client:
         if self._client is None or self._pid != os.getpid():
@@ -404,9 +440,15 @@ class _Connection:
 
             # A forked child leaves the parent's connections alone: they are the parent's.
             self._client, self._pid = open_client(self._settings), os.getpid()
+            _service_transport(self._client).served_idempotency = self._served_idempotency
         return self._client
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
         if client is not None:
             await client.get_async_httpx_client().aclose()
+
+
+def _service_transport(client: Client) -> Any:
+    """The `ServiceTransport` under the generated client's httpx pool (`open_client`)."""
+    return client.get_async_httpx_client()._transport

@@ -27,6 +27,7 @@ __all__ = [
     "JobFailedError",
     "JobNotRunningError",
     "NotFoundError",
+    "NotServedError",
     "PayloadTooLargeError",
     "RateLimitError",
     "RedirectError",
@@ -96,6 +97,12 @@ class BackendNotAvailableError(ArcticRLError, ImportError):
 class TokenLayoutError(ArcticRLError, ValueError):
     """A per-token input whose layout the client cannot know on its path (refused before
     anything is sent, rather than trained on the wrong tokens)."""
+
+
+class NotServedError(ArcticRLError, ValueError):
+    """What was asked is something the service in use does not serve and the client cannot
+    lower onto what it does (a KL loss term against today's service, a temperature other
+    than 1.0): refused before anything is sent, naming the setting and the fix."""
 
 
 class APIStatusError(ArcticRLError):

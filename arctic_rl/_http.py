@@ -145,6 +145,9 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         self._retry_timeout = retry_timeout
         self._max_answer_bytes = max_answer_bytes
         self._reached = False  # whether the service has answered this client once
+        # Whether the service honours Idempotency-Key (a proposal): set by the client once
+        # it has found out which service it talks to.
+        self.served_idempotency = False
 
     def __repr__(self) -> str:
         return f"ServiceTransport(base_url={self._base_url!r})"

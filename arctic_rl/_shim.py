@@ -31,8 +31,11 @@ from arctic_rl._config import (
 )
 from arctic_rl._config_check import warn_dropped
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
-from arctic_rl._requests import forward_request
+from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
+from arctic_rl._requests import forward_request, plain_params
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
+from arctic_rl._sampling_lowering import fan_out, sampled_logprobs
+from arctic_rl._services import TODAY
 from arctic_rl._sources import effective_backend
 from arctic_rl.integrations._layout import Convention, convention_named, loaded_framework
 
@@ -193,6 +196,7 @@ class LegacyCortexClient:
         # copy), else the routing integration's, else the loaded framework's.
         named = config._token_layout or _routed_layout or loaded_framework()
         self._layout: Convention = convention_named(named)
+        self._notes = Notes()  # what the lowering onto today's service said, once each
         if self._client.aio.owns_job and self._client.aio.config.cortex.cancel_on_shutdown:
             atexit.register(self._release_at_exit)
 
@@ -254,19 +258,41 @@ class LegacyCortexClient:
         them: forwards and step)."""
         return self._aio.last_timing
 
+    @property
+    def _lowers(self) -> bool:
+        """Whether requests are lowered onto today's service (docs/lowering.md)."""
+        return self._aio.service_kind == TODAY
+
+    @property
+    def _min_rows(self) -> int:
+        return max(1, self._aio.config.training_gpus)
+
     async def fwd_bwd(
         self, batch: Mapping[str, Any], processing: Mapping[str, Any] | None = None, **legacy: Any
     ) -> dict[str, Any]:
         body = self._layout.to_contract(
             forward_request(batch, processing=processing, legacy=legacy)
         )
-        return self._answered(await self._aio.fwd_bwd(body))
+        if not self._lowers:
+            return self._answered(await self._aio.fwd_bwd(body))
+        lowered = lower_forward_backward(body, min_rows=self._min_rows, notes=self._notes)
+        result = dict(await self._aio.fwd_bwd(lowered.body))
+        outputs = result.get("post_process_outputs") or {}
+        result["post_process_outputs"] = answered(lowered, outputs, self._notes, required=False)
+        return self._answered(result)
 
     async def fwd_no_grad(
         self, batch: Mapping[str, Any], reference_model: bool = False, **legacy: Any
     ) -> dict[str, Any]:
         body = forward_request(batch, legacy=legacy)
-        return self._answered(await self._aio.fwd_no_grad(body, reference_model=reference_model))
+        if not self._lowers:
+            return self._answered(
+                await self._aio.fwd_no_grad(body, reference_model=reference_model)
+            )
+        lowered = lower_forward(body, min_rows=self._min_rows, notes=self._notes)
+        result = dict(await self._aio.fwd_no_grad(lowered.body, reference_model=reference_model))
+        result["model_outputs"] = answered(lowered, result["model_outputs"], self._notes)
+        return self._answered(result)
 
     def _answered(self, result: Mapping[str, Any]) -> dict[str, Any]:
         """The callers' form of a forward's result."""
@@ -283,8 +309,17 @@ class LegacyCortexClient:
         if legacy:  # old callers passed sampling knobs as keywords
             base = sampling_params if isinstance(sampling_params, Mapping) else {}
             sampling_params = {**base, **legacy}
-        result = await self._aio.generate(prompts, sampling_params, **routing)
-        return normalize_generate(result)
+        if not self._lowers:
+            return normalize_generate(await self._aio.generate(prompts, sampling_params, **routing))
+        params = plain_params(sampling_params)
+        prompts, params, key = fan_out(prompts, params, routing.get("routing_key"), self._notes)
+        if key is not None:
+            routing["routing_key"] = key
+        outputs = normalize_generate(await self._aio.generate(prompts, params, **routing))
+        for entry in outputs:
+            if entry.get("logprobs") is not None:
+                entry["logprobs"] = sampled_logprobs(entry)
+        return outputs
 
     async def log_probs(
         self, prompts: Sequence[Any], completions: Sequence[Any] | None = None, top_k: int = 1
