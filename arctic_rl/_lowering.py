@@ -254,8 +254,8 @@ def grpo_config(
         raise _refuse(f"policy loss_mode {mode!r}", "its grpo is the vanilla PPO-clip loss",
                       "set policy_loss.loss_mode=vanilla")  # fmt: skip
     _kl_term(settings, tensors, notes)
-    _importance_weights(_first(meta, "rollout_is_weights") or tensors.get("rollout_is_weights"),
-                        notes)  # fmt: skip
+    weights = meta.get("rollout_is_weights")
+    _importance_weights(tensors.get("rollout_is_weights") if weights is None else weights, notes)
     config = {
         "eps_clip": _clip(settings, notes),
         "loss_agg_mode": str(settings.get("loss_agg_mode") or GRPO_DEFAULTS["loss_agg_mode"]),
