@@ -13,6 +13,8 @@ PUBLISHED_STAMP  := $(VENV)/.published-client
 HOST    ?= 127.0.0.1
 PORT    ?= 8765
 BACKEND ?= reference
+# today: the live service as it runs; proposed: the contract's proposals served as well
+SERVICE ?= today
 BASE    ?= HEAD
 
 .PHONY: setup generate check-generated test lint serve demo chaos chaos-record docs bench soak fuzz spec-diff contract-check realfw clean
@@ -65,7 +67,7 @@ lint: setup
 	$(BIN)/ruff format --check arctic_rl arctic_rl_mock arctic_rl_kit tests scripts benchmarks examples
 
 serve: setup
-	$(BIN)/python -m arctic_rl_mock --host $(HOST) --port $(PORT) --backend $(BACKEND) --state-dir .mock-state --no-auth
+	$(BIN)/python -m arctic_rl_mock --host $(HOST) --port $(PORT) --backend $(BACKEND) --service $(SERVICE) --state-dir .mock-state --no-auth
 
 demo: setup
 	$(BIN)/python examples/grpo_demo.py

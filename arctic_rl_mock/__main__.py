@@ -26,6 +26,8 @@ from arctic_rl_mock.settings import (
     MAX_FINISHED_REQUESTS,
     PRUNE_EVERY,
     RESULT_RETENTION_S,
+    SERVICES,
+    TODAY,
     Settings,
 )
 
@@ -55,6 +57,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "client's base_url, which sends none)",
     )
     parser.add_argument("--backend", choices=BACKEND_NAMES, default="canned")
+    parser.add_argument(
+        "--service",
+        choices=SERVICES,
+        default=TODAY,
+        help="today: the live service as it runs (refuses what it refuses); proposed: the "
+        "contract's proposals served as well",
+    )
     parser.add_argument("--state-dir", type=Path, default=Path(".mock-state"))
     parser.add_argument(
         "--database", default="RL_DB", help="database in the logged URL (all are served)"
@@ -127,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         token=token,
         auth=not args.no_auth,
         backend=args.backend,
+        service=args.service,
         database=args.database,
         schema=args.schema,
         endpoint=args.endpoint,
@@ -150,7 +160,13 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("AUTHENTICATION DISABLED (--no-auth): any client may use this mock")
         log.warning("=" * 72)
     base = f"http://{args.host}:{args.port}{settings.prefix}"
-    log.info("mock Cortex GS (%s backend, state in %s) at %s", args.backend, args.state_dir, base)
+    log.info(
+        "mock Cortex GS (%s service, %s backend, state in %s) at %s",
+        args.service,
+        args.backend,
+        args.state_dir,
+        base,
+    )
     token_env = None if args.token else args.token_env
     print(connection_guide(Listening(args.host, args.port, settings, token_env)), flush=True)
     uvicorn.run(

@@ -10,9 +10,11 @@ so every body the mock sends is checked against the contract.
 
 As today's service does, the mock serves any database and schema in the path (an
 account has many), treats JSON bodies as open (unknown fields are ignored and logged at
-debug), and answers in today's shapes; the contract's proposals (``Idempotency-Key``,
-``wait_s``, the forward-no-grad / log-probs / sync-weights routes, string error codes in
-``error_code``) work too, without narrowing what today's clients may send.
+debug), and answers in today's shapes. ``Settings.service`` picks the service it plays:
+``today`` (the default) refuses what the live service refuses (:mod:`arctic_rl_mock.today`);
+``proposed`` serves the contract's proposals too (``Idempotency-Key``, ``wait_s``, the
+forward-no-grad / log-probs / sync-weights routes, the cost budgets, ``n``...), without
+narrowing what today's clients may send.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def create_app(
     app.add_middleware(RequestGuard, settings=settings, server=server)
     app.add_middleware(AnyDatabaseAndSchema, settings=settings)
 
-    router = build_router(AREAS, settings.prefix)
+    router = build_router(AREAS, settings.prefix, with_proposals=settings.serves_proposals)
     # The routes go onto the app's own router rather than through include_router: FastAPI
     # wraps an included router so that each request matches every route twice and sums a
     # version over all routes first, a fifth of the mock's per-request time. The routes

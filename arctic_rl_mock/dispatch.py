@@ -15,6 +15,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode, RequestState
 
 from arctic_rl import wire
+from arctic_rl_mock import today
 from arctic_rl_mock.backends import Backend, BackendError
 from arctic_rl_mock.chunk_group import decode
 from arctic_rl_mock.results import single_prompts
@@ -29,9 +30,13 @@ Input = Callable[[], Any]
 class Dispatch:
     """Runs one request of a running job on the backend; returns its result value."""
 
-    def __init__(self, store: Store, notify: Callable[[str], None]) -> None:
+    def __init__(
+        self, store: Store, notify: Callable[[str], None], *, live_shapes: bool = False
+    ) -> None:
+        """``live_shapes``: answer as today's service does (:func:`arctic_rl_mock.today.answer`)."""
         self.store = store
         self._notify = notify
+        self._live_shapes = live_shapes
 
     def execute(
         self, backend: Backend, request: dict[str, Any], value: Input | None
@@ -48,7 +53,8 @@ class Dispatch:
                 "generate": backend.generate,
             }
             decoded = value() if value is not None else self._stored_input(request)
-            return frame_handlers[kind](job_id, decoded)
+            result = frame_handlers[kind](job_id, decoded)
+            return today.answer(kind, job_id, result) if self._live_shapes else result
         body = payload.get("body") or {}
         json_handlers: dict[str, Callable[[], dict[str, Any]]] = {
             "generate_stream": lambda: self._stream(backend, job_id, request_id, body),
@@ -82,7 +88,10 @@ class Dispatch:
         completed = failed = 0
         for index, single in enumerate(single_prompts(body)):
             try:
-                results = backend.generate(job_id, single)["results"]
+                generated = backend.generate(job_id, single)
+                if self._live_shapes:
+                    generated = today.answer("generate", job_id, generated)
+                results = generated["results"]
             except BackendError as exc:
                 failed += 1
                 events = [{"type": "error", "index": index, "error": exc.message}]

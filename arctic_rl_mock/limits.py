@@ -16,7 +16,14 @@ from typing import Any
 
 from cortex_gs_contract import ErrorCode, JobType
 
-from arctic_rl_mock.backends.common import DEFAULT_MAX_TOKENS, misalignment
+from arctic_rl_mock import today
+from arctic_rl_mock.backends.common import (
+    BATCH_SECTIONS,
+    DEFAULT_MAX_TOKENS,
+    lookup,
+    misalignment,
+    processing_of,
+)
 from arctic_rl_mock.budgets import input_shape, overrun
 from arctic_rl_mock.errors import ApiError
 from arctic_rl_mock.settings import Settings
@@ -28,19 +35,26 @@ _WIDTH_SOURCES: dict[str, tuple[str, ...]] = {
     "log_probs": (JobType.log_probability, JobType.sampling, JobType.training),
 }
 _GENERATIONS = ("generate", "generate_stream")
+# The proposed service's policy-gradient losses, which read advantages and a token mask.
+_POLICY_LOSSES = ("grpo", "grpo_echo_v1", "verl_grpo", "ppo", "importance_sampling")
+_MASKS = ("loss_mask", "response_mask")
 
 
 def check_request(settings: Settings, job: Mapping[str, Any], kind: str, value: Any) -> None:
     """Refuse a request of operation ``kind`` whose ``value`` breaks a limit (422)."""
     if not isinstance(value, Mapping):
         return  # its shape is the backend's to refuse
+    if not settings.serves_proposals:
+        today.check_request(kind, value)
     if kind in _GENERATIONS or kind == "log_probs":
         _check_prompt_count(settings, value)
-    if kind in _GENERATIONS:
+    if kind in _GENERATIONS and settings.serves_proposals:
         _check_completions(settings, value)
-    _check_budgets(settings, kind, value)
-    if kind == "forward_backward":  # its kwargs are a TrainBatch
+    if settings.serves_proposals:
+        _check_budgets(settings, kind, value)
+    if kind == "forward_backward" and settings.serves_proposals:  # kwargs are a TrainBatch
         _check_alignment(value)
+        _check_loss_inputs(value)
     limit = max_seq_len(job, _WIDTH_SOURCES.get(kind, ()))
     if limit is None:
         return
@@ -111,6 +125,23 @@ def _check_alignment(value: Mapping[str, Any]) -> None:
     if found is not None:
         loc, message = found
         raise _invalid(loc, message, "token_layout")
+
+
+def _check_loss_inputs(value: Mapping[str, Any]) -> None:
+    """A policy-gradient loss needs advantages and a token mask, wherever the batch holds
+    them; a missing one is refused naming it (and the near miss that stood in for it),
+    never trained as next-token prediction instead."""
+    loss = processing_of(value).get("loss_fn")
+    if str(loss).lower() not in _POLICY_LOSSES:
+        return
+    present = [
+        str(k) for s in BATCH_SECTIONS if isinstance(value.get(s), Mapping) for k in value[s]
+    ]
+    if lookup(value, "advantages") is None:
+        raise today.missing_input("kwargs", "advantages", present, str(loss))
+    if all(lookup(value, mask) is None for mask in _MASKS):
+        intended = next((m for m in _MASKS if today.nearest(m, present)), _MASKS[0])
+        raise today.missing_input("kwargs", intended, present, str(loss))
 
 
 def _check_input_width(value: Mapping[str, Any], limit: int) -> None:

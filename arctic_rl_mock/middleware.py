@@ -226,7 +226,7 @@ class RequestGuard:
             return
         body = _Body(
             receive,
-            self.settings.max_body_bytes,
+            self.settings.body_limit(scope["path"]),
             headers.get(b"content-length"),
             self.server,
             lambda reason: self.slow_body_log.warning(

@@ -136,13 +136,21 @@ def _handlers(area: ModuleType) -> set[str]:
     }
 
 
-def build_router(areas: dict[str, ModuleType], prefix: str) -> APIRouter:
-    """One router holding every operation of the contract, from each tag's area module."""
+def build_router(
+    areas: dict[str, ModuleType], prefix: str, *, with_proposals: bool = True
+) -> APIRouter:
+    """One router holding the contract's operations, from each tag's area module.
+
+    Without ``with_proposals`` (today's service) a proposed route is not registered: it
+    answers 404, as the live service does. Every handler must exist either way.
+    """
     router = APIRouter(prefix=prefix)
     for op in OPERATIONS.values():
         handler = getattr(areas[op.tag], op.operation_id, None)
         if handler is None:
             raise RuntimeError(f"no handler for {op.operation_id} in {areas[op.tag].__name__}")
+        if op.proposed and not with_proposals:
+            continue
         add_operation(router, op, handler)
     for area in areas.values():
         extra = _handlers(area) - set(OPERATIONS)

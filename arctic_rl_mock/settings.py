@@ -10,6 +10,9 @@ from cortex_gs_contract import BATCH_BUDGET, GENERATION_BUDGET
 from arctic_rl.wire import MAX_BODY_BYTES
 
 INLINE_RESULT_BYTES = 1024 * 1024
+# The JSON body of ``/operation`` (a ``forward`` carries its frame as base64): not chunked,
+# at most 16 MiB on the service.
+MAX_OPERATION_BODY_BYTES = 16 * 1024 * 1024
 # A body this small is joined and parsed on the event loop: that takes microseconds, less
 # than a hop to a worker thread and back; a larger one is handled in a thread.
 ON_LOOP_BYTES = 1024 * 1024
@@ -31,6 +34,11 @@ MAX_FINISHED_REQUESTS = 4096
 MAX_PRUNED_IDS = 262144
 MAX_LOG_LINES = 65536
 PRUNE_EVERY = 64
+# Which service the mock plays: ``today`` refuses what the live service refuses and answers
+# in its shapes; ``proposed`` serves the contract's proposals as well.
+TODAY = "today"
+PROPOSED = "proposed"
+SERVICES = (TODAY, PROPOSED)
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,9 @@ class Settings:
     log-probs and ``sampling_params.n``; ``max_batch_cost`` and ``max_generation_tokens``
     are the cost budgets (rows x width² of a forward batch, prompts x n x max_tokens of a
     generation).
+    ``service`` is ``today`` (the live service as it runs: the contract's today view, its
+    registries and answer shapes; see :mod:`arctic_rl_mock.today`) or ``proposed`` (the
+    full contract, proposals included).
     Retention (:mod:`arctic_rl_mock.retention`): a finished request's result, events and
     chunk group are kept ``result_retention_s`` seconds after it ended and a job keeps
     its newest ``max_finished_requests`` (whichever prunes first), checked after every
@@ -66,12 +77,14 @@ class Settings:
     token: str | None = field(default=None, repr=False)
     auth: bool = True
     backend: str = "canned"
+    service: str = TODAY
     database: str = "RL_DB"
     schema: str = "PUBLIC"
     endpoint: str = "cortex-training"
     transition_delay_s: float = 0.0
     request_latency_s: float = 0.0
     max_body_bytes: int = MAX_BODY_BYTES
+    max_operation_body_bytes: int = MAX_OPERATION_BODY_BYTES
     inline_result_bytes: int = INLINE_RESULT_BYTES
     result_chunk_bytes: int = INLINE_RESULT_BYTES
     device: str | None = None
@@ -93,10 +106,25 @@ class Settings:
     max_log_lines: int = MAX_LOG_LINES
     prune_every: int = PRUNE_EVERY
 
+    def __post_init__(self) -> None:
+        if self.service not in SERVICES:
+            raise ValueError(f"service must be one of {', '.join(SERVICES)}, not {self.service!r}")
+
+    def body_limit(self, path: str) -> int:
+        """The most bytes a request body on ``path`` may have (``/operation``: its JSON cap)."""
+        if path.endswith("/operation"):
+            return min(self.max_body_bytes, self.max_operation_body_bytes)
+        return self.max_body_bytes
+
+    @property
+    def serves_proposals(self) -> bool:
+        """Whether the contract's proposals are served (routes, headers, budgets, shapes)."""
+        return self.service == PROPOSED
+
     @property
     def prefix(self) -> str:
         """The contract's path prefix with this mock's default database and schema."""
         return f"/api/v2/databases/{self.database}/schemas/{self.schema}/{self.endpoint}"
 
 
-__all__ = ["INLINE_RESULT_BYTES", "Settings"]
+__all__ = ["INLINE_RESULT_BYTES", "PROPOSED", "SERVICES", "TODAY", "Settings"]

@@ -29,7 +29,7 @@ from typing import Any
 from cortex_gs_contract import ErrorCode, JobState, RequestState
 
 from arctic_rl import wire
-from arctic_rl_mock import results, storage
+from arctic_rl_mock import results, storage, today
 from arctic_rl_mock.backends import Backend, BackendError
 from arctic_rl_mock.dispatch import Dispatch, Input
 from arctic_rl_mock.errors import ApiError, request_error
@@ -62,7 +62,11 @@ class Worker:
         self.store = store
         self._backend_factory = backend_factory
         self._notify = notify
-        self._dispatch = Dispatch(store, lambda request_id: notify(request_id, None, False))
+        self._dispatch = Dispatch(
+            store,
+            lambda request_id: notify(request_id, None, False),
+            live_shapes=not settings.serves_proposals,
+        )
         self._backend: Backend | None = None
         self._backend_ready = threading.Event()
         self._queue: queue.Queue[tuple[str, str] | None] = queue.Queue()
@@ -184,6 +188,10 @@ class Worker:
     def _prepare(self, job: dict[str, Any]) -> None:
         """A new job's backend state, from ``source_checkpoint_info`` when given."""
         job_id = job["job_id"]
+        if not self.settings.serves_proposals:
+            failure = today.model_load_failure(job["sub_jobs"])
+            if failure is not None:
+                raise BackendError(ErrorCode.invalid_state, f"model load failed: {failure}")
         self.backend.prepare_job(job_id, job["sub_jobs"], self.store.files.backend_dir(job_id))
         sources = (s.get("source_checkpoint_info") for s in job["sub_jobs"])
         source = next((s for s in sources if s), None)

@@ -65,9 +65,10 @@ async def accepted(
     status_body: tuple[int, Any], service: MockService, job_id: str, wait_s: float | None
 ) -> Response:
     """A chunk-route or data-plane answer: 200 (chunk stored) or 202 AcceptedRequest, or,
-    with ``wait_s``, 200 RequestStatus when the accepted request ends within it."""
+    with ``wait_s``, 200 RequestStatus when the accepted request ends within it (a
+    proposal: today's service ignores it)."""
     status, body = status_body
-    if status == 202 and wait_s:
+    if status == 202 and wait_s and service.settings.serves_proposals:
         request_id = body["request_id"]
         page = await service.pages.finished_page(job_id, request_id, wait_s, FIRST_PAGE_EVENTS)
         if page is not None:

@@ -1,4 +1,5 @@
-"""Handlers of the ``jobs`` operations: create, list, read and cancel jobs; capacity."""
+"""Handlers of the ``jobs`` operations: create, list, read and cancel jobs; capacity;
+the proposed capabilities."""
 
 from __future__ import annotations
 
@@ -39,6 +40,12 @@ async def list_jobs(
 
 async def get_capacity(_: Principal, service: ServiceDep) -> JSONResponse:
     return reply(models.Capacity, control.capacity(service))
+
+
+async def get_capabilities(_: Principal, service: ServiceDep) -> JSONResponse:
+    """Every proposal (the route itself is one: today's service has no such route)."""
+    proposals = [proposal.value for proposal in models.Proposal]
+    return reply(models.Capabilities, {"service": service.settings.service, "proposals": proposals})
 
 
 async def get_job(job_id: JobIdPath, _: Principal, service: ServiceDep) -> JSONResponse:

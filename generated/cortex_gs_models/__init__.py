@@ -221,6 +221,36 @@ class CreateJobResponse(BaseModel):
     job_id: JobId
 
 
+class Proposal(StrEnum):
+    forward_no_grad = "forward_no_grad"
+    log_probs = "log_probs"
+    sync_weights = "sync_weights"
+    idempotency_key = "idempotency_key"
+    wait_s = "wait_s"
+    cost_budgets = "cost_budgets"
+    sampling_n = "sampling_n"
+    verl_grpo = "verl_grpo"
+    apply_temperature = "apply_temperature"
+    compute_entropy_and_logprobs = "compute_entropy_and_logprobs"
+    train_batch = "train_batch"
+    train_metrics = "train_metrics"
+
+
+class Capabilities(BaseModel):
+    """
+    The proposals a service serves (the answer of the proposed capabilities route).
+    """
+
+    service: Annotated[
+        StrictStr | MISSING,
+        Field(description="A name for what the service plays (`proposed` on the mock)."),
+    ] = MISSING
+    proposals: Annotated[
+        list[Proposal],
+        Field(description="Each proposal served, by name; clients ignore names they do not know."),
+    ]
+
+
 class Capacity(BaseModel):
     """
     The account's GPU budget. Proto3 JSON omits false and zero fields, so every field may be absent (read it as false or 0).
@@ -481,11 +511,15 @@ class OperationPayload(BaseModel):
 
 class ForwardOperationPayload(BaseModel):
     """
-    The payload of the `forward` operation: a byte payload (at most 60 MiB, never chunked)
-    as base64 in JSON. One backend forward; `fwd()` and `fwd_no_grad()` in the service's
-    own client send exactly this and add no no-gradient semantics. The service's
-    description notes that the backend behind it expects raw DSSST1 bytes, so this path is
-    not end-to-end compatible today; it is not a log-probability API.
+    The payload of the `forward` operation, today's forward without gradients: one complete
+    DSSST1 frame of a `ForwardBackwardBatch` (`kwargs {input_ids, attention_mask,
+    position_ids?}`, `context {input_ids}`, `processing {post: [compute_logprobs],
+    loss_fn: null}`; frame metadata `response_options {format: dssst1, delivery: chunked}`)
+    as base64 in JSON. Not chunked: the JSON body is at most 16 MiB (16777216 bytes) and
+    the decoded frame at most 60 MiB, so a big batch is split by rows, never by bytes (the
+    service decodes one whole frame a post). Only `compute_logprobs`; rows left-aligned
+    (`ModelKwargs`). The answer is polled; its result is `ForwardOperationResult`, or a
+    `payload_b64` frame holding one.
 
     """
 
@@ -794,6 +828,12 @@ class ModelKwargs(BaseModel):
     `position_ids` and `labels` (its loss comes from `context` and `processing`). Other
     keys pass through.
 
+    Rows are **left-aligned** (`x-row-layout`): each row's real tokens sit in its leading
+    columns (`attention_mask` is ones, then zeros), padding after. The trainer packs rows
+    and refuses a row with padding before a real token ("packing requires left-aligned
+    rows"). Answers come back in that aligned frame: a client that aligned a caller's
+    left-padded rows puts every answer column back where the caller's row had it.
+
     """
 
     model_config = ConfigDict(
@@ -808,8 +848,11 @@ class ModelKwargs(BaseModel):
 class ForwardBackwardContext(BaseModel):
     """
     Backend-owned loss inputs (an open backend contract: the deployed training backend, not
-    this API, decides the keys). ArcticTraining's GRPO loss reads `input_ids`, `advantages`
-    and a boolean `loss_mask`.
+    this API, decides the keys). Stock `grpo` (and `grpo_echo_v1`) reads `input_ids`,
+    `advantages` and a boolean `loss_mask`, all `[B, T]` like `kwargs.input_ids`, and
+    optionally `old_log_probs_shifted`; a grpo batch without `advantages` or `loss_mask`
+    here is refused before any model call, naming the key (never trained as next-token
+    prediction instead).
 
     """
 
@@ -817,8 +860,20 @@ class ForwardBackwardContext(BaseModel):
         extra="allow",
     )
     input_ids: TensorRef | MISSING = MISSING
-    advantages: TensorRef | MISSING = MISSING
-    loss_mask: TensorRef | MISSING = MISSING
+    advantages: Annotated[
+        TensorRef | MISSING,
+        Field(description="Each token's advantage, `[B, T]`, in the rows as sent."),
+    ] = MISSING
+    loss_mask: Annotated[
+        TensorRef | MISSING,
+        Field(description="`BOOL` `[B, T]`: the tokens the loss counts."),
+    ] = MISSING
+    old_log_probs_shifted: Annotated[
+        TensorRef | MISSING,
+        Field(
+            description="pi_old in the predicting-position frame of the rows as sent: column `k` scores token\n`k + 1` (the frame `compute_logprobs` answers in). Without it, pi_old is the same\nforward's log-probabilities, detached: the ratio is exactly 1 and clipping cannot engage\n(single-update on-policy GRPO).\n"
+        ),
+    ] = MISSING
 
 
 class TrainBatch(BaseModel):
@@ -888,7 +943,13 @@ class TrainBatch(BaseModel):
 
 class LossConfig(BaseModel):
     """
-    Loss settings passed to the loss function as given (clip ratios, KL coefficient, ...).
+    Loss settings passed to the loss function as given. Stock `grpo` reads `eps_clip`
+    (default 0.2, symmetric), `loss_agg_mode` (default `token-mean`), `entropy_coeff`
+    (default 0.0), and optionally `global_batch_size` and `batch_num_tokens` (the
+    token-mean divisor: `batch_num_tokens = 1` cancels it). Its gradient with respect to
+    the log-probabilities is `-advantages * ratio`. Do not send `dp_size`: the service divides
+    the loss by it.
+
     """
 
     model_config = ConfigDict(
@@ -898,8 +959,10 @@ class LossConfig(BaseModel):
 
 class Processing(BaseModel):
     """
-    What the backend does with the batch: an open backend contract (registered loss
-    functions and post-processors come from the deployed training backend).
+    What the backend does with the batch. Loss functions and post-processors come from the
+    deployed training backend's registries (`x-registries`): a name outside them is
+    refused before any model call. Today there is no `apply_temperature` (the trainer
+    scores at temperature 1.0 only) and no entropy post-processor.
 
     """
 
@@ -908,12 +971,12 @@ class Processing(BaseModel):
     )
     post: Annotated[
         list[StrictStr] | MISSING,
-        Field(description="Post-processors to run (for example `compute_logprobs`)."),
+        Field(description="Post-processors to run (`identity`, `compute_logprobs`)."),
     ] = MISSING
     loss_fn: Annotated[
         StrictStr | MISSING,
         Field(
-            description="Loss function name (for example `grpo`); absent means the job's configured loss."
+            description="Loss function name (`causal_cross_entropy`, `grpo`, `grpo_echo_v1`); absent means the job's configured loss."
         ),
     ] = MISSING
     config: LossConfig | MISSING = MISSING
@@ -991,8 +1054,9 @@ class TrainMetrics(BaseModel):
 
 class PostProcessOutputs(BaseModel):
     """
-    Today intentionally an empty object: callers must not assume that `compute_logprobs`
-    output appears here.
+    What the post-processors computed. With `compute_logprobs`, `logprobs` holds the
+    per-token log-probabilities as nested lists (the service's published description,
+    which says `{}`, is stale on this).
 
     """
 
@@ -1000,9 +1064,9 @@ class PostProcessOutputs(BaseModel):
         extra="allow",
     )
     logprobs: Annotated[
-        TensorRef | MISSING,
+        list[list[StrictFloat]] | MISSING,
         Field(
-            description="`[B, T]`, shifted convention: column `i` scores `input_ids[:, i + 1]`, the last column is zero."
+            description="`[B, T]` nested lists of numbers, rectangular and padded to the full width; shifted\nconvention: column `i` scores `input_ids[:, i + 1]` of the rows as sent (left-aligned).\n"
         ),
     ] = MISSING
     entropy: TensorRef | MISSING = MISSING
@@ -1118,8 +1182,10 @@ class ForwardNoGradResult(BaseModel):
 
 class SamplingParams(BaseModel):
     """
-    vLLM-style sampling settings; keys not listed pass through to the engine. Fields vLLM
-    types as optional may be null (the engine's default).
+    vLLM-style sampling settings; other engine parameters (`x-engine-fields`) pass through
+    to the engine. A key the engine does not know is fatal today: the request is refused.
+    Fields vLLM types as optional may be null (the engine's default). There is no `n`
+    today: n samples mean sending the prompt n times.
 
     """
 
@@ -1159,7 +1225,7 @@ class SamplingParams(BaseModel):
     logprobs: Annotated[
         StrictInt | None | MISSING,
         Field(
-            description="Also return this many log-probabilities per generated token.",
+            description="Also return this many log-probabilities per generated token (see `GenerationOutput.logprobs`).",
             ge=0,
         ),
         IntegralFloatAsInt,
@@ -1216,6 +1282,12 @@ class GenerationOutput(BaseModel):
     finish_reason: Annotated[
         StrictStr | MISSING,
         Field(description="Why generation stopped (`stop`, `length`, `abort`)."),
+    ] = MISSING
+    logprobs: Annotated[
+        list[dict[str, StrictFloat] | StrictFloat] | MISSING,
+        Field(
+            description="One entry per generated token: a dict from token id, **as a string**, to its\nlog-probability (the sampled token's entry among them). Read the sampled token's\nlog-prob by its id, never by position in the dict.\n"
+        ),
     ] = MISSING
 
 
@@ -1364,8 +1436,16 @@ class TrainingConfig(BaseModel):
     Training settings. Only `max_seq_len` and `n_gpus` are needed; the service's own typed
     client also insists on `optimizer` and `train_batch_size`, the service does not (the
     published arctic-platform client sends them only when its DeepSpeed config has them).
-    Keys not listed here pass through to the trainer unchanged (`ds_config`,
-    `model_provider`, `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
+    Keys not listed here pass through to the trainer unchanged (`model_provider`,
+    `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
+
+    Rules a job meets at model load (`x-model-load`; the job goes `failed` with the
+    reason): the image ships FlashAttention 3 only, so `attn_implementation`, when given,
+    is `flash_attention_3` (FA2 fails at model load); DeepSpeed requires
+    `ds_config.train_batch_size == train_micro_batch_size_per_gpu x
+    gradient_accumulation_steps x data-parallel size` (`n_gpus / sp_size`); and
+    `ds_config.zero_optimization` carries no `offload_optimizer` key at all (even
+    `{device: none}` makes DeepSpeed build CPUAdam, which then fails).
 
     """
 
@@ -1396,6 +1476,16 @@ class TrainingConfig(BaseModel):
         ),
     ] = MISSING
     multiplex_job_id: SubJobId | MISSING = MISSING
+    attn_implementation: Annotated[
+        StrictStr | MISSING,
+        Field(description="The attention kernel; today's image has `flash_attention_3` only."),
+    ] = MISSING
+    ds_config: Annotated[
+        dict[str, Any] | MISSING,
+        Field(
+            description="DeepSpeed settings (`train_batch_size`, `train_micro_batch_size_per_gpu`, `gradient_accumulation_steps`, `zero_optimization`, ...), passed through; see the model-load rules above."
+        ),
+    ] = MISSING
 
 
 class SubJob(BaseModel):
@@ -1478,6 +1568,22 @@ class OperationRequest(BaseModel):
     sub_job_id: SubJobId | MISSING = MISSING
     sub_job_type: JobType | MISSING = MISSING
     payload: OperationPayload | MISSING = MISSING
+
+
+class ForwardOperationResult(BaseModel):
+    """
+    The result of a `forward` operation: the log-probabilities as one top-level `[B, T]` tensor
+    (shifted convention, rows as sent). The service may instead answer `payload_b64`, a
+    DSSST1 frame holding this object.
+
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    job_id: JobId | MISSING = MISSING
+    logprobs: TensorRef | MISSING = MISSING
+    payload_b64: Base64 | MISSING = MISSING
 
 
 class RequestStatus(BaseModel):

@@ -19,6 +19,7 @@ ROUTES = {
     "create_job": ("POST", "/", "jobs"),
     "list_jobs": ("GET", "/", "jobs"),
     "get_capacity": ("GET", "/capacity", "jobs"),
+    "get_capabilities": ("GET", "/capabilities", "jobs"),
     "get_job": ("GET", "/{job_id}", "jobs"),
     "cancel_job": ("POST", "/{job_id}:cancel", "jobs"),
     "get_experiment_run": ("GET", "/{job_id}/experiment-run", "jobs"),
@@ -39,7 +40,7 @@ ROUTES = {
     # polling
     "get_request": ("GET", "/{job_id}/requests/{request_id}", "requests"),
 }
-PROPOSED_OPERATIONS = {"forward_no_grad", "log_probs", "sync_weights"}
+PROPOSED_OPERATIONS = {"forward_no_grad", "log_probs", "sync_weights", "get_capabilities"}
 IDEMPOTENT_WITH_KEY = {
     "create_job",
     "step",

@@ -9,6 +9,8 @@ if TYPE_CHECKING:
     from .batch_meta import BatchMeta
     from .bootstrap_router_replay_payload import BootstrapRouterReplayPayload
     from .cancel_request_payload import CancelRequestPayload
+    from .capabilities import Capabilities
+    from .capabilities_proposals_item import CapabilitiesProposalsItem
     from .capacity import Capacity
     from .checkpoint import Checkpoint
     from .checkpoint_export import CheckpointExport
@@ -31,12 +33,14 @@ if TYPE_CHECKING:
     from .forward_no_grad_metrics import ForwardNoGradMetrics
     from .forward_no_grad_result import ForwardNoGradResult
     from .forward_operation_payload import ForwardOperationPayload
+    from .forward_operation_result import ForwardOperationResult
     from .frame_op_metadata import FrameOpMetadata
     from .generate_request import GenerateRequest
     from .generate_result import GenerateResult
     from .generate_stream_accepted import GenerateStreamAccepted
     from .generate_stream_event import GenerateStreamEvent
     from .generation_output import GenerationOutput
+    from .generation_output_logprobs_item_type_0 import GenerationOutputLogprobsItemType0
     from .inference_config import InferenceConfig
     from .inline_binary_result import InlineBinaryResult
     from .job import Job
@@ -86,6 +90,7 @@ if TYPE_CHECKING:
     from .train_batch import TrainBatch
     from .train_metrics import TrainMetrics
     from .training_config import TrainingConfig
+    from .training_config_ds_config import TrainingConfigDsConfig
     from .validation_issue import ValidationIssue
     from .weight_format import WeightFormat
     from .weight_sync_payload import WeightSyncPayload
@@ -95,6 +100,8 @@ _MODULES = {
     "BatchMeta": ".batch_meta",
     "BootstrapRouterReplayPayload": ".bootstrap_router_replay_payload",
     "CancelRequestPayload": ".cancel_request_payload",
+    "Capabilities": ".capabilities",
+    "CapabilitiesProposalsItem": ".capabilities_proposals_item",
     "Capacity": ".capacity",
     "Checkpoint": ".checkpoint",
     "CheckpointExport": ".checkpoint_export",
@@ -117,12 +124,14 @@ _MODULES = {
     "ForwardNoGradMetrics": ".forward_no_grad_metrics",
     "ForwardNoGradResult": ".forward_no_grad_result",
     "ForwardOperationPayload": ".forward_operation_payload",
+    "ForwardOperationResult": ".forward_operation_result",
     "FrameOpMetadata": ".frame_op_metadata",
     "GenerateRequest": ".generate_request",
     "GenerateResult": ".generate_result",
     "GenerateStreamAccepted": ".generate_stream_accepted",
     "GenerateStreamEvent": ".generate_stream_event",
     "GenerationOutput": ".generation_output",
+    "GenerationOutputLogprobsItemType0": ".generation_output_logprobs_item_type_0",
     "InferenceConfig": ".inference_config",
     "InlineBinaryResult": ".inline_binary_result",
     "Job": ".job",
@@ -172,6 +181,7 @@ _MODULES = {
     "TrainBatch": ".train_batch",
     "TrainMetrics": ".train_metrics",
     "TrainingConfig": ".training_config",
+    "TrainingConfigDsConfig": ".training_config_ds_config",
     "ValidationIssue": ".validation_issue",
     "WeightFormat": ".weight_format",
     "WeightSyncPayload": ".weight_sync_payload",
@@ -182,6 +192,8 @@ __all__ = (
     "BatchMeta",
     "BootstrapRouterReplayPayload",
     "CancelRequestPayload",
+    "Capabilities",
+    "CapabilitiesProposalsItem",
     "Capacity",
     "Checkpoint",
     "CheckpointExport",
@@ -204,12 +216,14 @@ __all__ = (
     "ForwardNoGradMetrics",
     "ForwardNoGradResult",
     "ForwardOperationPayload",
+    "ForwardOperationResult",
     "FrameOpMetadata",
     "GenerateRequest",
     "GenerateResult",
     "GenerateStreamAccepted",
     "GenerateStreamEvent",
     "GenerationOutput",
+    "GenerationOutputLogprobsItemType0",
     "InferenceConfig",
     "InlineBinaryResult",
     "Job",
@@ -258,6 +272,7 @@ __all__ = (
     "TensorRefDtype",
     "TrainBatch",
     "TrainingConfig",
+    "TrainingConfigDsConfig",
     "TrainMetrics",
     "ValidationIssue",
     "WeightFormat",

@@ -32,13 +32,25 @@ class ForwardBackwardBatch:
                 arctic-platform client sends `input_ids`, `attention_mask` and, when it has them,
                 `position_ids` and `labels` (its loss comes from `context` and `processing`). Other
                 keys pass through.
+
+                Rows are **left-aligned** (`x-row-layout`): each row's real tokens sit in its leading
+                columns (`attention_mask` is ones, then zeros), padding after. The trainer packs rows
+                and refuses a row with padding before a real token ("packing requires left-aligned
+                rows"). Answers come back in that aligned frame: a client that aligned a caller's
+                left-padded rows puts every answer column back where the caller's row had it.
             args (list[Any] | Unset): Positional arguments; normally empty.
             context (ForwardBackwardContext | Unset): Backend-owned loss inputs (an open backend contract: the deployed
                 training backend, not
-                this API, decides the keys). ArcticTraining's GRPO loss reads `input_ids`, `advantages`
-                and a boolean `loss_mask`.
-            processing (Processing | Unset): What the backend does with the batch: an open backend contract (registered loss
-                functions and post-processors come from the deployed training backend).
+                this API, decides the keys). Stock `grpo` (and `grpo_echo_v1`) reads `input_ids`,
+                `advantages` and a boolean `loss_mask`, all `[B, T]` like `kwargs.input_ids`, and
+                optionally `old_log_probs_shifted`; a grpo batch without `advantages` or `loss_mask`
+                here is refused before any model call, naming the key (never trained as next-token
+                prediction instead).
+            processing (Processing | Unset): What the backend does with the batch. Loss functions and post-processors come
+                from the
+                deployed training backend's registries (`x-registries`): a name outside them is
+                refused before any model call. Today there is no `apply_temperature` (the trainer
+                scores at temperature 1.0 only) and no entropy post-processor.
             router_replay (Any | Unset): Router-replay data the client adds when given, a backend contract.
             meta (BatchMeta | Unset): Batch metadata carried next to the tensors and passed through to the trainer (verl
                 puts

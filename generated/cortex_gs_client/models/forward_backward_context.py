@@ -19,8 +19,11 @@ T = TypeVar("T", bound="ForwardBackwardContext")
 @_attrs_define
 class ForwardBackwardContext:
     """Backend-owned loss inputs (an open backend contract: the deployed training backend, not
-    this API, decides the keys). ArcticTraining's GRPO loss reads `input_ids`, `advantages`
-    and a boolean `loss_mask`.
+    this API, decides the keys). Stock `grpo` (and `grpo_echo_v1`) reads `input_ids`,
+    `advantages` and a boolean `loss_mask`, all `[B, T]` like `kwargs.input_ids`, and
+    optionally `old_log_probs_shifted`; a grpo batch without `advantages` or `loss_mask`
+    here is refused before any model call, naming the key (never trained as next-token
+    prediction instead).
 
         Attributes:
             input_ids (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
@@ -32,11 +35,15 @@ class ForwardBackwardContext:
             loss_mask (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
                 On the
                 wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
+            old_log_probs_shifted (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors
+                names) and shape. On the
+                wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
     """
 
     input_ids: TensorRef | Unset = UNSET
     advantages: TensorRef | Unset = UNSET
     loss_mask: TensorRef | Unset = UNSET
+    old_log_probs_shifted: TensorRef | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -52,6 +59,10 @@ class ForwardBackwardContext:
         if not isinstance(self.loss_mask, Unset):
             loss_mask = self.loss_mask.to_dict()
 
+        old_log_probs_shifted: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.old_log_probs_shifted, Unset):
+            old_log_probs_shifted = self.old_log_probs_shifted.to_dict()
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({})
@@ -61,6 +72,8 @@ class ForwardBackwardContext:
             field_dict["advantages"] = advantages
         if loss_mask is not UNSET:
             field_dict["loss_mask"] = loss_mask
+        if old_log_probs_shifted is not UNSET:
+            field_dict["old_log_probs_shifted"] = old_log_probs_shifted
 
         return field_dict
 
@@ -90,10 +103,18 @@ class ForwardBackwardContext:
         else:
             loss_mask = TensorRef.from_dict(_loss_mask)
 
+        _old_log_probs_shifted = d.pop("old_log_probs_shifted", UNSET)
+        old_log_probs_shifted: TensorRef | Unset
+        if isinstance(_old_log_probs_shifted, Unset):
+            old_log_probs_shifted = UNSET
+        else:
+            old_log_probs_shifted = TensorRef.from_dict(_old_log_probs_shifted)
+
         forward_backward_context = cls(
             input_ids=input_ids,
             advantages=advantages,
             loss_mask=loss_mask,
+            old_log_probs_shifted=old_log_probs_shifted,
         )
 
         forward_backward_context.additional_properties = d

@@ -27,9 +27,10 @@ class ForwardBackwardResult:
             never `capacity` (that route wins).
         metrics (TrainMetrics | Unset): Training metrics; the exact keys are backend and loss dependent (today often
             `{}`).
-        post_process_outputs (PostProcessOutputs | Unset): Today intentionally an empty object: callers must not assume
-            that `compute_logprobs`
-            output appears here.
+        post_process_outputs (PostProcessOutputs | Unset): What the post-processors computed. With `compute_logprobs`,
+            `logprobs` holds the
+            per-token log-probabilities as nested lists (the service's published description,
+            which says `{}`, is stale on this).
     """
 
     avg_loss: float

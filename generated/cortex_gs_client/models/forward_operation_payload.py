@@ -14,11 +14,15 @@ T = TypeVar("T", bound="ForwardOperationPayload")
 
 @_attrs_define
 class ForwardOperationPayload:
-    """The payload of the `forward` operation: a byte payload (at most 60 MiB, never chunked)
-    as base64 in JSON. One backend forward; `fwd()` and `fwd_no_grad()` in the service's
-    own client send exactly this and add no no-gradient semantics. The service's
-    description notes that the backend behind it expects raw DSSST1 bytes, so this path is
-    not end-to-end compatible today; it is not a log-probability API.
+    """The payload of the `forward` operation, today's forward without gradients: one complete
+    DSSST1 frame of a `ForwardBackwardBatch` (`kwargs {input_ids, attention_mask,
+    position_ids?}`, `context {input_ids}`, `processing {post: [compute_logprobs],
+    loss_fn: null}`; frame metadata `response_options {format: dssst1, delivery: chunked}`)
+    as base64 in JSON. Not chunked: the JSON body is at most 16 MiB (16777216 bytes) and
+    the decoded frame at most 60 MiB, so a big batch is split by rows, never by bytes (the
+    service decodes one whole frame a post). Only `compute_logprobs`; rows left-aligned
+    (`ModelKwargs`). The answer is polled; its result is `ForwardOperationResult`, or a
+    `payload_b64` frame holding one.
 
         Attributes:
             payload_b64 (str): Standard base64 (RFC 4648, with padding).

@@ -12,7 +12,14 @@ T = TypeVar("T", bound="LossConfig")
 
 @_attrs_define
 class LossConfig:
-    """Loss settings passed to the loss function as given (clip ratios, KL coefficient, ...)."""
+    """Loss settings passed to the loss function as given. Stock `grpo` reads `eps_clip`
+    (default 0.2, symmetric), `loss_agg_mode` (default `token-mean`), `entropy_coeff`
+    (default 0.0), and optionally `global_batch_size` and `batch_num_tokens` (the
+    token-mean divisor: `batch_num_tokens = 1` cancels it). Its gradient with respect to
+    the log-probabilities is `-advantages * ratio`. Do not send `dp_size`: the service divides
+    the loss by it.
+
+    """
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 

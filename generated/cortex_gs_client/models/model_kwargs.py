@@ -24,6 +24,12 @@ class ModelKwargs:
     `position_ids` and `labels` (its loss comes from `context` and `processing`). Other
     keys pass through.
 
+    Rows are **left-aligned** (`x-row-layout`): each row's real tokens sit in its leading
+    columns (`attention_mask` is ones, then zeros), padding after. The trainer packs rows
+    and refuses a row with padding before a real token ("packing requires left-aligned
+    rows"). Answers come back in that aligned frame: a client that aligned a caller's
+    left-padded rows puts every answer column back where the caller's row had it.
+
         Attributes:
             input_ids (TensorRef): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape. On the
                 wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -18,26 +18,31 @@ T = TypeVar("T", bound="PostProcessOutputs")
 
 @_attrs_define
 class PostProcessOutputs:
-    """Today intentionally an empty object: callers must not assume that `compute_logprobs`
-    output appears here.
+    """What the post-processors computed. With `compute_logprobs`, `logprobs` holds the
+    per-token log-probabilities as nested lists (the service's published description,
+    which says `{}`, is stale on this).
 
         Attributes:
-            logprobs (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
-                On the
-                wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
+            logprobs (list[list[float]] | Unset): `[B, T]` nested lists of numbers, rectangular and padded to the full
+                width; shifted
+                convention: column `i` scores `input_ids[:, i + 1]` of the rows as sent (left-aligned).
             entropy (TensorRef | Unset): A tensor inside a DSSST1 frame, described by dtype (safetensors names) and shape.
                 On the
                 wire the bytes live in the safetensors body; in this document a `TensorRef` marks where.
     """
 
-    logprobs: TensorRef | Unset = UNSET
+    logprobs: list[list[float]] | Unset = UNSET
     entropy: TensorRef | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        logprobs: dict[str, Any] | Unset = UNSET
+        logprobs: list[list[float]] | Unset = UNSET
         if not isinstance(self.logprobs, Unset):
-            logprobs = self.logprobs.to_dict()
+            logprobs = []
+            for logprobs_item_data in self.logprobs:
+                logprobs_item = logprobs_item_data
+
+                logprobs.append(logprobs_item)
 
         entropy: dict[str, Any] | Unset = UNSET
         if not isinstance(self.entropy, Unset):
@@ -59,11 +64,13 @@ class PostProcessOutputs:
 
         d = dict(src_dict)
         _logprobs = d.pop("logprobs", UNSET)
-        logprobs: TensorRef | Unset
-        if isinstance(_logprobs, Unset):
-            logprobs = UNSET
-        else:
-            logprobs = TensorRef.from_dict(_logprobs)
+        logprobs: list[list[float]] | Unset = UNSET
+        if _logprobs is not UNSET:
+            logprobs = []
+            for logprobs_item_data in _logprobs:
+                logprobs_item = cast(list[float], logprobs_item_data)
+
+                logprobs.append(logprobs_item)
 
         _entropy = d.pop("entropy", UNSET)
         entropy: TensorRef | Unset

@@ -18,14 +18,21 @@ T = TypeVar("T", bound="Processing")
 
 @_attrs_define
 class Processing:
-    """What the backend does with the batch: an open backend contract (registered loss
-    functions and post-processors come from the deployed training backend).
+    """What the backend does with the batch. Loss functions and post-processors come from the
+    deployed training backend's registries (`x-registries`): a name outside them is
+    refused before any model call. Today there is no `apply_temperature` (the trainer
+    scores at temperature 1.0 only) and no entropy post-processor.
 
         Attributes:
-            post (list[str] | Unset): Post-processors to run (for example `compute_logprobs`).
-            loss_fn (str | Unset): Loss function name (for example `grpo`); absent means the job's configured loss.
-            config (LossConfig | Unset): Loss settings passed to the loss function as given (clip ratios, KL coefficient,
-                ...).
+            post (list[str] | Unset): Post-processors to run (`identity`, `compute_logprobs`).
+            loss_fn (str | Unset): Loss function name (`causal_cross_entropy`, `grpo`, `grpo_echo_v1`); absent means the
+                job's configured loss.
+            config (LossConfig | Unset): Loss settings passed to the loss function as given. Stock `grpo` reads `eps_clip`
+                (default 0.2, symmetric), `loss_agg_mode` (default `token-mean`), `entropy_coeff`
+                (default 0.0), and optionally `global_batch_size` and `batch_num_tokens` (the
+                token-mean divisor: `batch_num_tokens = 1` cancels it). Its gradient with respect to
+                the log-probabilities is `-advantages * ratio`. Do not send `dp_size`: the service divides
+                the loss by it.
     """
 
     post: list[str] | Unset = UNSET

@@ -14,8 +14,10 @@ T = TypeVar("T", bound="SamplingParams")
 
 @_attrs_define
 class SamplingParams:
-    """vLLM-style sampling settings; keys not listed pass through to the engine. Fields vLLM
-    types as optional may be null (the engine's default).
+    """vLLM-style sampling settings; other engine parameters (`x-engine-fields`) pass through
+    to the engine. A key the engine does not know is fatal today: the request is refused.
+    Fields vLLM types as optional may be null (the engine's default). There is no `n`
+    today: n samples mean sending the prompt n times.
 
         Attributes:
             max_tokens (int | None | Unset): Most tokens to generate.
@@ -26,7 +28,8 @@ class SamplingParams:
                 proposed:end -->.
             stop (list[str] | None | Unset): Stop strings.
             seed (int | None | Unset): Per-request seed.
-            logprobs (int | None | Unset): Also return this many log-probabilities per generated token.
+            logprobs (int | None | Unset): Also return this many log-probabilities per generated token (see
+                `GenerationOutput.logprobs`).
     """
 
     max_tokens: int | None | Unset = UNSET

@@ -33,8 +33,16 @@ class SubJobConfig:
                 service's own typed
                 client also insists on `optimizer` and `train_batch_size`, the service does not (the
                 published arctic-platform client sends them only when its DeepSpeed config has them).
-                Keys not listed here pass through to the trainer unchanged (`ds_config`,
-                `model_provider`, `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
+                Keys not listed here pass through to the trainer unchanged (`model_provider`,
+                `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
+
+                Rules a job meets at model load (`x-model-load`; the job goes `failed` with the
+                reason): the image ships FlashAttention 3 only, so `attn_implementation`, when given,
+                is `flash_attention_3` (FA2 fails at model load); DeepSpeed requires
+                `ds_config.train_batch_size == train_micro_batch_size_per_gpu x
+                gradient_accumulation_steps x data-parallel size` (`n_gpus / sp_size`); and
+                `ds_config.zero_optimization` carries no `offload_optimizer` key at all (even
+                `{device: none}` makes DeepSpeed build CPUAdam, which then fails).
             inference_config (InferenceConfig | Unset): Sampling or log-probability settings; keys not listed here pass
                 through to the engine unchanged (`vllm_config`, `peft_config`, ...).
             global_batch_size (int | Unset): Top-level passthrough field.

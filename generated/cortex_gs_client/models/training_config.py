@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.optimizer_config import OptimizerConfig
+    from ..models.training_config_ds_config import TrainingConfigDsConfig
 
 
 T = TypeVar("T", bound="TrainingConfig")
@@ -21,8 +22,16 @@ class TrainingConfig:
     """Training settings. Only `max_seq_len` and `n_gpus` are needed; the service's own typed
     client also insists on `optimizer` and `train_batch_size`, the service does not (the
     published arctic-platform client sends them only when its DeepSpeed config has them).
-    Keys not listed here pass through to the trainer unchanged (`ds_config`,
-    `model_provider`, `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
+    Keys not listed here pass through to the trainer unchanged (`model_provider`,
+    `ep_size`, `peft_config`, `step_peak_memory_log`, ...).
+
+    Rules a job meets at model load (`x-model-load`; the job goes `failed` with the
+    reason): the image ships FlashAttention 3 only, so `attn_implementation`, when given,
+    is `flash_attention_3` (FA2 fails at model load); DeepSpeed requires
+    `ds_config.train_batch_size == train_micro_batch_size_per_gpu x
+    gradient_accumulation_steps x data-parallel size` (`n_gpus / sp_size`); and
+    `ds_config.zero_optimization` carries no `offload_optimizer` key at all (even
+    `{device: none}` makes DeepSpeed build CPUAdam, which then fails).
 
         Attributes:
             max_seq_len (int): Longest sequence (prompt plus response) in tokens.
@@ -35,6 +44,10 @@ class TrainingConfig:
                 (server default true).
             multiplex_job_id (str | Unset): `{job_id}:{training|sampling|log_prob}:{index}`. Note `log_prob` here but
                 `log_probability` as a job type.
+            attn_implementation (str | Unset): The attention kernel; today's image has `flash_attention_3` only.
+            ds_config (TrainingConfigDsConfig | Unset): DeepSpeed settings (`train_batch_size`,
+                `train_micro_batch_size_per_gpu`, `gradient_accumulation_steps`, `zero_optimization`, ...), passed through; see
+                the model-load rules above.
     """
 
     max_seq_len: int
@@ -44,6 +57,8 @@ class TrainingConfig:
     gradient_clipping: float | Unset = UNSET
     load_optimizer_states: bool | Unset = UNSET
     multiplex_job_id: str | Unset = UNSET
+    attn_implementation: str | Unset = UNSET
+    ds_config: TrainingConfigDsConfig | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -63,6 +78,12 @@ class TrainingConfig:
 
         multiplex_job_id = self.multiplex_job_id
 
+        attn_implementation = self.attn_implementation
+
+        ds_config: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.ds_config, Unset):
+            ds_config = self.ds_config.to_dict()
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -81,12 +102,17 @@ class TrainingConfig:
             field_dict["load_optimizer_states"] = load_optimizer_states
         if multiplex_job_id is not UNSET:
             field_dict["multiplex_job_id"] = multiplex_job_id
+        if attn_implementation is not UNSET:
+            field_dict["attn_implementation"] = attn_implementation
+        if ds_config is not UNSET:
+            field_dict["ds_config"] = ds_config
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.optimizer_config import OptimizerConfig  # noqa: PLC0415
+        from ..models.training_config_ds_config import TrainingConfigDsConfig  # noqa: PLC0415
 
         d = dict(src_dict)
         max_seq_len = d.pop("max_seq_len")
@@ -108,6 +134,15 @@ class TrainingConfig:
 
         multiplex_job_id = d.pop("multiplex_job_id", UNSET)
 
+        attn_implementation = d.pop("attn_implementation", UNSET)
+
+        _ds_config = d.pop("ds_config", UNSET)
+        ds_config: TrainingConfigDsConfig | Unset
+        if isinstance(_ds_config, Unset):
+            ds_config = UNSET
+        else:
+            ds_config = TrainingConfigDsConfig.from_dict(_ds_config)
+
         training_config = cls(
             max_seq_len=max_seq_len,
             n_gpus=n_gpus,
@@ -116,6 +151,8 @@ class TrainingConfig:
             gradient_clipping=gradient_clipping,
             load_optimizer_states=load_optimizer_states,
             multiplex_job_id=multiplex_job_id,
+            attn_implementation=attn_implementation,
+            ds_config=ds_config,
         )
 
         training_config.additional_properties = d
