@@ -14,13 +14,14 @@ from typing import Any
 
 from arctic_rl._config_check import nearest
 from arctic_rl._errors import InvalidRequestError
+from arctic_rl._services import contract_schemas
 
 __all__ = [
     "BATCH_KEYS",
-    "SAMPLING_KEYS",
     "check_sampling_params",
     "check_training_batch",
     "is_policy_loss",
+    "sampling_keys",
 ]
 
 # The contract's TrainBatch fields, today's grpo context, and what SkyRL's and verl's
@@ -50,45 +51,14 @@ BATCH_KEYS = frozenset(
         "temperature",
     }
 )
-# The contract's SamplingParams and vLLM's SamplingParams fields.
-SAMPLING_KEYS = frozenset(
-    {
-        "n",
-        "best_of",
-        "presence_penalty",
-        "frequency_penalty",
-        "repetition_penalty",
-        "temperature",
-        "top_p",
-        "top_k",
-        "min_p",
-        "seed",
-        "stop",
-        "stop_token_ids",
-        "bad_words",
-        "ignore_eos",
-        "max_tokens",
-        "max_new_tokens",
-        "min_tokens",
-        "logprobs",
-        "prompt_logprobs",
-        "detokenize",
-        "skip_special_tokens",
-        "spaces_between_special_tokens",
-        "logits_processors",
-        "include_stop_str_in_output",
-        "truncate_prompt_tokens",
-        "output_kind",
-        "output_text_buffer_length",
-        "guided_decoding",
-        "structured_outputs",
-        "logit_bias",
-        "allowed_token_ids",
-        "extra_args",
-    }
-)
 _POLICY_LOSSES = frozenset({"ppo", "ppo_clip", "vanilla", "clip", "policy_loss", "is"})
 _SECTIONS = ("kwargs", "context")
+
+
+def sampling_keys() -> frozenset[str]:
+    """The contract's SamplingParams fields and the engine fields it names."""
+    schema = contract_schemas()["SamplingParams"]
+    return frozenset({*schema.get("properties", {}), *schema["x-engine-fields"]["names"]})
 
 
 def is_policy_loss(name: Any) -> bool:
@@ -148,15 +118,17 @@ def check_training_batch(body: Mapping[str, Any]) -> None:
 
 
 def check_sampling_params(params: Any) -> None:
-    """Refuse a sampling parameter neither the contract nor vLLM knows, before sending."""
+    """Refuse a sampling parameter the engine does not know (the contract's
+    ``x-engine-fields``), before sending."""
+    known = sampling_keys()
     entries = params if isinstance(params, Sequence) and not isinstance(params, str) else [params]
     for index, entry in enumerate(entries):
         if not isinstance(entry, Mapping):
             continue
         for key in entry:
-            if key in SAMPLING_KEYS:
+            if key in known:
                 continue
-            near = nearest(str(key), SAMPLING_KEYS)
+            near = nearest(str(key), known)
             hint = f"; did you mean {near!r}?" if near else ""
             where = (
                 ("sampling_params", str(index), str(key))

@@ -5,9 +5,9 @@ The live service is narrower than its published description (docs/lowering.md): 
 ``/forward-no-grad``, no ``n``, no ``Idempotency-Key``. A client finds out once which one
 it talks to, from the proposed capabilities route (``GET {service}/capabilities``): a
 service serving the proposals answers it, today's answers 404. ``cortex.service`` in the
-yaml (``auto``, ``today``, ``proposed``) skips the question. What each one registers is
-here, by name, so a request naming something the service lacks is refused before it is
-sent.
+yaml (``auto``, ``today``, ``proposed``) skips the question. What today's registers is
+read from the contract (``x-registries``), by name, so a request naming something it lacks
+is refused before it is sent.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import Any, Literal
 
 from arctic_rl._config_check import nearest
@@ -25,11 +27,12 @@ __all__ = [
     "PROPOSED_REGISTRIES",
     "SERVICE_SETTINGS",
     "TODAY",
-    "TODAY_REGISTRIES",
     "Registries",
     "ServiceKind",
     "announce",
+    "contract_schemas",
     "registries_of",
+    "today_registries",
 ]
 
 log = logging.getLogger("arctic_rl")
@@ -78,18 +81,36 @@ class Registries:
                 )
 
 
-# What live jobs accept (the integrators' notes; docs/lowering.md has the sources).
-TODAY_REGISTRIES = Registries(
-    TODAY,
-    losses=frozenset({"causal_cross_entropy", "grpo", "grpo_echo_v1"}),
-    post_processors=frozenset({"identity", "compute_logprobs"}),
-)
+@cache
+def contract_schemas() -> dict[str, Any]:
+    """The contract's component schemas (read once, on the first check that needs them)."""
+    import yaml
+
+    text = resources.files("cortex_gs_contract").joinpath("cortex_gs.yaml").read_text("utf-8")
+    return dict(yaml.safe_load(text)["components"]["schemas"])
+
+
+def _today_names(entries: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    return frozenset(str(e["name"]) for e in entries if e.get("x-status") != "proposed")
+
+
+@cache
+def today_registries() -> Registries:
+    """What live jobs register: the contract's ``x-registries``, proposals left out."""
+    registries = contract_schemas()["Processing"]["x-registries"]
+    return Registries(
+        TODAY,
+        losses=_today_names(registries["losses"]),
+        post_processors=_today_names(registries["post_processors"]),
+    )
+
+
 # The contract's proposals keep the registries open (the deployed backend's).
 PROPOSED_REGISTRIES = Registries(PROPOSED, losses=None, post_processors=None)
 
 
 def registries_of(kind: ServiceKind) -> Registries:
-    return TODAY_REGISTRIES if kind == TODAY else PROPOSED_REGISTRIES
+    return today_registries() if kind == TODAY else PROPOSED_REGISTRIES
 
 
 def announce(kind: ServiceKind, base_url: str, how: str) -> None:

@@ -25,7 +25,7 @@ from arctic_rl._forward_op import (
 from arctic_rl._lowering import Notes
 from arctic_rl._requests import forward_request
 from arctic_rl._sampling_lowering import fan_out, sampled_logprobs
-from arctic_rl._services import TODAY_REGISTRIES
+from arctic_rl._services import today_registries
 
 
 def forward_body(rows: int, width: int) -> dict:
@@ -134,8 +134,8 @@ def test_an_unknown_sampling_parameter_is_refused_naming_the_nearest() -> None:
 
 
 def test_todays_registries_refuse_what_it_lacks_by_name() -> None:
-    TODAY_REGISTRIES.check({"loss_fn": "grpo", "post": ["compute_logprobs"]})
+    today_registries().check({"loss_fn": "grpo", "post": ["compute_logprobs"]})
     with pytest.raises(NotServedError, match=r"no loss 'verl_grpo'.*did you mean 'grpo'"):
-        TODAY_REGISTRIES.check({"loss_fn": "verl_grpo"})
+        today_registries().check({"loss_fn": "verl_grpo"})
     with pytest.raises(NotServedError, match="no post-processor 'apply_temperature'"):
-        TODAY_REGISTRIES.check({"post": ["apply_temperature", "compute_logprobs"]})
+        today_registries().check({"post": ["apply_temperature", "compute_logprobs"]})
