@@ -22,6 +22,7 @@ from arctic_rl._requests import (
     forward_request,
     plain_params,
     plain_tokens,
+    todays_job,
 )
 from arctic_rl._services import PROPOSED, TODAY, Registries, ServiceKind, announce, registries_of
 from arctic_rl._sources import resolve_config
@@ -89,6 +90,9 @@ class AsyncArcticRLClient:
         self.owns_job = False
         self._last_timing: dict[str, float] = {}
         self.service_kind: ServiceKind | None = None
+        # Set by the legacy client: its callers hard-code a job config today's image cannot
+        # load (attn_implementation), so the config is lowered rather than refused.
+        self.lowers_job_config = False
 
     def __repr__(self) -> str:
         return f"AsyncArcticRLClient(job_id={self.job_id!r}, service={self.service!r})"
@@ -150,7 +154,10 @@ class AsyncArcticRLClient:
         if job_id is None:
             from cortex_gs_client.models import CreateJobRequest
 
-            body = _model(CreateJobRequest, build_create_job_request(cfg))
+            fields = build_create_job_request(cfg)
+            if self.service_kind == TODAY:
+                fields = todays_job(fields, lower=self.lowers_job_config)
+            body = _model(CreateJobRequest, fields)
             job_id = await self.service.create_job(body)
             self.owns_job = True
             log.info("arctic_rl: created Cortex job %s", job_id)

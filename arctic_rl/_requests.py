@@ -6,13 +6,25 @@ Cortex's shapes can be read (and tested) on its own.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arctic_rl._config import ArcticRLClientConfig
 from arctic_rl._config_check import warn_dropped
+from arctic_rl._errors import NotServedError
 
-__all__ = ["build_create_job_request", "forward_request", "plain_params", "plain_tokens"]
+__all__ = [
+    "build_create_job_request",
+    "forward_request",
+    "plain_params",
+    "plain_tokens",
+    "todays_job",
+]
+
+log = logging.getLogger("arctic_rl")
+# Today's image ships FlashAttention 3 only: any other implementation fails at model load.
+TODAY_ATTENTION = "flash_attention_3"
 
 DEFAULT_OPTIMIZER_NAME = "AdamW"
 DEFAULT_LR = 1e-6
@@ -70,6 +82,33 @@ def build_create_job_request(config: ArcticRLClientConfig) -> dict[str, Any]:
     body: dict[str, Any] = {"sub_job_configs": subs}
     if config.cortex.experiment_name:
         body["experiment_name"] = config.cortex.experiment_name
+    return body
+
+
+def todays_job(body: dict[str, Any], *, lower: bool) -> dict[str, Any]:
+    """``body`` as today's image loads it: an attention implementation other than
+    FlashAttention 3 (SkyRL hard-codes FlashAttention 2, verl's adapter eager) fails at
+    model load, so it is refused before the job is created, or, when ``lower`` (the legacy
+    client, whose callers cannot choose), replaced by FlashAttention 3 in one log line."""
+    for sub in body.get("sub_job_configs") or ():
+        training = sub.get("training_config")
+        attention = (training or {}).get("attn_implementation")
+        if attention is None or attention == TODAY_ATTENTION:
+            continue
+        if not lower:
+            raise NotServedError(
+                f"today's Cortex image cannot load attn_implementation {attention!r}: it ships "
+                f"FlashAttention 3 only; set attn_implementation: {TODAY_ATTENTION} (or leave "
+                "it out)",
+                code="not_served",
+            )
+        log.info(
+            "arctic_rl: attn_implementation %r is sent as %s (today's image ships FlashAttention "
+            "3 only; the same attention, another kernel)",
+            attention,
+            TODAY_ATTENTION,
+        )
+        training["attn_implementation"] = TODAY_ATTENTION
     return body
 
 

@@ -190,7 +190,11 @@ class LegacyCortexClient:
     ) -> None:
         self._config = config
         self._server_state = server_state
-        self._client = client or ArcticRLClient(config)
+        if client is None:
+            client = ArcticRLClient(config, start=False)
+            client.aio.lowers_job_config = True
+            client.start()
+        self._client = client
         self._warned_none: set[str] = set()
         # How log-prob inputs are read: the convention the config carries (a reconnect
         # copy), else the routing integration's, else the loaded framework's.
