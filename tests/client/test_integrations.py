@@ -1,4 +1,6 @@
-"""SkyRL's and verl's Arctic flows replayed in subprocesses, through `arctic_platform.rl`.
+"""SkyRL's and verl's Arctic flows replayed in subprocesses, through `arctic_platform.rl`,
+against the mock as today's service (the default: the legacy client lowers their requests)
+and as a service serving the proposals.
 
 SkyRL (`standins/skyrl_repo`): `main_base` dispatches to
 `trainer.override_entrypoint=arctic_rl.integrations.skyrl`, the driver builds the client
@@ -14,6 +16,7 @@ with `make_njt`.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import subprocess
@@ -42,6 +45,11 @@ SKYRL_DROPPED = (
 @pytest.fixture
 def reference_mock(live_mock_factory):
     return live_mock_factory("reference")
+
+
+@pytest.fixture
+def proposed_mock(live_mock_factory):
+    return live_mock_factory("reference", service="proposed")
 
 
 def _cortex_file(tmp_path: Path, mock) -> Path:
@@ -102,6 +110,8 @@ def test_skyrl_replay_trains_through_arctic_platform_rl(tmp_path, reference_mock
     assert training.endswith(":training:0") and sampling.endswith(":sampling:0")
     assert log_prob is None
     _assert_learned(report)
+    # Today's service computes no entropy: SkyRL's policy/entropy reduces NaN, never zeros.
+    assert all(math.isnan(e) for e in report["entropy"])
     # SkyRL's driver never shuts its client down: the job it created ends with its process.
     job_id = training.split(":", 1)[0]
     store = sqlite3.connect(f"file:{reference_mock.state_dir / 'mock.sqlite3'}?mode=ro", uri=True)
@@ -110,19 +120,26 @@ def test_skyrl_replay_trains_through_arctic_platform_rl(tmp_path, reference_mock
     assert normalize_state(status) == "cancelled"
 
 
-def test_verl_replay_trains_and_make_njt_slices_the_answer(tmp_path, reference_mock):
+def test_skyrl_replay_against_a_service_serving_the_proposals(tmp_path, proposed_mock):
+    report, _ = _run_skyrl(tmp_path, proposed_mock, hide_published=True)
+    _assert_learned(report)
+    assert all(math.isfinite(e) and e > 0 for e in report["entropy"])
+
+
+def _run_verl(tmp_path: Path, mock, *extra: str) -> dict:
     env = {
         "PATH": os.environ["PATH"],
         "PYTHONPATH": str(STANDINS / "verl_repo"),
         "OMP_NUM_THREADS": "1",
         "VERL_USE_EXTERNAL_MODULES": "arctic_rl.integrations.verl.register",
-        PAT_ENV: reference_mock.token,
+        PAT_ENV: mock.token,
     }
     overrides = [  # a full service URL (with /api/v2/) is still understood
-        f"remote_backend.cortex.base_url={reference_mock.base_url}",
+        f"remote_backend.cortex.base_url={mock.base_url}",
         f"remote_backend.cortex.pat_env={PAT_ENV}",
         "remote_backend.cortex.long_poll_s=2",
         "remote_backend.cortex.progress=false",
+        *extra,
     ]
     cmd = [sys.executable, str(VERL_REPLAY), str(tmp_path), *overrides]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
@@ -132,11 +149,26 @@ def test_verl_replay_trains_and_make_njt_slices_the_answer(tmp_path, reference_m
     assert sum(rewards[-3:]) / 3 > sum(rewards[:3]) / 3 + 0.1, rewards
     njt = report["njt"]
     assert njt["rows"] == 16 and njt["exact"] is True
-    assert njt["max_gap_to_route"] < 1e-5  # the response slice is what the route scores
-    assert report["entropy_rows"] == 16 and report["ref_keys"] == ["log_probs"]
+    assert njt["max_gap_to_route"] < 1e-5  # the response slice is what the service scores
+    assert report["entropy_rows"] == 16
+    for metrics in report["metrics"]:  # np.mean reduced every metric: no None reached it
+        assert "lr" in metrics and all(isinstance(v, float) for v in metrics.values())
+    return report
+
+
+def test_verl_replay_trains_and_make_njt_slices_the_answer(tmp_path, reference_mock):
+    """Today's service, as a verl user runs it: no KL loss term (grpo has none), so verl
+    computes no reference log-probs; the entropy it logs is NaN, reduced without a crash."""
+    report = _run_verl(tmp_path, reference_mock)
+    assert report["ref_keys"] == []
+    assert all(math.isnan(e) for e in report["entropy"])
+
+
+def test_verl_replay_with_a_kl_loss_against_the_proposals(tmp_path, proposed_mock):
+    report = _run_verl(tmp_path, proposed_mock, "actor_rollout_ref.actor.use_kl_loss=true")
+    assert report["ref_keys"] == ["log_probs"]
+    assert all(math.isfinite(e) and e > 0 for e in report["entropy"])
     # Step 1 is on-policy (policy == old == reference): verl's response-aligned old and
     # reference log-probs, left-padded, line up with the tokens the loss scores.
     first = report["metrics"][0]
     assert (first["ppo_kl"], first["pg_clipfrac_lower"], first["kl_loss"]) == (0.0, 0.0, 0.0)
-    for metrics in report["metrics"]:  # np.mean reduced every metric: no None reached it
-        assert "lr" in metrics and all(isinstance(v, float) for v in metrics.values())

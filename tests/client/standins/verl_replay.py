@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 
@@ -53,6 +54,7 @@ def compose(overrides: list[str]) -> DictConfig:
             "actor_rollout_ref": {
                 "model": {"path": "tiny-byte-lm"},
                 "actor": {
+                    "use_kl_loss": False,
                     "ppo_mini_batch_size": 2,
                     "optim": {
                         "lr": 0.03,
@@ -112,9 +114,24 @@ def response_part(njt: torch.Tensor, data: dict[str, Any]) -> torch.Tensor:
     return out
 
 
+async def scored_alone(worker: Any, prompts: list, completions: list) -> list[torch.Tensor]:
+    """What the service scores for each completion: the log-probs route where the service
+    serves it; against today's (no such route) a forward of each row alone, unpadded."""
+    client = worker._client
+    if client.client.aio.service_kind == "proposed":
+        return (await client.log_probs(prompts, completions, top_k=0))["logprobs"]
+    scored = []
+    for prompt, completion in zip(prompts, completions, strict=True):
+        ids = torch.tensor([prompt + completion])
+        batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+        answer = (await client.fwd_no_grad({"batch": batch}))["batch"]["logprobs"][0]
+        scored.append(answer[len(prompt) - 1 : ids.shape[1] - 1])
+    return scored
+
+
 async def njt_check(worker: Any, data: dict[str, Any], answer: torch.Tensor) -> dict[str, Any]:
     """make_njt on the answer: each row from its first token, the row's length long; its
-    values predicting the response tokens equal what the log-probs route scores."""
+    values predicting the response tokens equal what the service scores for them."""
     from verl.remote_backend.worker_utils import make_njt
 
     njt = make_njt(data, answer)
@@ -131,8 +148,8 @@ async def njt_check(worker: Any, data: dict[str, Any], answer: torch.Tensor) -> 
         prompts.append(tokens[:p_len])
         completions.append(tokens[p_len:])
         sliced.append(row[p_len - 1 : len(tokens) - 1])
-    scored = await worker._client.log_probs(prompts, completions, top_k=0)
-    pairs = zip(sliced, scored["logprobs"], strict=True)
+    scored = await scored_alone(worker, prompts, completions)
+    pairs = zip(sliced, scored, strict=True)
     gaps = [float((s - torch.as_tensor(r)).abs().max()) for s, r in pairs]
     return {"exact": exact, "max_gap_to_route": max(gaps), "rows": len(rows)}
 
@@ -160,20 +177,34 @@ async def train(cfg: DictConfig, handle: dict[str, Any], iterations: int) -> dic
         )
         log_probs = make_njt(data, actor["model_output"]["log_probs"])
         entropy = make_njt(data, actor["model_output"]["entropy"])
-        ref = await worker.compute_log_prob(
-            data, ref=True, calculate_entropy=False, rollout_n=n, temperature=1.0, pad_token_id=PAD
-        )
+        use_kl_loss = bool(cfg.actor_rollout_ref.actor.use_kl_loss)
+        if use_kl_loss:  # verl computes the reference only when something reads it
+            ref = await worker.compute_log_prob(
+                data, ref=True, calculate_entropy=False, rollout_n=n, temperature=1.0,
+                pad_token_id=PAD,
+            )  # fmt: skip
+            ref_lp = response_part(make_njt(data, ref["model_output"]["log_probs"]), data)
         if step == 0:
             report["njt"] = await njt_check(worker, data, actor["model_output"]["log_probs"])
             report["entropy_rows"] = len(entropy.unbind())
-            report["ref_keys"] = sorted(ref["model_output"])
+            report["ref_keys"] = sorted(ref["model_output"]) if use_kl_loss else []
+        # verl's actor/entropy: the response tokens' mean entropy, reduced with np.mean.
+        report.setdefault("entropy", []).append(
+            float(np.mean(response_part(entropy, data)[data["response_mask"].bool()].numpy()))
+        )
         groups = rewards.view(-1, n)
         adv = (groups - groups.mean(1, keepdim=True)) / (groups.std(1, keepdim=True) + 1e-6)
         data["advantages"] = adv.view(-1, 1) * data["response_mask"].float()
         data["old_log_probs"] = response_part(log_probs, data)
-        data["ref_log_prob"] = response_part(make_njt(data, ref["model_output"]["log_probs"]), data)
+        if use_kl_loss:
+            data["ref_log_prob"] = ref_lp
         data["rollout_is_weights"] = torch.ones_like(data["advantages"])
-        actor_config = {"clip_ratio": 0.2, "use_kl_loss": True, "loss_agg_mode": "token-mean"}
+        actor_config = {
+            "clip_ratio": 0.2,
+            "use_kl_loss": use_kl_loss,
+            "kl_loss_coef": 0.001,
+            "loss_agg_mode": "token-mean",
+        }
         result = await worker.update_actor(
             data, actor_config=actor_config, pad_token_id=PAD, rollout_n=n, temperature=1.0
         )

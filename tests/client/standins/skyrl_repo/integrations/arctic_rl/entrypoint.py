@@ -30,7 +30,7 @@ def skyrl_entrypoint(cfg: dict[str, Any], reconnect_config: Any, server_state: A
     report = {
         "config_type": f"{type(reconnect_config).__module__}.{type(reconnect_config).__name__}",
         "job_ids": [client.training_job_id, client.sampling_job_id, client.log_prob_job_id],
-        "rewards": train(client, cfg, int(os.environ.get(ITERATIONS_KEY, "12"))),
+        **train(client, cfg, int(os.environ.get(ITERATIONS_KEY, "12"))),
     }
     client.shutdown()
     Path(cfg["trainer.export_path"], "report.json").write_text(json.dumps(report))

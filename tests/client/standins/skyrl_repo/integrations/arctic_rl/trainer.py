@@ -62,7 +62,9 @@ def meta(batch: dict[str, torch.Tensor], n: int, entropy: bool) -> dict[str, Any
     }
 
 
-async def iteration(client: Any, cfg: dict[str, Any]) -> float:
+async def iteration(client: Any, cfg: dict[str, Any]) -> tuple[float, float]:
+    """One step; its mean reward and the policy entropy SkyRL logs (`policy/entropy`, the
+    response tokens' mean of the training forward's per-token entropy)."""
     n = cfg["generator.n_samples_per_prompt"]
     prompts = [p for p in PROMPTS for _ in range(n)]
     sampling = {
@@ -111,11 +113,13 @@ async def iteration(client: Any, cfg: dict[str, Any]) -> float:
         }
     )
     metrics = result.get("metrics", result)
+    entropy = result["batch"]["entropy"]  # asked for with compute_entropy_and_logprobs
+    policy_entropy = float(entropy[:, :-1][train["loss_mask"][:, 1:].bool()].mean())
     assert "loss" in metrics, metrics
     step = await client.step()
     assert isinstance(step.get("metrics", step), dict)
     await client.sync_weights(cuda_ipc=False, low_memory=False)
-    return float(rewards.mean())
+    return float(rewards.mean()), policy_entropy
 
 
 class _ArcticDispatch:
@@ -126,12 +130,12 @@ class _ArcticDispatch:
         self.client = client
 
 
-def train(client: Any, cfg: dict[str, Any], iterations: int) -> list[float]:
+def train(client: Any, cfg: dict[str, Any], iterations: int) -> dict[str, list[float]]:
     dispatch = _ArcticDispatch(client)
 
-    async def loop() -> list[float]:
+    async def loop() -> list[tuple[float, float]]:
         return [await iteration(dispatch.client, cfg) for _ in range(iterations)]
 
-    rewards = asyncio.run(loop())
+    steps = asyncio.run(loop())
     dispatch.finalize_pending_saves("policy")  # the end of SkyRL's RayPPOTrainer.train
-    return rewards
+    return {"rewards": [r for r, _ in steps], "entropy": [e for _, e in steps]}
