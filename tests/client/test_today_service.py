@@ -1,0 +1,198 @@
+"""The legacy client against the mock as today's service, over real HTTP, every request kept:
+what reaches the service is what today's service runs, and step 1's PPO invariants hold.
+
+Driven as SkyRL drives it: each call on a fresh event loop that is never closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+from typing import Any
+
+import httpx
+import pytest
+import torch
+
+from arctic_rl import ArcticRLClient, ArcticRLClientConfig, CortexService, LegacyCortexClient, wire
+from arctic_rl._forward_op import JSON_CAP
+
+from .conftest import PAT_ENV
+
+PROMPTS = ["ab", "abc", "a", "abcd"]
+N = 2
+
+
+class Recorder(httpx.AsyncBaseTransport):
+    """Real HTTP; every request's path and body kept."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sent: list[tuple[str, bytes]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = b"".join([part async for part in request.stream])  # type: ignore[union-attr]
+        self.sent.append((request.url.path, body))
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def bodies(self, suffix: str) -> list[bytes]:
+        return [body for path, body in self.sent if path.endswith(suffix)]
+
+    def frame(self, suffix: str) -> Any:
+        """The value of the (one) chunked upload sent to a route."""
+        return wire.loads(wire.join_chunks(self.bodies(suffix)))
+
+
+def run(coro: Any) -> Any:
+    return asyncio.new_event_loop().run_until_complete(coro)  # SkyRL's pattern
+
+
+def legacy_client(mock: Any, recorder: Recorder, gpus: int) -> LegacyCortexClient:
+    config = ArcticRLClientConfig(
+        backend="cortex",
+        model_name="tiny-byte-lm",
+        training_gpus=gpus,
+        sampling_gpus=1,
+        cortex={"base_url": mock.base_url, "pat_env": PAT_ENV, "progress": False},
+    )
+    config._token_layout = "skyrl"
+    service = CortexService(mock.base_url, mock.token, long_poll_s=2, httpx_transport=recorder)
+    return LegacyCortexClient(config, client=ArcticRLClient(config, service=service))
+
+
+def skyrl_batch(prompts: list[list[int]], responses: list[list[int]]) -> dict[str, Any]:
+    width_p, width_r = max(map(len, prompts)), max(map(len, responses))
+    rows = len(prompts)
+    ids = torch.zeros(rows, width_p + width_r, dtype=torch.long)
+    attention = torch.zeros_like(ids)
+    mask = torch.zeros_like(ids)
+    for i, (p, r) in enumerate(zip(prompts, responses, strict=True)):
+        ids[i, width_p - len(p) : width_p] = torch.tensor(p)
+        ids[i, width_p : width_p + len(r)] = torch.tensor(r)
+        attention[i, width_p - len(p) : width_p + len(r)] = 1
+        mask[i, width_p : width_p + len(r)] = 1
+    return {
+        "input_ids": ids,
+        "attention_mask": attention,
+        "position_ids": (attention.cumsum(1) - 1).clamp(min=0),
+        "response_mask": mask,
+        "loss_mask": mask,
+        "advantages": torch.linspace(-1, 1, rows)[:, None] * mask,
+    }
+
+
+@pytest.fixture
+def today_mock(live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    mock = live_mock_factory("reference")
+    monkeypatch.setenv(PAT_ENV, mock.token)
+    return mock
+
+
+def test_a_skyrl_step_reaches_today_as_it_runs_and_pi_old_is_its_own_forward(
+    today_mock: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    recorder = Recorder()
+    with caplog.at_level(logging.INFO, logger="arctic_rl"):
+        legacy = legacy_client(today_mock, recorder, gpus=2)
+    try:
+        said = [r.getMessage() for r in caplog.records if "serves today's" in r.getMessage()]
+        assert len(said) == 1 and "is a 404" in said[0]
+        aio = legacy.client.aio
+        assert aio.service_kind == "today" and not aio.service.serves_proposals
+        params = {"n": N, "max_tokens": 6, "temperature": 1.0, "logprobs": 0}
+        outputs = run(legacy.generate(prompts=PROMPTS, sampling_params=params))
+        sent_params = recorder.frame("/generate")["sampling_params"]
+        entries = sent_params if isinstance(sent_params, list) else [sent_params]
+        assert entries and all("n" not in entry for entry in entries)
+        assert recorder.frame("/generate")["prompts"] == [p for p in PROMPTS for _ in range(N)]
+        assert len(outputs) == len(PROMPTS) * N
+        prompts = [list(p.encode()) for p in PROMPTS for _ in range(N)]
+        responses = [o["token_ids"] for o in outputs]
+        sampled = [o["logprobs"] for o in outputs]  # read by id from today's dicts
+        assert all(len(lp) == len(r) for lp, r in zip(sampled, responses, strict=True))
+
+        batch = skyrl_batch(prompts, responses)
+        forward = {k: batch[k] for k in ("input_ids", "attention_mask", "position_ids")}
+        meta = {"temperature": 1.0, "dp_size": 2}
+        processing = {"post": ["compute_entropy_and_logprobs"], "loss_fn": None}
+        old = run(legacy.fwd_no_grad({"batch": forward, "meta": meta, "processing": processing}))
+        logprobs = old["batch"]["logprobs"]
+        assert logprobs.shape == batch["input_ids"].shape and old["batch"]["entropy"].isnan().all()
+
+        # The sampler/trainer gap (the integrators' health check): the same tokens' log-probs.
+        width_p = max(map(len, prompts))
+        gaps = [
+            torch.tensor(s) - logprobs[i, width_p - 1 : width_p - 1 + len(s)]
+            for i, s in enumerate(sampled)
+        ]
+        gap = float(torch.cat(gaps).mean())
+        assert abs(gap) < 1e-4, gap  # one model samples and scores on the reference backend
+
+        train = {**batch, "old_log_probs": logprobs}
+        result = run(
+            legacy.fwd_bwd(
+                {
+                    "batch": train,
+                    "meta": {**meta, "actor_config": {"clip_ratio": 0.2}},
+                    "processing": {"post": ["apply_temperature"], "loss_fn": "verl_grpo"},
+                }
+            )
+        )
+        assert "loss" in result["metrics"]
+        assert not recorder.bodies("/forward-no-grad")
+        posts = recorder.bodies("/operation")
+        assert posts and all(len(b) <= JSON_CAP for b in posts)
+        sent = recorder.frame("/forward-backward")
+        assert set(sent) == {"args", "kwargs", "context", "processing"}  # no meta, no dp_size
+        assert sent["processing"]["loss_fn"] == "grpo"
+        assert sent["processing"]["post"] == ["compute_logprobs"]
+
+        # pi_old as sent equals the service's own forward of the rows sent, bit for bit.
+        rows = {k: sent["kwargs"][k] for k in ("input_ids", "attention_mask")}
+        plain = {"post": ["compute_logprobs"], "loss_fn": None}
+        context = {"input_ids": rows["input_ids"]}
+        own = run(
+            aio.forward({"args": [], "kwargs": rows, "context": context, "processing": plain})
+        )
+        own_lp = torch.as_tensor(own["model_outputs"]["logprobs"])
+        scored = torch.zeros_like(sent["context"]["loss_mask"])
+        scored[:, :-1] = sent["context"]["loss_mask"][:, 1:]
+        assert int(scored.sum()) == sum(map(len, responses))
+        assert torch.equal(sent["context"]["old_log_probs_shifted"][scored], own_lp[scored])
+        step = run(legacy.step())
+        assert isinstance(step["metrics"], dict)
+    finally:
+        legacy.shutdown()
+
+
+def test_a_skyrl_sized_batch_leaves_the_machine_against_today(
+    live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """64 x 4096 is over the proposed cost budget (2^26), which today's service does not
+    have: the client sends it, and its forward goes in posts under both caps."""
+    mock = live_mock_factory("canned")
+    monkeypatch.setenv(PAT_ENV, mock.token)
+    recorder = Recorder()
+    legacy = legacy_client(mock, recorder, gpus=8)
+    try:
+        ids = torch.randint(1, 200, (64, 4096))
+        mask = torch.ones_like(ids)
+        mask[:, :100] = 0  # left padding, as SkyRL's prompts
+        batch = {"input_ids": ids, "attention_mask": mask, "position_ids": mask.cumsum(1)}
+        old = run(legacy.fwd_no_grad({"batch": batch, "meta": {"temperature": 1.0}}))
+        assert old["batch"]["logprobs"].shape == (64, 4096)
+        train = {**batch, "loss_mask": mask, "advantages": torch.ones(64, 4096),
+                 "old_log_probs": old["batch"]["logprobs"]}  # fmt: skip
+        run(legacy.fwd_bwd({"batch": train, "processing": {"loss_fn": "verl_grpo"}}))
+        assert recorder.bodies("/forward-backward")
+        for body in recorder.bodies("/operation"):
+            envelope = json.loads(body)
+            frame = base64.b64decode(envelope["payload"]["payload_b64"])
+            assert len(body) <= JSON_CAP and wire.loads(frame)["kwargs"]["input_ids"].shape[0] >= 8
+    finally:
+        legacy.shutdown()
