@@ -6,5 +6,13 @@ their goal, a ratio against a reference measured in the same run, and a verdict.
 
 from __future__ import annotations
 
-MODULES: tuple[str, ...] = ("hotpath", "wan", "ingest", "codec", "throughput", "startup")
+MODULES: tuple[str, ...] = (
+    "hotpath",
+    "wan",
+    "ingest",
+    "codec",
+    "throughput",
+    "startup",
+    "lowering",
+)
 """Run in this order by ``python -m benchmarks``; ``--only NAME`` runs one."""

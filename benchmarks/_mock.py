@@ -80,9 +80,23 @@ def tree_commit(tree: Path) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
+_UNBUDGETED = (
+    "import sys, arctic_rl_mock.__main__ as m; "
+    "settings = m.Settings; "
+    "m.Settings = lambda **kw: settings(max_batch_cost=sys.maxsize, **kw); "
+    "sys.argv[0] = 'arctic_rl_mock'; sys.exit(m.main(sys.argv[1:]))"
+)
+"""``python -c`` runs this tree's mock without the proposed batch budget (rows x width²)."""
+
+
 @contextlib.contextmanager
 def running(
-    *, tree: Path = REPO, no_auth: bool = False, request_latency_s: float = 0.0
+    *,
+    tree: Path = REPO,
+    no_auth: bool = False,
+    request_latency_s: float = 0.0,
+    service: str | None = None,
+    unbudgeted: bool = False,
 ) -> Iterator[Mock]:
     """Start the canned mock of ``tree`` on a free port; the token is in ``PAT_ENV`` meanwhile.
 
@@ -90,7 +104,9 @@ def running(
 
     ``no_auth`` is for the published client, whose ``base_url`` path sends no token; our
     client still sends one (the mock then ignores it). ``request_latency_s``: how long each
-    data-plane request computes (the mock's ``--request-latency``).
+    data-plane request computes (the mock's ``--request-latency``). ``service``: the
+    mock's ``--service`` (today's, its default, or ``proposed``); ``unbudgeted``: this
+    tree's mock without the proposed batch budget, for a row whose batch is over it.
     """
     token = secrets.token_urlsafe(24)
     port = free_port()
@@ -101,12 +117,15 @@ def running(
         hidden = ",".join(ADDED_SINCE_BASELINE) if tree != REPO else ""
         package = mock_package(tree)
         launch = ["-c", _LAUNCH, hidden, package] if hidden else ["-m", package]
+        if unbudgeted:
+            launch = ["-c", _UNBUDGETED]
         cmd = [
             sys.executable, *launch, "--host", "127.0.0.1", "--port", str(port),
             "--backend", "canned", "--state-dir", str(Path(tmp) / "state"),
             "--database", DATABASE, "--schema", SCHEMA, "--log-level", "warning",
             *(["--no-auth"] if no_auth else []),
             *(["--request-latency", str(request_latency_s)] if request_latency_s else []),
+            *(["--service", service] if service else []),
         ]  # fmt: skip
         with log.open("wb") as out:
             proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT)
