@@ -18,6 +18,7 @@ check is skipped, so the row measures the two paths, not the budget.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import statistics
 import time
 from typing import Any
@@ -88,24 +89,20 @@ async def iteration(client: Any, batch: dict[str, Any]) -> float:
 def run() -> list[dict[str, Any]]:
     batch = skyrl_batch(*SHAPE)
     times: dict[str, list[float]] = {"today": [], "proposed": []}
-    with (
-        running() as today,
-        running(service="proposed", unbudgeted=True) as proposed,
-    ):
-        clients = {
-            "today": legacy_client(today.base_url, today.token_env, "today"),
-            "proposed": legacy_client(proposed.base_url, proposed.token_env, "proposed"),
-        }
-        try:
-            for index in range(WARMUP + ITERATIONS):
-                order = ("today", "proposed") if index % 2 == 0 else ("proposed", "today")
-                for name in order:
-                    seconds = asyncio.run(iteration(clients[name], batch))
-                    if index >= WARMUP:
-                        times[name].append(seconds)
-        finally:
-            for client in clients.values():
-                client.shutdown()
+    with contextlib.ExitStack() as stack:
+        clients: dict[str, Any] = {}
+        # Each client reads its mock's token (in the one PAT_ENV) before the next starts.
+        for name, mock in (("today", running()),
+                           ("proposed", running(service="proposed", unbudgeted=True))):  # fmt: skip
+            started = stack.enter_context(mock)
+            clients[name] = legacy_client(started.base_url, started.token_env, name)
+            stack.callback(clients[name].shutdown)
+        for index in range(WARMUP + ITERATIONS):
+            order = ("today", "proposed") if index % 2 == 0 else ("proposed", "today")
+            for name in order:
+                seconds = asyncio.run(iteration(clients[name], batch))
+                if index >= WARMUP:
+                    times[name].append(seconds)
     lowered, plain = statistics.median(times["today"]), statistics.median(times["proposed"])
     ratio = lowered / plain
     row = {

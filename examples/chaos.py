@@ -9,7 +9,9 @@ reference backend) twice with the same seed, each time against a fresh mock subp
   request runs, and restarted on the same state directory and port;
 - once clean.
 
-It then prints both runs side by side (per iteration: reward, loss, grad_norm, kl and
+Both mocks serve the contract's proposals (``--service proposed``): the run's exactness
+rests on their idempotency (chunk groups, ``Idempotency-Key``), which today's service
+lacks. It then prints both runs side by side (per iteration: reward, loss, grad_norm, gap and
 the first sample) and whether the metrics, the samples and the final weights'
 fingerprint (the SHA-256 of exact log-probabilities of a fixed probe, plus the saved
 checkpoint's step) are bit-identical. Exit status 0 only when they are. Run from the
@@ -48,9 +50,9 @@ from tests.faults.proxy import Fault, FaultProxy
 REPO = Path(__file__).resolve().parent.parent
 PREFIX = Settings(state_dir=Path(".")).prefix
 STARTUP_TIMEOUT_S = 120.0
-# What the demo's loop sends per iteration: generate, two forwards, forward-backward,
-# step, sync-weights.
-REQUESTS_PER_ITERATION = 6
+# What the demo's loop sends per iteration: generate, the policy's forward,
+# forward-backward, step, sync-weights.
+REQUESTS_PER_ITERATION = 5
 # Where random faults land: the loop's routes and its polls.
 FAULT_MARKERS = (
     b"/generate",
@@ -97,7 +99,7 @@ class Outcome:
 
 def row(stats: IterationStats) -> tuple[str, ...]:
     """An iteration's metrics and sample, exactly (``repr`` keeps every bit, and NaN)."""
-    numbers = (stats.reward, stats.loss, stats.grad_norm, stats.kl)
+    numbers = (stats.reward, stats.loss, stats.grad_norm, stats.gap)
     return (str(stats.iteration), *(repr(x) for x in numbers), stats.sample)
 
 
@@ -140,6 +142,7 @@ class RestartableMock:
             sys.executable, "-m", "arctic_rl_mock", "--port", str(self.port),
             "--backend", self.settings.backend, "--state-dir", str(self.state_dir),
             "--request-latency", str(self.settings.request_latency_s), "--log-level", "warning",
+            "--service", "proposed",
         ]  # fmt: skip
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(

@@ -31,6 +31,14 @@ def _no_routing() -> Iterator[None]:
 
 
 @pytest.fixture
+def live_mock(live_mock_factory: Any) -> Any:
+    """A canned mock serving the contract's proposals: what these tests were written
+    against (today's service, the mock's default, has its own: test_today_service.py and
+    the replays in test_integrations.py)."""
+    return live_mock_factory("canned", service="proposed")
+
+
+@pytest.fixture
 def endpoint(live_mock: Any, monkeypatch: pytest.MonkeyPatch) -> Endpoint:
     """The mock server over real HTTP (canned backend), its token in the named env var."""
     monkeypatch.setenv(PAT_ENV, live_mock.token)
