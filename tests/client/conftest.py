@@ -39,6 +39,12 @@ def live_mock(live_mock_factory: Any) -> Any:
 
 
 @pytest.fixture
+def live_reference_mock(live_mock_factory: Any) -> Any:
+    """A reference-backend mock serving the contract's proposals (see `live_mock`)."""
+    return live_mock_factory("reference", service="proposed")
+
+
+@pytest.fixture
 def endpoint(live_mock: Any, monkeypatch: pytest.MonkeyPatch) -> Endpoint:
     """The mock server over real HTTP (canned backend), its token in the named env var."""
     monkeypatch.setenv(PAT_ENV, live_mock.token)
