@@ -272,20 +272,11 @@ class AsyncArcticRLClient:
         """Today's ``forward`` operation: ``body`` (Cortex form, sent as given) split by rows
         under its size caps, each part at least as many rows as training GPUs; the parts'
         answers joined, as ``{"model_outputs", "metrics"}``."""
-        import asyncio
-
-        from cortex_gs_client.models import OperationRequest
-
-        from arctic_rl._forward_op import envelope, joined, outputs_of, row_parts
+        from arctic_rl._forward_op import send_forward
 
         job_id = self._require_job_id()
-        frames = row_parts(body, min_rows=max(1, self.config.training_gpus))
-        requests = [_model(OperationRequest, envelope(f, sub_job_id)) for f in frames]
-        answers = await asyncio.gather(*(self.service.run_operation(job_id, r) for r in requests))
-        parts = [outputs_of(answer) for answer in answers]
-        outputs = parts[0][0] if len(parts) == 1 else joined([p[0] for p in parts])
-        timing = (answers[-1] or {}).get(TIMING_KEY) if isinstance(answers[-1], Mapping) else None
-        return self._answer({"model_outputs": outputs, "metrics": parts[0][1], TIMING_KEY: timing})
+        min_rows = max(1, self.config.training_gpus)
+        return self._answer(await send_forward(self.service, job_id, body, sub_job_id, min_rows))
 
     async def step(self, learning_rate: float | None = None) -> dict[str, Any]:
         from cortex_gs_client.models import StepRequest

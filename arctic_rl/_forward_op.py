@@ -12,15 +12,29 @@ parts' answers are joined in order. An answer is ``{job_id, logprobs}`` or a
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arctic_rl import wire
 from arctic_rl._errors import NotServedError, UnexpectedAnswerError
+from arctic_rl._timing import TIMING_KEY
 
-__all__ = ["FRAME_CAP", "JSON_CAP", "envelope", "frame_cap", "joined", "outputs_of", "row_parts"]
+if TYPE_CHECKING:
+    from arctic_rl._protocol import ServiceAPI
+
+__all__ = [
+    "FRAME_CAP",
+    "JSON_CAP",
+    "envelope",
+    "frame_cap",
+    "joined",
+    "outputs_of",
+    "row_parts",
+    "send_forward",
+]
 
 JSON_CAP = 16 * 1024 * 1024
 FRAME_CAP = 60 * 1024 * 1024
@@ -129,3 +143,24 @@ def joined(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for part in parts[1:]:
         keys &= set(part)
     return {key: torch.cat([torch.as_tensor(p[key]) for p in parts]) for key in sorted(keys)}
+
+
+async def send_forward(
+    service: ServiceAPI,
+    job_id: str,
+    body: Mapping[str, Any],
+    sub_job_id: str | None,
+    min_rows: int,
+) -> dict[str, Any]:
+    """``body`` through the forward operation, its row parts posted at once; their answers
+    joined as ``{"model_outputs", "metrics", "timing"}`` (the last part's figures)."""
+    from cortex_gs_client.models import OperationRequest
+
+    frames = row_parts(body, min_rows=min_rows)
+    requests = [OperationRequest.from_dict(envelope(f, sub_job_id)) for f in frames]
+    answers = await asyncio.gather(*(service.run_operation(job_id, r) for r in requests))
+    parts = [outputs_of(answer) for answer in answers]
+    outputs = parts[0][0] if len(parts) == 1 else joined([p[0] for p in parts])
+    last = answers[-1]
+    timing = last.get(TIMING_KEY) if isinstance(last, Mapping) else None
+    return {"model_outputs": outputs, "metrics": parts[0][1], TIMING_KEY: timing}

@@ -20,29 +20,19 @@ scattered back to the column the caller's token had.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arctic_rl._batch_checks import is_policy_loss
-from arctic_rl._errors import NotServedError, UnexpectedAnswerError
+from arctic_rl._errors import UnexpectedAnswerError
+from arctic_rl._loss_settings import Notes, check_temperature, first, grpo_config, refuse
 
 if TYPE_CHECKING:
     import torch
 
-__all__ = [
-    "Lowered",
-    "Notes",
-    "RowPlan",
-    "answered",
-    "check_temperature",
-    "grpo_config",
-    "lower_forward",
-    "lower_forward_backward",
-]
+__all__ = ["Lowered", "Notes", "RowPlan", "answered", "lower_forward", "lower_forward_backward"]
 
-log = logging.getLogger("arctic_rl")
 
 TODAY_POST = ["compute_logprobs"]
 ENTROPY_POST = "compute_entropy_and_logprobs"
@@ -54,39 +44,6 @@ GRPO_DEFAULTS: dict[str, Any] = {
 }
 GRPO_CONFIG = frozenset({*GRPO_DEFAULTS, "global_batch_size", "batch_num_tokens"})
 MODEL_INPUTS = ("input_ids", "attention_mask", "position_ids")
-# verl's actor settings that are not loss settings: the client has nothing to map.
-_NOT_LOSS = frozenset(
-    {"ppo_epochs", "ppo_mini_batch_size", "ppo_micro_batch_size_per_gpu", "shuffle", "optim"}
-)
-
-
-@dataclass
-class Notes:
-    """Log lines said once per client: what the lowering accepted and why (never silent)."""
-
-    said: set[str] = field(default_factory=set)
-
-    def once(self, key: str, message: str) -> None:
-        if key not in self.said:
-            self.said.add(key)
-            log.info("arctic_rl: %s", message)
-
-
-def _first(mapping: Mapping[str, Any], *keys: str) -> Any:
-    return next((mapping[k] for k in keys if mapping.get(k) is not None), None)
-
-
-def _number(value: Any) -> float:
-    item = getattr(value, "item", None)
-    return float(item() if callable(item) else value)
-
-
-def _refuse(setting: str, why: str, fix: str) -> NotServedError:
-    return NotServedError(
-        f"today's Cortex service cannot honour {setting}: {why}; {fix}",
-        code="not_served",
-        details=[{"setting": setting}],
-    )
 
 
 # -- rows --------------------------------------------------------------------------------
@@ -184,113 +141,6 @@ def _shifted(token_aligned: torch.Tensor) -> torch.Tensor:
     return out
 
 
-# -- the loss ----------------------------------------------------------------------------
-
-
-def _kl_term(actor: Mapping[str, Any], tensors: Mapping[str, Any], notes: Notes) -> None:
-    coef = _first(actor, "kl_loss_coef", "kl_coef")
-    wanted = bool(actor.get("use_kl_loss")) or tensors.get("ref_log_prob") is not None
-    if not wanted:
-        return
-    if coef is not None and _number(coef) == 0.0:
-        notes.once("kl0", "use_kl_loss with kl_loss_coef 0 adds nothing: no KL term is sent")
-        return
-    raise _refuse(
-        "use_kl_loss (a KL loss term against the reference model)",
-        "its grpo has no KL term",
-        "set actor_rollout_ref.actor.use_kl_loss=false (verl) or trainer.algorithm.use_kl_loss="
-        "false (SkyRL), or put the KL penalty in the reward (algorithm.use_kl_in_reward)",
-    )
-
-
-def _clip(settings: Mapping[str, Any], notes: Notes) -> float:
-    low = _first(settings, "eps_clip", "clip_ratio_low", "clip_ratio")
-    high = _first(settings, "eps_clip_high", "clip_ratio_high", "clip_ratio")
-    low = GRPO_DEFAULTS["eps_clip"] if low is None else _number(low)
-    high = low if high is None else _number(high)
-    if abs(low - high) > 1e-12:
-        raise _refuse(
-            f"an asymmetric clip (clip_ratio_low {low}, clip_ratio_high {high})",
-            "its grpo clips the ratio to [1 - eps_clip, 1 + eps_clip]",
-            "set one clip_ratio (or clip_ratio_low = clip_ratio_high)",
-        )
-    dual = settings.get("clip_ratio_c")
-    if dual is not None:
-        notes.once(
-            "dual",
-            f"clip_ratio_c {dual} (verl's dual clip) is not sent: today's grpo has none; it "
-            "bounds only tokens whose ratio exceeds it, and the ratio is exactly 1 on a "
-            "single update from the policy's own log-probs",
-        )
-    return low
-
-
-def _importance_weights(weights: Any, notes: Notes) -> None:
-    import torch
-
-    if weights is None:
-        return
-    if isinstance(weights, torch.Tensor) and bool((weights == 1).all()):
-        notes.once("is1", "rollout_is_weights are all 1 (no correction): not sent")
-        return
-    raise _refuse(
-        "rollout_is_weights (rollout importance-sampling correction)",
-        "its grpo takes no per-token weights",
-        "turn the correction off (algorithm.rollout_is=false in verl)",
-    )
-
-
-def grpo_config(
-    meta: Mapping[str, Any], processing: Mapping[str, Any], tensors: Mapping[str, Any], notes: Notes
-) -> dict[str, Any]:
-    """grpo's ``processing.config`` from the frameworks' loss settings; a setting it cannot
-    honour is refused naming the fix, one without effect named in a log line."""
-    actor = dict(meta.get("actor_config") or {})
-    given = dict(processing.get("config") or {})
-    settings = {**actor, **given}
-    policy = dict(meta.get("policy_loss_config") or actor.get("policy_loss") or {})
-    mode = policy.get("loss_mode", "vanilla")
-    if mode != "vanilla":
-        raise _refuse(f"policy loss_mode {mode!r}", "its grpo is the vanilla PPO-clip loss",
-                      "set policy_loss.loss_mode=vanilla")  # fmt: skip
-    _kl_term(settings, tensors, notes)
-    weights = meta.get("rollout_is_weights")
-    _importance_weights(tensors.get("rollout_is_weights") if weights is None else weights, notes)
-    config = {
-        "eps_clip": _clip(settings, notes),
-        "loss_agg_mode": str(settings.get("loss_agg_mode") or GRPO_DEFAULTS["loss_agg_mode"]),
-        "entropy_coeff": _number(_first(settings, "entropy_coeff", "entropy_coef") or 0.0),
-    }
-    for key in ("global_batch_size", "batch_num_tokens"):
-        value = _first(given, key) if key in given else meta.get(key)
-        if value is not None:
-            config[key] = int(_number(value))
-    mapped = {"clip_ratio", "clip_ratio_low", "clip_ratio_high", "clip_ratio_c", "eps_clip_high",
-              "use_kl_loss", "kl_loss_coef", "kl_coef", "kl_loss_type", "entropy_coef",
-              "policy_loss", "loss_scale_factor"}  # fmt: skip
-    unknown = sorted(set(given) - GRPO_CONFIG - mapped)
-    if unknown:
-        raise _refuse(f"processing.config {unknown}", "its grpo reads only "
-                      f"{sorted(GRPO_CONFIG)}", "leave these settings out")  # fmt: skip
-    ignored = sorted(set(actor) - GRPO_CONFIG - mapped - _NOT_LOSS)
-    if ignored:
-        notes.once("actor", f"actor_config {ignored} are not loss settings grpo reads: not sent")
-    return config
-
-
-def check_temperature(meta: Mapping[str, Any]) -> None:
-    """Today's trainer scores at temperature 1.0 only (it has no apply_temperature)."""
-    value = meta.get("temperature")
-    if value is None or _number(value) == 1.0:
-        return
-    raise _refuse(
-        f"temperature {_number(value)}",
-        "its trainer scores at temperature 1.0 only (no apply_temperature post-processor)",
-        "sample at temperature 1.0 (generator.sampling_params.temperature in SkyRL, "
-        "actor_rollout_ref.rollout.temperature in verl)",
-    )
-
-
 # -- requests ----------------------------------------------------------------------------
 
 
@@ -329,7 +179,7 @@ def _require_model_inputs(tensors: Mapping[str, Any]) -> None:
     for name in ("input_ids", "attention_mask"):
         value = tensors.get(name)
         if not isinstance(value, torch.Tensor) or value.dim() != 2:
-            raise _refuse(f"a batch without a 2-D {name}", "rows are aligned by it",
+            raise refuse(f"a batch without a 2-D {name}", "rows are aligned by it",
                           f"send {name} [B, T]")  # fmt: skip
 
 
@@ -344,7 +194,7 @@ def lower_forward_backward(request: Mapping[str, Any], *, min_rows: int, notes: 
     check_temperature(meta)
     loss = processing.get("loss_fn")
     if not is_policy_loss(loss):
-        raise _refuse(f"loss_fn {loss!r}", "the legacy client lowers the GRPO family only",
+        raise refuse(f"loss_fn {loss!r}", "the legacy client lowers the GRPO family only",
                       "use the native client (AsyncArcticRLClient) for other losses")  # fmt: skip
     config = grpo_config(meta, processing, tensors, notes)
     if meta.get("dp_size") is not None:
@@ -407,7 +257,7 @@ def answered(
     log-probs are ``required=False``: its callers read the loss and metrics."""
     import torch
 
-    logprobs = _first(outputs, "logprobs", "log_probs")
+    logprobs = first(outputs, "logprobs", "log_probs")
     if logprobs is None and not required:
         return {}
     if logprobs is None:

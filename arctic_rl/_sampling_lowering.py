@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arctic_rl._errors import UnexpectedAnswerError
-from arctic_rl._lowering import Notes
+from arctic_rl._loss_settings import Notes
 
 __all__ = ["fan_out", "sampled_logprobs"]
 
