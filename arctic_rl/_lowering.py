@@ -240,12 +240,8 @@ def lower_forward(request: Mapping[str, Any], *, min_rows: int, notes: Notes) ->
     padded, rows = _padded_rows(model, min_rows)
     plan = RowPlan.of(padded["attention_mask"], rows)
     kwargs = _model_kwargs(padded, plan)
-    body = {
-        "args": [],
-        "kwargs": kwargs,
-        "context": {"input_ids": kwargs["input_ids"]},
-        "processing": {"post": list(TODAY_POST), "loss_fn": None},
-    }
+    # No context: a forward computes no loss (and input_ids twice would double the post).
+    body = {"args": [], "kwargs": kwargs, "processing": {"post": list(TODAY_POST), "loss_fn": None}}
     return Lowered(body, plan, _wants_entropy(request))
 
 

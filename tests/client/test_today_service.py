@@ -196,3 +196,60 @@ def test_a_skyrl_sized_batch_leaves_the_machine_against_today(
             assert len(body) <= JSON_CAP and wire.loads(frame)["kwargs"]["input_ids"].shape[0] >= 8
     finally:
         legacy.shutdown()
+
+
+def test_a_service_serving_the_proposals_is_found_once_and_keeps_its_budgets(
+    live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from arctic_rl import InvalidRequestError
+
+    mock = live_mock_factory("canned", service="proposed")
+    monkeypatch.setenv(PAT_ENV, mock.token)
+    recorder = Recorder()
+    with caplog.at_level(logging.INFO, logger="arctic_rl"):
+        legacy = legacy_client(mock, recorder, gpus=1)
+    try:
+        aio = legacy.client.aio
+        said = [r.getMessage() for r in caplog.records if "serves the contract's" in r.getMessage()]
+        assert aio.service_kind == "proposed" and len(said) == 1
+        assert aio.registries.losses is None  # the deployed backend's: left to the service
+        run(legacy.step())
+        assert _served_idempotency(legacy.client) is True
+        ids = torch.ones(64, 4096, dtype=torch.long)
+        train = {"input_ids": ids, "attention_mask": ids, "loss_mask": ids,
+                 "advantages": torch.ones(64, 4096)}  # fmt: skip
+        with pytest.raises(InvalidRequestError) as refused:
+            run(legacy.fwd_bwd({"batch": train, "processing": {"loss_fn": "verl_grpo"}}))
+        assert refused.value.code == "batch_over_budget" and refused.value.status is None
+        assert not recorder.bodies("/forward-backward")
+        assert [p for p, _ in recorder.sent].count(recorder.sent[0][0]) == 1  # asked once
+        assert recorder.sent[0][0].endswith("/capabilities")
+    finally:
+        legacy.shutdown()
+
+
+def test_the_yaml_setting_skips_the_question(
+    live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mock = live_mock_factory("canned", service="proposed")
+    monkeypatch.setenv(PAT_ENV, mock.token)
+    recorder = Recorder()
+    config = ArcticRLClientConfig(
+        backend="cortex",
+        model_name="tiny-byte-lm",
+        cortex={"base_url": mock.base_url, "pat_env": PAT_ENV, "service": "today"},
+    )
+    service = CortexService(mock.base_url, mock.token, long_poll_s=2, httpx_transport=recorder)
+    client = ArcticRLClient(config, service=service)
+    try:
+        assert client.aio.service_kind == "today"
+        assert not recorder.bodies("/capabilities")
+        assert _served_idempotency(client) is False
+    finally:
+        client.shutdown()
+
+
+def _served_idempotency(client: ArcticRLClient) -> bool:
+    from arctic_rl._cortex import _service_transport
+
+    return bool(_service_transport(client.aio.service._client).served_idempotency)
