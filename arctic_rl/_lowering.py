@@ -1,14 +1,14 @@
 """SkyRL's and verl's forward batches lowered onto today's Cortex service, and the answers
 put back in the callers' layouts: the one place the legacy client converts.
 
-What today's service reads (docs/lowering.md has the sources): stock ``grpo`` takes
+What today's service reads (docs/layout.md, "Against today's service"): stock ``grpo`` takes
 ``kwargs {input_ids, attention_mask, position_ids?}``, ``context {input_ids, advantages,
 loss_mask (bool), old_log_probs_shifted?}`` and ``processing {post: [compute_logprobs],
 loss_fn: grpo, config {eps_clip, loss_agg_mode, entropy_coeff, global_batch_size?,
 batch_num_tokens?}}``; no ``meta`` (so no ``dp_size``, which it would divide the loss
 by). Rows must be left-aligned (each row's tokens in its leading columns) and the
 answers come back in that aligned frame. A forward without gradients is the ``forward``
-operation (``forward_op``).
+operation (`_forward_op`).
 
 A request arrives here in the contract's layout (`integrations._layout` has converted the
 caller's): per-token inputs token-aligned and right-justified against ``input_ids``,
@@ -36,13 +36,6 @@ __all__ = ["Lowered", "Notes", "RowPlan", "answered", "lower_forward", "lower_fo
 
 TODAY_POST = ["compute_logprobs"]
 ENTROPY_POST = "compute_entropy_and_logprobs"
-# grpo's config keys (the published client's defaults for the first three).
-GRPO_DEFAULTS: dict[str, Any] = {
-    "eps_clip": 0.2,
-    "loss_agg_mode": "token-mean",
-    "entropy_coeff": 0.0,
-}
-GRPO_CONFIG = frozenset({*GRPO_DEFAULTS, "global_batch_size", "batch_num_tokens"})
 MODEL_INPUTS = ("input_ids", "attention_mask", "position_ids")
 
 

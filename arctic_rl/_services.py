@@ -1,13 +1,14 @@
 """Which Cortex service a client talks to: today's, as it runs, or one serving the proposals.
 
-The live service is narrower than its published description (docs/lowering.md): no
-``verl_grpo``, no ``apply_temperature`` or ``compute_entropy_and_logprobs``, no
-``/forward-no-grad``, no ``n``, no ``Idempotency-Key``. A client finds out once which one
-it talks to, from the proposed capabilities route (``GET {service}/capabilities``): a
-service serving the proposals answers it, today's answers 404. ``cortex.service`` in the
-yaml (``auto``, ``today``, ``proposed``) skips the question. What today's registers is
-read from the contract (``x-registries``), by name, so a request naming something it lacks
-is refused before it is sent.
+The live service is narrower than its published description (docs/layout.md, "Against
+today's service"): no ``verl_grpo``, no ``apply_temperature`` or
+``compute_entropy_and_logprobs``, no ``/forward-no-grad``, no ``n``, no
+``Idempotency-Key``. A client finds out once which one it talks to, from the proposed
+capabilities route (``GET {service}/capabilities``): a service serving the proposals
+answers it, today's answers 404. ``cortex.service`` in the yaml (``auto``, ``today``,
+``proposed``) skips the question. What today's registers is read from the contract
+(``x-registries``), by name, so a request naming something it lacks is refused before it
+is sent.
 """
 
 from __future__ import annotations

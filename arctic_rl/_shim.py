@@ -264,7 +264,7 @@ class LegacyCortexClient:
 
     @property
     def _lowers(self) -> bool:
-        """Whether requests are lowered onto today's service (docs/lowering.md)."""
+        """Whether requests are lowered onto today's service (docs/layout.md)."""
         return self._aio.service_kind == TODAY
 
     @property

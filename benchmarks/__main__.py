@@ -45,6 +45,7 @@ TABLE_COLUMNS = (
     "ref_median_ms",
     "floor_ms",
     "above_floor_ms",
+    "lowering_ms",
     "seconds",
     "total_s",
     "ref_seconds",
