@@ -121,11 +121,13 @@ class ArcticRLClient:
         return self.aio.last_timing
 
     start = _Blocking(AsyncArcticRLClient.start)
+    detect_service = _Blocking(AsyncArcticRLClient.detect_service)
     get_job = _Blocking(AsyncArcticRLClient.get_job)
     state = _Blocking(AsyncArcticRLClient.state)
     cancel = _Blocking(AsyncArcticRLClient.cancel)
     fwd_bwd = _Blocking(AsyncArcticRLClient.fwd_bwd)
     fwd_no_grad = _Blocking(AsyncArcticRLClient.fwd_no_grad)
+    forward = _Blocking(AsyncArcticRLClient.forward)
     step = _Blocking(AsyncArcticRLClient.step)
     generate = _Blocking(AsyncArcticRLClient.generate)
     log_probs = _Blocking(AsyncArcticRLClient.log_probs)

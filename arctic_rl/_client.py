@@ -24,7 +24,15 @@ from arctic_rl._requests import (
     plain_tokens,
     todays_job,
 )
-from arctic_rl._services import PROPOSED, TODAY, Registries, ServiceKind, announce, registries_of
+from arctic_rl._services import (
+    PROPOSED,
+    TODAY,
+    Registries,
+    ServiceKind,
+    announce,
+    contract_schemas,
+    registries_of,
+)
 from arctic_rl._sources import resolve_config
 from arctic_rl._timing import TIMING_KEY
 
@@ -136,6 +144,7 @@ class AsyncArcticRLClient:
                 proposals, how = setting == PROPOSED, f"cortex.service is {setting}"
             self.service.serving(proposals)
             self.service_kind = PROPOSED if proposals else TODAY
+            contract_schemas()  # what the checks before each call read, loaded now
             announce(self.service_kind, getattr(self.service, "base_url", "the service"), how)
         return self.service_kind
 

@@ -37,7 +37,9 @@ def _cfg(base_url: str, **cortex: object) -> ArcticRLClientConfig:
 @pytest.fixture
 def small_result_mock(live_mock_factory, monkeypatch):
     """A mock that sends anything over 4 KiB as result-chunk events of 4 KiB."""
-    mock = live_mock_factory("canned", inline_result_bytes=4096, result_chunk_bytes=4096)
+    mock = live_mock_factory(
+        "canned", service="proposed", inline_result_bytes=4096, result_chunk_bytes=4096
+    )
     monkeypatch.setenv(PAT_ENV, mock.token)
     return mock
 
@@ -83,7 +85,7 @@ async def test_reconnect_by_job_id_and_ended_jobs(live_mock, monkeypatch):
 
 
 async def test_request_over_body_limit_is_typed(live_mock_factory, monkeypatch):
-    mock = live_mock_factory("canned", max_body_bytes=512 * 1024)
+    mock = live_mock_factory("canned", service="proposed", max_body_bytes=512 * 1024)
     monkeypatch.setenv(PAT_ENV, mock.token)
     # chunk_bytes above the server's limit: the service answers 413, typed.
     async with await AsyncArcticRLClient.connect(

@@ -63,7 +63,10 @@ def test_no_server_listening_ends_after_the_first_contact_budget_with_one_line(c
     assert sum(waits[:-1]) <= FIRST_CONTACT_RETRY_S
     assert sum(waits) < 10
     for record in retries:
-        assert record.getMessage().startswith(f"arctic_rl: POST {url}/ failed (ConnectError(")
+        # The client's first call asks which service it is (the capabilities route).
+        assert record.getMessage().startswith(
+            f"arctic_rl: GET {url}/capabilities failed (ConnectError("
+        )
         assert "ConnectError" in record.getMessage()
 
 

@@ -55,7 +55,7 @@ Rows = dict[str, torch.Tensor]
 
 @pytest.fixture
 def reference_mock(live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    mock = live_mock_factory("reference")
+    mock = live_mock_factory("reference", service="proposed")  # the contract's layout
     monkeypatch.setenv(PAT_ENV, mock.token)
     return mock
 

@@ -85,6 +85,7 @@ class Tally(httpx.AsyncBaseTransport):
 def slow_mock(live_mock_factory: Callable[..., LiveMock]) -> LiveMock:
     return live_mock_factory(
         "canned",
+        service="proposed",
         request_latency_s=LATENCY_S,
         inline_result_bytes=RESULT_BYTES,
         result_chunk_bytes=RESULT_BYTES,

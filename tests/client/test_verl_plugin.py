@@ -88,7 +88,7 @@ def test_a_verl_without_remote_backends_keeps_import_verl_working():
 
 @pytest.fixture
 def reference_mock(live_mock_factory):
-    return live_mock_factory("reference")
+    return live_mock_factory("reference", service="proposed")
 
 
 def _job_status(mock, job_id: str) -> str:
