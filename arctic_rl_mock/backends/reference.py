@@ -262,8 +262,15 @@ class ReferenceBackend:
         job = self._job(job_id)
         view = TrainView.parse(batch, need_advantages=False)
         model = job.reference if wants_reference(batch) else job.policy
+        ids, attn, pos = self._inputs(view)
         with job.lock, torch.no_grad():
-            logits = model(*self._inputs(view))
+            # Row by row, as grpo trains: the same tokens score the same bits in both.
+            logits = torch.cat(
+                [
+                    model(ids[r : r + 1], attn[r : r + 1], None if pos is None else pos[r : r + 1])
+                    for r in range(ids.shape[0])
+                ]
+            )
             logp, entropy = shifted_logprobs(logits, view.targets.to(self.device))
         outputs: dict[str, Any] = {"logprobs": output_view(logp.cpu())}
         if wants(batch, "entropy"):
