@@ -85,17 +85,31 @@ def missing_input(section: str, key: str, present: Sequence[str], loss: str) -> 
     return refusal([section, key], f"loss {loss} needs {section}.{key}{hint}", "missing")
 
 
-def check_request(kind: str, value: Mapping[str, Any]) -> None:
+def check_request(kind: str, value: Mapping[str, Any], training_gpus: int = 1) -> None:
     """Refuse what today's service refuses before any model call (422)."""
     if kind == _TRAINING:
         _check_processing(value, live_rules().post_processors, allow_loss=True)
         _check_grpo_inputs(value)
-        check_left_aligned(value)
     elif kind == _FORWARD:
         _check_processing(value, live_rules().forward_post_processors, allow_loss=False)
+    if kind in (_TRAINING, _FORWARD):
         check_left_aligned(value)
+        _check_rows(value, training_gpus)
     elif kind in _GENERATIONS:
         _check_sampling_params(value)
+
+
+def _check_rows(value: Mapping[str, Any], training_gpus: int) -> None:
+    """A batch needs at least as many rows as the training sub-job has GPUs."""
+    kwargs = value.get("kwargs")
+    ids = kwargs.get("input_ids") if isinstance(kwargs, Mapping) else None
+    if isinstance(ids, torch.Tensor) and ids.dim() == 2 and ids.shape[0] < training_gpus:
+        raise refusal(
+            ["kwargs", "input_ids"],
+            f"{ids.shape[0]} rows for {training_gpus} training GPUs: a batch needs at least "
+            "one row per GPU",
+            "too_few_rows",
+        )
 
 
 def _processing(value: Mapping[str, Any]) -> Mapping[str, Any]:

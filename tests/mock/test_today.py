@@ -309,3 +309,9 @@ def test_a_config_live_loads_runs(today: MockApi) -> None:
     body = job_body(attn_implementation="flash_attention_3", ds_config=DS_OK)
     job_id = today.http.post("/", json=body).json()["job_id"]
     assert settled(today, job_id)["status"] == "running"
+
+
+def test_fewer_rows_than_training_gpus_are_refused(today: MockApi) -> None:
+    job_id = today.create_job(n_gpus=4)
+    message = refused(submit(today, job_id, grpo_frame()), "kwargs", "input_ids")
+    assert "2 rows for 4 training GPUs" in message
