@@ -41,6 +41,7 @@ class LiveRules:
     grpo_context: tuple[str, ...]
     grpo_config: tuple[str, ...]
     sampling_params: tuple[str, ...]
+    proposed_metrics: tuple[str, ...]
 
 
 def _today(entries: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
@@ -63,6 +64,11 @@ def live_rules() -> LiveRules:
         grpo_context=tuple(grpo["context_required"]),
         grpo_config=tuple(grpo["config"]),
         sampling_params=tuple(name for name in engine["names"] if name not in engine["not_today"]),
+        proposed_metrics=tuple(
+            name
+            for name, node in schemas["TrainMetrics"]["properties"].items()
+            if node.get("x-status") == "proposed"
+        ),
     )
 
 
@@ -187,14 +193,16 @@ def _check_sampling_params(value: Mapping[str, Any]) -> None:
 
 def _training_answer(result: dict[str, Any]) -> dict[str, Any]:
     """Log-probs as nested lists under ``post_process_outputs`` (rectangular, full width);
-    no entropy; only the metrics today's grpo reports."""
+    no entropy; none of the proposed metrics (grpo's own, such as ``importance_weight``
+    and ``clip_ratio``, stay)."""
     outputs = result.get("post_process_outputs") or {}
     shaped: dict[str, Any] = {}
     logprobs = outputs.get("logprobs")
     if isinstance(logprobs, torch.Tensor):
         shaped["logprobs"] = logprobs.tolist()
     answer = {k: v for k, v in result.items() if k not in ("post_process_outputs", "metrics")}
-    answer["metrics"] = {}
+    metrics = result.get("metrics") or {}
+    answer["metrics"] = {k: v for k, v in metrics.items() if k not in live_rules().proposed_metrics}
     answer["post_process_outputs"] = shaped
     return answer
 

@@ -315,3 +315,24 @@ def test_fewer_rows_than_training_gpus_are_refused(today: MockApi) -> None:
     job_id = today.create_job(n_gpus=4)
     message = refused(submit(today, job_id, grpo_frame()), "kwargs", "input_ids")
     assert "2 rows for 4 training GPUs" in message
+
+
+def test_step_one_pi_old_is_the_services_own_forward_bit_for_bit(
+    live_reference_mock: LiveMock,
+) -> None:
+    """On the reference backend, today's mode: the forward operation's log-probs, sent
+    back as old_log_probs_shifted, are grpo's own (ratio exactly 1); one column off, not."""
+    api = MockApi(live_reference_mock)
+    job_id = api.create_job()
+    accepted = forward_operation(api, job_id, forward_frame(["compute_logprobs"]))
+    own = api.result(job_id, accepted.json()["request_id"])["logprobs"]
+    frame = grpo_frame()
+    frame["context"]["old_log_probs_shifted"] = own
+    trained = api.result(job_id, submit(api, job_id, frame).json()["request_id"])
+    answered = torch.tensor(trained["post_process_outputs"]["logprobs"], dtype=torch.float32)
+    assert torch.equal(answered, own)
+    assert trained["metrics"] == {"importance_weight": 1.0, "clip_ratio": 0.0}
+    frame["context"]["old_log_probs_shifted"] = torch.roll(own, 1, dims=1)
+    off = api.result(job_id, submit(api, job_id, frame).json()["request_id"])
+    assert off["metrics"]["importance_weight"] != 1.0
+    api.close()
