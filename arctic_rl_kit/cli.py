@@ -32,6 +32,7 @@ from arctic_rl_kit.kit import Kit
 from arctic_rl_kit.preflight import PreflightFailed, preflight
 from arctic_rl_kit.probes import Probes
 from arctic_rl_kit.report import Report
+from arctic_rl_kit.served import probe_proposals
 from arctic_rl_kit.target import Target, TargetError
 
 EXIT_CONFORMS, EXIT_DEPARTS, EXIT_CANNOT_RUN = 0, 1, 2
@@ -121,6 +122,8 @@ def execute(
         return EXIT_CANNOT_RUN, report
     for result in report.operations.values():
         print(f"{result.verdict:>28}  {result.operation:<20} {result.label}")
+    for served in report.served:
+        print(f"{served.verdict:>28}  proposal {served.proposal:<11} {served.evidence}")
     print(f"contract-check: report in {md} and {xml}")
     return (EXIT_CONFORMS if report.conforms else EXIT_DEPARTS), report
 
@@ -130,6 +133,8 @@ def run(kit: Kit, report: Report, *, mode: str, job: str | None, model: str) -> 
     probes = Probes(kit)
     if job is not None:
         require_running(probes, job)
+    step("proposals: which ones the endpoint serves (harmless probes)")
+    report.served = probe_proposals(kit.target, job)
     step("authentication: no token, wrong token, wrong token type")
     report.add(probes.authentication())
     step("create_job refusals")

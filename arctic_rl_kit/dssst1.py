@@ -163,6 +163,30 @@ def small_batch(
     return value
 
 
+def today_batch(rows: int, prompt: int, response: int, *, seed: int = 0) -> dict[str, Any]:
+    """A forward-backward value as today's service takes it: stock grpo, its inputs in
+    ``context`` (``loss_mask`` boolean), rows left-aligned (here: no padding at all)."""
+    total = prompt + response
+    gen = torch.Generator().manual_seed(seed)
+    ids = torch.randint(32, 127, (rows, total), generator=gen)
+    loss_mask = torch.zeros(rows, total, dtype=torch.bool)
+    loss_mask[:, prompt - 1 : total - 1] = True  # the predictions of the response tokens
+    return {
+        "args": [],
+        "kwargs": {
+            "input_ids": ids,
+            "attention_mask": torch.ones(rows, total, dtype=torch.long),
+            "position_ids": torch.arange(total).repeat(rows, 1),
+        },
+        "context": {
+            "input_ids": ids,
+            "advantages": torch.randn(rows, total, generator=gen),
+            "loss_mask": loss_mask,
+        },
+        "processing": {"post": ["compute_logprobs"], "loss_fn": "grpo", "config": {}},
+    }
+
+
 def generate_request() -> st.SearchStrategy[dict[str, Any]]:
     """A GenerateRequest value: text or token-id prompts, shared or per-prompt params."""
     prompt = st.one_of(

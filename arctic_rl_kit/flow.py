@@ -27,7 +27,7 @@ from cortex_gs_client.models import OperationRequest
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, CortexService, wire
 from arctic_rl_kit import generated
-from arctic_rl_kit.dssst1 import small_batch
+from arctic_rl_kit.dssst1 import small_batch, today_batch
 from arctic_rl_kit.kit import Kit
 from arctic_rl_kit.probes import Probes
 from arctic_rl_kit.report import Finding
@@ -121,13 +121,19 @@ async def _steps(
     kit: Kit, client: AsyncArcticRLClient, flow: list[Finding], recorder: RecordingTransport
 ) -> None:
     """One of each call the issue names; each failure is recorded and the next one runs."""
-    forward = small_batch(32, 64, 64, seed=7)
+    # Today's view: stock grpo as today's service takes it; the full contract: its batch.
+    today = kit.contract.view == "today"
+    forward = today_batch(32, 64, 64, seed=7) if today else small_batch(32, 64, 64, seed=7)
     assert len(wire.dumps(forward)) > 2 * CHUNK_BYTES, "the batch must travel in several chunks"
     calls: list[tuple[str, str, Callable[[], Awaitable[Any]]]] = [
         (
             "forward_backward",
             "runs a chunked forward-backward",
-            lambda: client.fwd_bwd(forward["kwargs"], processing={"post": ["logprobs"]}),
+            lambda: (
+                client.fwd_bwd(forward)
+                if today
+                else client.fwd_bwd(forward["kwargs"], processing={"post": ["logprobs"]})
+            ),
         ),
         ("step", "runs an optimizer step", lambda: client.step(1e-6)),
         (

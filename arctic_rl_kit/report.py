@@ -12,6 +12,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arctic_rl_kit.served import Served
+from arctic_rl_kit.served import markdown as served_markdown
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -65,6 +68,7 @@ class Report:
     contract: str
     operations: dict[str, OperationResult] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    served: list[Served] = field(default_factory=list)  # which proposals the endpoint serves
     aborted: str | None = None  # why the run stopped before the end (the report is partial)
 
     def declare(self, operation: str, label: str, *, in_view: bool = True) -> None:
@@ -113,6 +117,8 @@ class Report:
                 f"| `{result.operation}` | `{result.label}` | {result.verdict} "
                 f"| {len(result.findings)} | {failing} |"
             )
+        if self.served:
+            lines += served_markdown(self.served)
         if self.departures:
             lines += ["", "## Departures"]
         for result in self.departures:

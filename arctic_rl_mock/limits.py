@@ -45,7 +45,7 @@ def check_request(settings: Settings, job: Mapping[str, Any], kind: str, value: 
     if not isinstance(value, Mapping):
         return  # its shape is the backend's to refuse
     if not settings.serves_proposals:
-        today.check_request(kind, value)
+        today.check_request(kind, value, training_gpus(job))
     if kind in _GENERATIONS or kind == "log_probs":
         _check_prompt_count(settings, value)
     if kind in _GENERATIONS and settings.serves_proposals:
@@ -62,6 +62,15 @@ def check_request(settings: Settings, job: Mapping[str, Any], kind: str, value: 
         _check_scored_lengths(value, limit)
     elif kind in _WIDTH_SOURCES:
         _check_input_width(value, limit)
+
+
+def training_gpus(job: Mapping[str, Any]) -> int:
+    """The GPUs of the job's training sub-job (1 when it names none)."""
+    for sub in job.get("sub_jobs") or ():
+        config = sub.get("training_config") if isinstance(sub, Mapping) else None
+        if isinstance(config, Mapping) and sub.get("job_type") == JobType.training:
+            return int(config.get("n_gpus") or 1)
+    return 1
 
 
 def max_seq_len(job: Mapping[str, Any], job_types: Sequence[str]) -> int | None:

@@ -41,6 +41,7 @@ class LiveRules:
     grpo_context: tuple[str, ...]
     grpo_config: tuple[str, ...]
     sampling_params: tuple[str, ...]
+    proposed_metrics: tuple[str, ...]
 
 
 def _today(entries: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
@@ -63,6 +64,11 @@ def live_rules() -> LiveRules:
         grpo_context=tuple(grpo["context_required"]),
         grpo_config=tuple(grpo["config"]),
         sampling_params=tuple(name for name in engine["names"] if name not in engine["not_today"]),
+        proposed_metrics=tuple(
+            name
+            for name, node in schemas["TrainMetrics"]["properties"].items()
+            if node.get("x-status") == "proposed"
+        ),
     )
 
 
@@ -85,17 +91,31 @@ def missing_input(section: str, key: str, present: Sequence[str], loss: str) -> 
     return refusal([section, key], f"loss {loss} needs {section}.{key}{hint}", "missing")
 
 
-def check_request(kind: str, value: Mapping[str, Any]) -> None:
+def check_request(kind: str, value: Mapping[str, Any], training_gpus: int = 1) -> None:
     """Refuse what today's service refuses before any model call (422)."""
     if kind == _TRAINING:
         _check_processing(value, live_rules().post_processors, allow_loss=True)
         _check_grpo_inputs(value)
-        check_left_aligned(value)
     elif kind == _FORWARD:
         _check_processing(value, live_rules().forward_post_processors, allow_loss=False)
+    if kind in (_TRAINING, _FORWARD):
         check_left_aligned(value)
+        _check_rows(value, training_gpus)
     elif kind in _GENERATIONS:
         _check_sampling_params(value)
+
+
+def _check_rows(value: Mapping[str, Any], training_gpus: int) -> None:
+    """A batch needs at least as many rows as the training sub-job has GPUs."""
+    kwargs = value.get("kwargs")
+    ids = kwargs.get("input_ids") if isinstance(kwargs, Mapping) else None
+    if isinstance(ids, torch.Tensor) and ids.dim() == 2 and ids.shape[0] < training_gpus:
+        raise refusal(
+            ["kwargs", "input_ids"],
+            f"{ids.shape[0]} rows for {training_gpus} training GPUs: a batch needs at least "
+            "one row per GPU",
+            "too_few_rows",
+        )
 
 
 def _processing(value: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -173,14 +193,16 @@ def _check_sampling_params(value: Mapping[str, Any]) -> None:
 
 def _training_answer(result: dict[str, Any]) -> dict[str, Any]:
     """Log-probs as nested lists under ``post_process_outputs`` (rectangular, full width);
-    no entropy; only the metrics today's grpo reports."""
+    no entropy; none of the proposed metrics (grpo's own, such as ``importance_weight``
+    and ``clip_ratio``, stay)."""
     outputs = result.get("post_process_outputs") or {}
     shaped: dict[str, Any] = {}
     logprobs = outputs.get("logprobs")
     if isinstance(logprobs, torch.Tensor):
         shaped["logprobs"] = logprobs.tolist()
     answer = {k: v for k, v in result.items() if k not in ("post_process_outputs", "metrics")}
-    answer["metrics"] = {}
+    metrics = result.get("metrics") or {}
+    answer["metrics"] = {k: v for k, v in metrics.items() if k not in live_rules().proposed_metrics}
     answer["post_process_outputs"] = shaped
     return answer
 

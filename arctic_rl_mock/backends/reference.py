@@ -41,6 +41,7 @@ from arctic_rl_mock.backends.common import (
     wants,
     wants_reference,
 )
+from arctic_rl_mock.backends.grpo import StockGrpoBatch, is_stock_grpo, run_stock_grpo
 from arctic_rl_mock.backends.losses import policy_loss, shifted_logprobs
 from arctic_rl_mock.backends.persist import Applied, SavedState, state_lost
 from arctic_rl_mock.backends.prompts import decode_tokens, encode_prompt, generation_rows
@@ -206,6 +207,8 @@ class ReferenceBackend:
     def forward_backward(self, job_id: str, batch: Mapping[str, Any]) -> dict[str, Any]:
         """Real loss, ``backward()`` into the policy's accumulated gradients."""
         job = self._job(job_id)
+        if is_stock_grpo(batch):
+            return self._stock_grpo(job_id, job, StockGrpoBatch.parse(batch))
         view = TrainView.parse(batch, need_advantages=True, default_loss_fn=job.settings.loss_fn)
         with job.lock:
             job.policy.train()
@@ -231,13 +234,43 @@ class ReferenceBackend:
                 "post_process_outputs": outputs,
             }
 
+    def _stock_grpo(self, job_id: str, job: _Job, batch: StockGrpoBatch) -> dict[str, Any]:
+        """Today's ``grpo``, row by row (:mod:`arctic_rl_mock.backends.grpo`)."""
+
+        def model(ids: torch.Tensor, attn: torch.Tensor, pos: torch.Tensor | None) -> Any:
+            pos = None if pos is None else pos.to(self.device)
+            return job.policy(ids.to(self.device), attn.to(self.device), pos)
+
+        def logprobs_of(logits: torch.Tensor, targets: torch.Tensor) -> Any:
+            return shifted_logprobs(logits, targets.to(self.device))
+
+        with job.lock:
+            job.policy.train()
+            loss, logp, metrics = run_stock_grpo(batch, model, logprobs_of)
+            job.losses.append(loss)
+            job.changed.add(GRADS)
+            return {
+                "job_id": job_id,
+                "avg_loss": sum(job.losses) / len(job.losses),
+                "loss": loss,
+                "metrics": metrics,
+                "post_process_outputs": {"logprobs": output_view(logp)},
+            }
+
     def forward_no_grad(self, job_id: str, batch: Mapping[str, Any]) -> dict[str, Any]:
         """Shifted logprobs and entropy from the policy or the frozen reference."""
         job = self._job(job_id)
         view = TrainView.parse(batch, need_advantages=False)
         model = job.reference if wants_reference(batch) else job.policy
+        ids, attn, pos = self._inputs(view)
         with job.lock, torch.no_grad():
-            logits = model(*self._inputs(view))
+            # Row by row, as grpo trains: the same tokens score the same bits in both.
+            logits = torch.cat(
+                [
+                    model(ids[r : r + 1], attn[r : r + 1], None if pos is None else pos[r : r + 1])
+                    for r in range(ids.shape[0])
+                ]
+            )
             logp, entropy = shifted_logprobs(logits, view.targets.to(self.device))
         outputs: dict[str, Any] = {"logprobs": output_view(logp.cpu())}
         if wants(batch, "entropy"):

@@ -832,7 +832,8 @@ class ModelKwargs(BaseModel):
     columns (`attention_mask` is ones, then zeros), padding after. The trainer packs rows
     and refuses a row with padding before a real token ("packing requires left-aligned
     rows"). Answers come back in that aligned frame: a client that aligned a caller's
-    left-padded rows puts every answer column back where the caller's row had it.
+    left-padded rows puts every answer column back where the caller's row had it. A batch
+    needs at least as many rows as the training sub-job has GPUs (`n_gpus`).
 
     """
 

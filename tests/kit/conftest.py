@@ -75,6 +75,14 @@ def clean_mock(tmp_path_factory: pytest.TempPathFactory, kit_token: str) -> Iter
 
 
 @pytest.fixture(scope="session")
+def proposed_mock(tmp_path_factory: pytest.TempPathFactory, kit_token: str) -> Iterator[LiveMock]:
+    """A mock serving the contract's proposals as well (the full contract)."""
+    state_dir = tmp_path_factory.mktemp("proposed")
+    with running_mock(state_dir, token=kit_token, service="proposed") as mock:
+        yield mock
+
+
+@pytest.fixture(scope="session")
 def departing_mock(tmp_path_factory: pytest.TempPathFactory, kit_token: str) -> Iterator[LiveMock]:
     """A mock that departs on purpose (the switch is read when the app is built)."""
     with pytest.MonkeyPatch.context() as patch:
@@ -124,12 +132,24 @@ def safe_run(
 
 
 @pytest.fixture(scope="session")
+def proposed_job(proposed_mock: LiveMock) -> str:
+    api = MockApi(proposed_mock)
+    try:
+        return api.create_job()
+    finally:
+        api.close()
+
+
+@pytest.fixture(scope="session")
 def proposals_run(
-    tmp_path_factory: pytest.TempPathFactory, clean_mock: LiveMock, running_job: str, token_env: str
+    tmp_path_factory: pytest.TempPathFactory,
+    proposed_mock: LiveMock,
+    proposed_job: str,
+    token_env: str,
 ) -> KitRun:
-    """Safe mode over the full contract (today plus proposals), on the same job."""
+    """Safe mode over the full contract (today plus proposals), on a mock serving them."""
     tmp = tmp_path_factory.mktemp("proposals")
-    return run_kit(tmp, clean_mock.base_url, "--job", running_job, "--with-proposals")
+    return run_kit(tmp, proposed_mock.base_url, "--job", proposed_job, "--with-proposals")
 
 
 @pytest.fixture(scope="session")

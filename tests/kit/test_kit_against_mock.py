@@ -190,3 +190,37 @@ def test_the_token_never_appears(
     # the reproductions use the variable instead (masked, not dropped)
     curls = [f.curl for r in departing_safe_run.report.departures for f in r.failures if f.curl]
     assert any(f"Authorization: Bearer ${{{PAT_ENV}}}" in curl for curl in curls)
+
+
+PROBED = (
+    "capabilities",
+    "forward_no_grad",
+    "log_probs",
+    "sync_weights",
+    "verl_grpo",
+    "apply_temperature",
+    "compute_entropy_and_logprobs",
+    "sampling_n",
+)
+
+
+def verdicts(run: KitRun) -> dict[str, str]:
+    return {served.proposal: served.verdict for served in run.report.served}
+
+
+def test_today_serves_no_proposal(safe_run: KitRun) -> None:
+    found = verdicts(safe_run)
+    assert {name: found[name] for name in PROBED} == dict.fromkeys(PROBED, "not served")
+    assert found["idempotency_key"] == found["cost_budgets"] == "not probed"
+    text = (safe_run.report_dir / "report.md").read_text()
+    assert "## Proposals served" in text and "`verl_grpo` | not served" in text
+
+
+def test_the_proposed_service_serves_each_one(proposals_run: KitRun) -> None:
+    found = verdicts(proposals_run)
+    assert {name: found[name] for name in PROBED} == dict.fromkeys(PROBED, "served")
+
+
+def test_without_a_job_the_job_probes_are_not_run(full_run: KitRun) -> None:
+    found = verdicts(full_run)
+    assert found["verl_grpo"] == "not probed" and found["forward_no_grad"] == "not served"

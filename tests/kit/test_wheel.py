@@ -76,12 +76,20 @@ def test_the_wheel_holds_only_our_packages_and_declares_the_kit_extra(wheel: Pat
 
 @pytest.mark.parametrize("view", ["today", "full"])
 def test_the_installed_console_script_checks_the_mock_to_a_report(
-    fresh_venv: Path, clean_mock: LiveMock, kit_token: str, tmp_path: Path, view: str
+    fresh_venv: Path,
+    clean_mock: LiveMock,
+    proposed_mock: LiveMock,
+    kit_token: str,
+    tmp_path: Path,
+    view: str,
 ) -> None:
+    """Today's view against the mock's default (today's service); the full contract against
+    a mock serving the proposals."""
+    mock = proposed_mock if view == "full" else clean_mock
     report_dir = tmp_path / "report"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env[PAT_ENV] = kit_token
-    argv = ["--url", clean_mock.base_url, "--pat-env", PAT_ENV, "--report-dir", str(report_dir)]
+    argv = ["--url", mock.base_url, "--pat-env", PAT_ENV, "--report-dir", str(report_dir)]
     if view == "full":
         argv.append("--with-proposals")
     done = subprocess.run(

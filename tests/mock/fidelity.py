@@ -76,6 +76,14 @@ def published_frame(bsz: int = 2, width: int = 10) -> dict[str, Any]:
     }
 
 
+def full_width(logprobs: Any) -> tuple[int, int]:
+    """Today's forward-backward log-probs: nested lists, rectangular; their (rows, width)."""
+    assert isinstance(logprobs, list) and all(isinstance(row, list) for row in logprobs)
+    widths = {len(row) for row in logprobs}
+    assert len(widths) == 1, widths
+    return len(logprobs), widths.pop()
+
+
 def bare(api: MockApi, job_id: str, route: str, value: Any) -> dict[str, Any]:
     """POST ``value`` as one bare DSSST1 frame and return the completed result."""
     response = api.http.post(f"/{job_id}/{route}", content=wire.dumps(value))
@@ -84,11 +92,18 @@ def bare(api: MockApi, job_id: str, route: str, value: Any) -> dict[str, Any]:
 
 
 def paged_forward_backward(
-    live_mock_factory: Callable[..., LiveMock], *, result_chunk_bytes: int, bsz: int, width: int
+    live_mock_factory: Callable[..., LiveMock],
+    *,
+    result_chunk_bytes: int,
+    bsz: int,
+    width: int,
+    service: str = "today",
 ) -> tuple[MockApi, str, str]:
     """A finished bare forward-backward on a mock that pages results above 1 KiB."""
     api = MockApi(
-        live_mock_factory(inline_result_bytes=1024, result_chunk_bytes=result_chunk_bytes)
+        live_mock_factory(
+            inline_result_bytes=1024, result_chunk_bytes=result_chunk_bytes, service=service
+        )
     )
     job_id = default_job(api, max_seq_len=width)  # the job takes sequences this wide
     frame = wire.dumps(published_frame(bsz=bsz, width=width))

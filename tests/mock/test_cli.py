@@ -112,3 +112,18 @@ def test_help_tells_published_client_users_to_run_without_auth(
     assert "``CortexConfig(base_url=...)``" in text
     assert "that path sends no token: run the mock with ``--no-auth`` for it" in text
     assert parse_args(["--request-latency", "0.2"]).request_latency == 0.2
+
+
+def test_cli_service_switch(tmp_path: Path) -> None:
+    """Today's service by default; ``--service proposed`` serves the proposals, and says so."""
+    assert parse_args([]).service == "today"
+    with pytest.raises(SystemExit):
+        parse_args(["--service", "tomorrow"])
+    proc, port = _spawn(tmp_path, "--no-auth", "--service", "proposed")
+    try:
+        _wait_up(port, proc, {})
+        answer = httpx.get(f"http://127.0.0.1:{port}{PREFIX}/capabilities")
+        assert answer.status_code == 200 and answer.json()["service"] == "proposed"
+    finally:
+        log = _stop(proc)
+    assert "proposed service" in log

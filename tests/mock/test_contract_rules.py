@@ -204,9 +204,10 @@ REFUSED_NAMES = ("forward-backward", "forward_backward", "fwd-no-grad", "generat
 
 
 @pytest.mark.parametrize("route", sorted(CHUNKED_ROUTES))
-def test_chunks_carry_their_routes_descriptor_operation(
-    api: MockApi, job_id: str, route: str
-) -> None:
+def test_chunks_carry_their_routes_descriptor_operation(proposed_api: MockApi, route: str) -> None:
+    """On the proposed service, which has the forward-no-grad route too."""
+    api = proposed_api
+    job_id = api.create_job()
     operation = CHUNK_OPERATIONS[CHUNKED_ROUTES[route]]
     value = {"prompts": ["hi"]} if route == "generate" else {"kwargs": {}}
     for name in (n for n in REFUSED_NAMES if n != operation):

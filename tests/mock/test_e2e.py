@@ -60,11 +60,11 @@ def test_job_walks_to_running_with_delays(live_mock_factory: Callable[..., LiveM
         assert http.get("/capacity").json()["in_use_gpus"] == 3
 
 
-def test_chunked_forward_backward_step_and_poll(api: MockApi) -> None:
-    job_id = api.create_job()
+def test_chunked_forward_backward_step_and_poll(proposed_api: MockApi) -> None:
+    job_id = proposed_api.create_job()
     chunks = chunks_of(train_batch(), "group-a")
     assert len(chunks) >= 3
-    responses = api.post_chunks(job_id, "forward-backward", chunks)
+    responses = proposed_api.post_chunks(job_id, "forward-backward", chunks)
     for i, response in enumerate(responses[:-1]):
         assert response.status_code == 200
         assert response.json() == {
@@ -76,7 +76,7 @@ def test_chunked_forward_backward_step_and_poll(api: MockApi) -> None:
         }
     assert responses[-1].status_code == 202
     request_id = responses[-1].json()["request_id"]
-    result = api.result(job_id, request_id)
+    result = proposed_api.result(job_id, request_id)
     assert set(result["metrics"]) >= {
         "grad_norm",
         "ppo_kl",
@@ -87,7 +87,7 @@ def test_chunked_forward_backward_step_and_poll(api: MockApi) -> None:
     }
     assert result["post_process_outputs"]["logprobs"].shape == (4, 12)
     assert result["post_process_outputs"]["entropy"].dtype == torch.float32
-    step = api.run(job_id, "step", {"learning_rate": 0.5})
+    step = proposed_api.run(job_id, "step", {"learning_rate": 0.5})
     assert step["global_steps"] == 1 and step["last_lr"] == 0.5
     assert set(step["metrics"]) >= {"grad_norm", "pg_loss"}
 
@@ -104,94 +104,99 @@ def test_every_response_carries_request_id(live_mock: LiveMock) -> None:
 
 
 # ------------------------------------------------------------------------- chunk groups
-def test_duplicated_chunk_group_executes_once(api: MockApi, live_mock: LiveMock) -> None:
-    job_id = api.create_job()
+def test_duplicated_chunk_group_executes_once(
+    proposed_api: MockApi, proposed_mock: LiveMock
+) -> None:
+    job_id = proposed_api.create_job()
     chunks = chunks_of(train_batch(), "dup-group")
-    first = api.post_chunks(job_id, "forward-backward", chunks)[-1].json()
-    again = api.post_chunks(job_id, "forward-backward", chunks)
+    first = proposed_api.post_chunks(job_id, "forward-backward", chunks)[-1].json()
+    again = proposed_api.post_chunks(job_id, "forward-backward", chunks)
     assert [r.status_code for r in again] == [200] * (len(chunks) - 1) + [202]
     assert again[-1].json() == first
-    assert api.http.post(f"/{job_id}/forward-backward", content=chunks[-1]).json() == first
-    api.result(job_id, first["request_id"])
-    assert executions(live_mock, job_id, "forward_backward") == 1
+    assert proposed_api.http.post(f"/{job_id}/forward-backward", content=chunks[-1]).json() == first
+    proposed_api.result(job_id, first["request_id"])
+    assert executions(proposed_mock, job_id, "forward_backward") == 1
 
 
-def test_chunk_group_rules(api: MockApi) -> None:
-    job_id = api.create_job()
+def test_chunk_group_rules(proposed_api: MockApi) -> None:
+    job_id = proposed_api.create_job()
     chunks = chunks_of(train_batch(), "rules")
     route = f"/{job_id}/forward-backward"
-    late = api.http.post(route, content=chunks[1])
+    late = proposed_api.http.post(route, content=chunks[1])
     assert late.status_code == 409 and late.json()["code"] == "chunk_group_restart_required"
-    assert api.http.post(route, content=chunks[0]).status_code == 200
-    assert api.http.post(route, content=chunks[0]).status_code == 200  # same bytes: harmless
+    assert proposed_api.http.post(route, content=chunks[0]).status_code == 200
+    assert (
+        proposed_api.http.post(route, content=chunks[0]).status_code == 200
+    )  # same bytes: harmless
     other = chunks_of(train_batch(seed=1), "rules")
-    clash = api.http.post(route, content=other[0])
+    clash = proposed_api.http.post(route, content=other[0])
     assert clash.status_code == 409 and clash.json()["code"] == "chunk_group_conflict"
-    gap = api.http.post(route, content=chunks[-1])
+    gap = proposed_api.http.post(route, content=chunks[-1])
     assert gap.status_code == 409 and gap.json()["code"] == "chunk_group_missing_chunks"
     missing = {issue["loc"][-1] for issue in gap.json()["details"]}
     assert missing == set(range(1, len(chunks) - 1))
-    wrong_route = api.http.post(f"/{job_id}/forward-no-grad", content=chunks[1])
+    wrong_route = proposed_api.http.post(f"/{job_id}/forward-no-grad", content=chunks[1])
     assert wrong_route.status_code == 409
-    rest = api.post_chunks(job_id, "forward-backward", chunks[1:])
+    rest = proposed_api.post_chunks(job_id, "forward-backward", chunks[1:])
     assert rest[-1].status_code == 202
-    assert api.wait(job_id, rest[-1].json()["request_id"])["status"] == "done"
+    assert proposed_api.wait(job_id, rest[-1].json()["request_id"])["status"] == "done"
 
 
-def test_restart_in_the_middle_of_a_chunk_group(live_mock: LiveMock) -> None:
-    api = MockApi(live_mock)
-    job_id = api.create_job()
+def test_restart_in_the_middle_of_a_chunk_group(proposed_mock: LiveMock) -> None:
+    proposed_api = MockApi(proposed_mock)
+    job_id = proposed_api.create_job()
     chunks = chunks_of(train_batch(), "survives-restart")
     half = len(chunks) // 2
     assert all(
-        r.status_code == 200 for r in api.post_chunks(job_id, "forward-backward", chunks[:half])
+        r.status_code == 200
+        for r in proposed_api.post_chunks(job_id, "forward-backward", chunks[:half])
     )
-    api.close()
-    live_mock.restart()
-    api = MockApi(live_mock)
-    assert api.http.get(f"/{job_id}").json()["status"] == "running"
-    rest = api.post_chunks(job_id, "forward-backward", chunks[half:])
+    proposed_api.close()
+    proposed_mock.restart()
+    proposed_api = MockApi(proposed_mock)
+    assert proposed_api.http.get(f"/{job_id}").json()["status"] == "running"
+    rest = proposed_api.post_chunks(job_id, "forward-backward", chunks[half:])
     assert rest[0].json()["received_chunks"] == half + 1
     assert rest[-1].status_code == 202
-    result = api.result(job_id, rest[-1].json()["request_id"])
+    result = proposed_api.result(job_id, rest[-1].json()["request_id"])
     assert result["post_process_outputs"]["logprobs"].shape == (4, 12)
     # The finished group still resolves to the same request after another restart.
-    api.close()
-    live_mock.restart()
-    api = MockApi(live_mock)
-    replay = api.http.post(f"/{job_id}/forward-backward", content=chunks[-1])
+    proposed_api.close()
+    proposed_mock.restart()
+    proposed_api = MockApi(proposed_mock)
+    replay = proposed_api.http.post(f"/{job_id}/forward-backward", content=chunks[-1])
     assert replay.json() == rest[-1].json()
-    api.close()
+    proposed_api.close()
 
 
-def test_forward_no_grad_and_bare_or_chunked_generate(api: MockApi) -> None:
-    job_id = api.create_job()
+def test_forward_no_grad_and_bare_or_chunked_generate(proposed_api: MockApi) -> None:
+    job_id = proposed_api.create_job()
     batch = train_batch()
     del batch["kwargs"]["advantages"], batch["kwargs"]["old_log_probs"]
     batch["reference_model"] = True
-    out = api.run_frame(job_id, "forward-no-grad", batch, chunk_bytes=SMALL_CHUNK)
+    out = proposed_api.run_frame(job_id, "forward-no-grad", batch, chunk_bytes=SMALL_CHUNK)
     assert out["model_outputs"]["logprobs"].shape == (4, 12)
     request = {"prompts": ["hello", [104, 105]], "sampling_params": {"max_tokens": 4}}
-    bare = api.run_frame(job_id, "generate", request)
+    bare = proposed_api.run_frame(job_id, "generate", request)
     assert [len(r["token_ids"]) for r in bare["results"]] == [4, 4]
     chunks = chunks_of(request, "gen-group", payload=64, op="generate")
-    final = api.post_chunks(job_id, "generate", chunks)[-1]
+    final = proposed_api.post_chunks(job_id, "generate", chunks)[-1]
     assert final.status_code == 202
-    assert api.result(job_id, final.json()["request_id"]) == bare
+    assert proposed_api.result(job_id, final.json()["request_id"]) == bare
 
 
 # ------------------------------------------------------------------------- idempotency
-def test_idempotency_key_replay_and_conflict(api: MockApi) -> None:
-    job_id = api.create_job()
+def test_idempotency_key_replay_and_conflict(proposed_api: MockApi) -> None:
+    job_id = proposed_api.create_job()
     key = {"Idempotency-Key": "step-key-1"}
-    first = api.http.post(f"/{job_id}/step", json={"learning_rate": 0.1}, headers=key)
-    replay = api.http.post(f"/{job_id}/step", json={"learning_rate": 0.1}, headers=key)
+    first = proposed_api.http.post(f"/{job_id}/step", json={"learning_rate": 0.1}, headers=key)
+    replay = proposed_api.http.post(f"/{job_id}/step", json={"learning_rate": 0.1}, headers=key)
     assert first.status_code == replay.status_code == 202
     assert replay.json() == first.json()
-    clash = api.http.post(f"/{job_id}/step", json={"learning_rate": 0.2}, headers=key)
+    clash = proposed_api.http.post(f"/{job_id}/step", json={"learning_rate": 0.2}, headers=key)
     assert clash.status_code == 409 and clash.json()["error_code"] == "idempotency_key_conflict"
-    assert api.result(job_id, first.json()["request_id"])["global_steps"] == 1
-    assert api.run(job_id, "step", {})["global_steps"] == 2  # the replay did not step
+    assert proposed_api.result(job_id, first.json()["request_id"])["global_steps"] == 1
+    assert proposed_api.run(job_id, "step", {})["global_steps"] == 2  # the replay did not step
 
     body = {
         "sub_job_configs": [
@@ -203,8 +208,9 @@ def test_idempotency_key_replay_and_conflict(api: MockApi) -> None:
         ]
     }
     created = [
-        api.http.post("/", json=body, headers={"Idempotency-Key": "create-1"}) for _ in range(2)
+        proposed_api.http.post("/", json=body, headers={"Idempotency-Key": "create-1"})
+        for _ in range(2)
     ]
     assert created[0].json() == created[1].json()
-    jobs = api.http.get("/").json()["jobs"]
+    jobs = proposed_api.http.get("/").json()["jobs"]
     assert sum(j["job_id"] == created[0].json()["job_id"] for j in jobs) == 1

@@ -151,43 +151,51 @@ def test_checkpoints_save_list_load_delete(api: MockApi) -> None:
     )
 
 
-def test_operations_inline_and_async(api: MockApi) -> None:
-    job_id = api.create_job()
-    reset = api.http.post(f"/{job_id}/operation", json={"operation_type": "reset-prefix-cache"})
+def test_operations_inline_and_async(proposed_api: MockApi) -> None:
+    job_id = proposed_api.create_job()
+    reset = proposed_api.http.post(
+        f"/{job_id}/operation", json={"operation_type": "reset-prefix-cache"}
+    )
     assert reset.status_code == 200
     assert reset.json() == {"reset": True, "drained": True, "sub_job_ids": [f"{job_id}:sampling:0"]}
-    sync = api.http.post(
+    sync = proposed_api.http.post(
         f"/{job_id}/operation",
         json={"operation_type": "weight-sync", "payload": {"weight_format": "vllm"}},
     )
     assert sync.status_code == 202
-    result = api.result(job_id, sync.json()["request_id"])
+    result = proposed_api.result(job_id, sync.json()["request_id"])
     assert result == {
         "synced_sub_job_ids": [f"{job_id}:sampling:0"],
         "weight_format": "vllm",
         "version": 1,
     }
-    assert api.run(job_id, "sync-weights", {})["version"] == 2
+    assert proposed_api.run(job_id, "sync-weights", {})["version"] == 2
 
 
 # ------------------------------------------------------------------------- large results
 def test_large_result_is_paged_as_result_chunks(live_mock_factory: Callable[..., LiveMock]) -> None:
-    mock = live_mock_factory(inline_result_bytes=16 * 1024, result_chunk_bytes=4096)
-    api = MockApi(mock)
-    job_id = api.create_job(max_seq_len=300)  # the job takes the batch's 300-token width
+    mock = live_mock_factory(
+        inline_result_bytes=16 * 1024, result_chunk_bytes=4096, service="proposed"
+    )
+    proposed_api = MockApi(mock)
+    job_id = proposed_api.create_job(max_seq_len=300)  # the job takes the batch's 300-token width
     batch = train_batch(bsz=16, prompt=100, response=200)
-    responses = api.post_chunks(
+    responses = proposed_api.post_chunks(
         job_id, "forward-backward", chunks_of(batch, "big", payload=64 * 1024)
     )
     request_id = responses[-1].json()["request_id"]
-    status = api.wait(job_id, request_id)
+    status = proposed_api.wait(job_id, request_id)
     assert status["result"] == {} and status["status"] == "done"
     url = f"/{job_id}/requests/{request_id}"
-    first = api.http.get(url, params={"max_events": 3}).json()
-    again = api.http.get(url, params={"max_events": 3}).json()
+    first = proposed_api.http.get(url, params={"max_events": 3}).json()
+    again = proposed_api.http.get(url, params={"max_events": 3}).json()
     assert first["events"] == again["events"] and len(first["events"]) == 3
-    second = api.http.get(url, params={"max_events": 3, "cursor": first["next_cursor"]}).json()
-    repeat = api.http.get(url, params={"max_events": 3, "cursor": first["next_cursor"]}).json()
+    second = proposed_api.http.get(
+        url, params={"max_events": 3, "cursor": first["next_cursor"]}
+    ).json()
+    repeat = proposed_api.http.get(
+        url, params={"max_events": 3, "cursor": first["next_cursor"]}
+    ).json()
     assert second["events"] == repeat["events"]
     assert second["events"][0]["chunk_idx"] == 3
     event = first["events"][0]
@@ -195,9 +203,9 @@ def test_large_result_is_paged_as_result_chunks(live_mock_factory: Callable[...,
     assert hashlib.sha256(payload).hexdigest() == event["payload_sha256"]
     descriptor = wire.read_chunk(payload).descriptor
     assert descriptor is not None and descriptor.kind == "result_chunk"
-    result = api.result(job_id, request_id, max_events=5)
+    result = proposed_api.result(job_id, request_id, max_events=5)
     assert result["post_process_outputs"]["logprobs"].shape == (16, 300)
-    api.close()
+    proposed_api.close()
 
 
 def test_long_poll_returns_when_done(api: MockApi) -> None:
@@ -215,25 +223,27 @@ def test_long_poll_returns_when_done(api: MockApi) -> None:
     assert json.loads(json.dumps(status["result"]))["global_steps"] == 1
 
 
-def test_chunked_bad_frame_and_tampered_chunk_drop_the_group(api: MockApi) -> None:
-    job_id = api.create_job()
+def test_chunked_bad_frame_and_tampered_chunk_drop_the_group(proposed_api: MockApi) -> None:
+    job_id = proposed_api.create_job()
     route = f"/{job_id}/forward-backward"
     pickle_frame = (GOLDEN / "bad_pickle.bin").read_bytes() * 8
     chunking = wire.Chunking.for_payload(
         64, kind="request_chunk", chunk_group_id="bad-inside", bare_max_bytes=0
     )
     pickle_chunks = [bytes(chunk) for chunk in wire.split_chunks(pickle_frame, chunking)]
-    answers = api.post_chunks(job_id, "forward-backward", pickle_chunks)
+    answers = proposed_api.post_chunks(job_id, "forward-backward", pickle_chunks)
     assert answers[-1].status_code == 400 and answers[-1].json()["error_code"] == "pickle_refused"
-    late = api.http.post(route, content=pickle_chunks[1])
+    late = proposed_api.http.post(route, content=pickle_chunks[1])
     assert late.json()["code"] == "chunk_group_restart_required"  # the group was dropped
 
     chunks = chunks_of(train_batch(), "tampered")
     bad = bytearray(chunks[1])
     bad[-1] ^= 0xFF  # payload bytes sit at the end of a chunk frame
-    answers = api.post_chunks(job_id, "forward-backward", [chunks[0], bytes(bad), *chunks[2:]])
+    answers = proposed_api.post_chunks(
+        job_id, "forward-backward", [chunks[0], bytes(bad), *chunks[2:]]
+    )
     assert answers[-1].status_code == 400 and answers[-1].json()["error_code"] == "hash_mismatch"
-    again = api.post_chunks(job_id, "forward-backward", chunks)
+    again = proposed_api.post_chunks(job_id, "forward-backward", chunks)
     assert again[-1].status_code == 202
 
 

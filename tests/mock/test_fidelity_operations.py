@@ -25,21 +25,23 @@ from .fidelity import (
 
 
 # ----------------------------------------------------------------- operations
-def test_forward_operation_takes_a_base64_frame(api: MockApi) -> None:
-    job_id = default_job(api)
+def test_forward_operation_takes_a_base64_frame(proposed_api: MockApi) -> None:
+    job_id = default_job(proposed_api)
     frame = wire.dumps(published_frame())
     payload = {
         "payload_b64": base64.b64encode(frame).decode(),
         "content_type": "application/octet-stream",
     }
-    response = op(api, job_id, "forward", sub_job_id=f"{job_id}:training:0", payload=payload)
+    response = op(
+        proposed_api, job_id, "forward", sub_job_id=f"{job_id}:training:0", payload=payload
+    )
     assert response.status_code == 202
-    result = api.result(job_id, response.json()["request_id"])
+    result = proposed_api.result(job_id, response.json()["request_id"])
     assert result["model_outputs"]["logprobs"].shape == (2, 10)
-    broken = op(api, job_id, "forward", payload={"payload_b64": "not base64!"})
+    broken = op(proposed_api, job_id, "forward", payload={"payload_b64": "not base64!"})
     assert broken.status_code == 422
     assert broken.json()["detail"][0]["loc"] == ["body", "payload", "payload_b64"]
-    assert op(api, job_id, "forward", payload={}).status_code == 422
+    assert op(proposed_api, job_id, "forward", payload={}).status_code == 422
 
 
 def test_weight_sync_takes_cuda_ipc_and_low_memory(api: MockApi) -> None:
@@ -249,15 +251,15 @@ def test_export_links_download_the_checkpoints_files(api: MockApi) -> None:
 def test_max_events_above_512_is_capped_not_refused(
     live_mock_factory: Callable[..., LiveMock],
 ) -> None:
-    api, job_id, request_id = paged_forward_backward(
-        live_mock_factory, result_chunk_bytes=8, bsz=4, width=400
+    proposed_api, job_id, request_id = paged_forward_backward(
+        live_mock_factory, result_chunk_bytes=8, bsz=4, width=400, service="proposed"
     )
     url = f"/{job_id}/requests/{request_id}"
-    page = api.http.get(url, params={"max_events": 5000}).json()
+    page = proposed_api.http.get(url, params={"max_events": 5000}).json()
     assert len(page["events"]) == 512 and page["next_cursor"] == "ev-512"
-    rest = api.http.get(url, params={"max_events": 5000, "cursor": "ev-512"}).json()
+    rest = proposed_api.http.get(url, params={"max_events": 5000, "cursor": "ev-512"}).json()
     assert rest["next_cursor"] == "" and 0 < len(rest["events"]) <= 512
     chunks = [base64.b64decode(e["payload_b64"]) for e in page["events"] + rest["events"]]
     result = wire.loads(wire.join_chunks(chunks, kind="result_chunk"))
     assert result["post_process_outputs"]["logprobs"].shape == (4, 400)
-    api.close()
+    proposed_api.close()

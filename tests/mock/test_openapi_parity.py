@@ -27,6 +27,7 @@ from arctic_rl_mock.routing import build_router
 from arctic_rl_mock.settings import Settings
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
+TODAY_VIEW = Path(__file__).resolve().parents[2] / "generated" / "openapi" / "cortex_gs.today.yaml"
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
 
@@ -141,7 +142,8 @@ def contract() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def app_doc(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    settings = Settings(state_dir=tmp_path_factory.mktemp("openapi"), token="t")
+    """The app serving the proposals as well: the full contract."""
+    settings = Settings(state_dir=tmp_path_factory.mktemp("openapi"), token="t", service="proposed")
     return create_app(settings).openapi()
 
 
@@ -152,7 +154,16 @@ def test_app_matches_contract(contract: dict[str, Any], app_doc: dict[str, Any])
 def test_every_operation_is_served(contract: dict[str, Any], app_doc: dict[str, Any]) -> None:
     ids = {op["operationId"] for op in _operations(app_doc).values()}
     assert ids == {op["operationId"] for op in _operations(contract).values()}
-    assert len(ids) == 20
+    assert len(ids) == 21
+
+
+def test_todays_app_serves_todays_view(tmp_path: Path) -> None:
+    """By default the app serves exactly the operations of today's view of the contract."""
+    today = yaml.safe_load(TODAY_VIEW.read_text())
+    app = create_app(Settings(state_dir=tmp_path, token="t")).openapi()
+    served = {op["operationId"] for op in _operations(app).values()}
+    assert served == {op["operationId"] for op in _operations(today).values()}
+    assert not {"forward_no_grad", "log_probs", "sync_weights", "get_capabilities"} & served
 
 
 def test_app_document_has_no_dangling_refs(app_doc: dict[str, Any]) -> None:
@@ -169,6 +180,7 @@ def test_proposals_are_marked_in_the_app_document(
     proposed = sorted(k for k, op in _operations(contract).items() if op["proposed"])
     assert proposed == sorted(k for k, op in _operations(app_doc).items() if op["proposed"])
     assert [path for _, path in proposed] == [
+        "/capabilities",
         "/{job_id}/forward-no-grad",
         "/{job_id}/log-probs",
         "/{job_id}/sync-weights",

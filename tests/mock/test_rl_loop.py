@@ -58,13 +58,13 @@ def rollout_batch(
     }
 
 
-def test_grpo_loop_raises_reward(live_reference_mock: LiveMock) -> None:
-    api = MockApi(live_reference_mock)
-    job_id = api.create_job(seed=7, lr=1e-2, gradient_clipping=1.0)
+def test_grpo_loop_raises_reward(proposed_reference_mock: LiveMock) -> None:
+    proposed_api = MockApi(proposed_reference_mock)
+    job_id = proposed_api.create_job(seed=7, lr=1e-2, gradient_clipping=1.0)
     prompts = [p for p in PROMPTS for _ in range(GROUP)]
     rewards_per_iter: list[float] = []
     for _ in range(ITERATIONS):
-        generated = api.run_frame(
+        generated = proposed_api.run_frame(
             job_id,
             "generate",
             {"prompts": prompts, "sampling_params": {"max_tokens": MAX_TOKENS, "temperature": 1.0}},
@@ -81,53 +81,53 @@ def test_grpo_loop_raises_reward(live_reference_mock: LiveMock) -> None:
             (grouped - grouped.mean(1, keepdim=True)) / (grouped.std(1, keepdim=True) + 1e-6)
         ).view(-1)
         batch = rollout_batch(prompts, generated, advantages)
-        out = api.run_frame(job_id, "forward-backward", batch)
+        out = proposed_api.run_frame(job_id, "forward-backward", batch)
         # Old log-probs came from the synced sampler, so the policy starts each update on-policy.
         assert abs(out["metrics"]["ppo_kl"]) < 1e-3
         # The roll layout of the service's post-processors: [B, T], like input_ids.
         assert out["post_process_outputs"]["logprobs"].shape == batch["kwargs"]["input_ids"].shape
-        step = api.run(job_id, "step", {})
+        step = proposed_api.run(job_id, "step", {})
         assert step["metrics"]["grad_norm"] >= 0.0
-        api.run(job_id, "sync-weights", {})
+        proposed_api.run(job_id, "sync-weights", {})
     first, last = sum(rewards_per_iter[:5]) / 5, sum(rewards_per_iter[-5:]) / 5
     assert last > first + 0.3, rewards_per_iter
-    api.close()
+    proposed_api.close()
 
 
-def test_generation_changes_only_after_sync(live_reference_mock: LiveMock) -> None:
-    api = MockApi(live_reference_mock)
-    job_id = api.create_job(seed=3, lr=5e-2)
+def test_generation_changes_only_after_sync(proposed_reference_mock: LiveMock) -> None:
+    proposed_api = MockApi(proposed_reference_mock)
+    job_id = proposed_api.create_job(seed=3, lr=5e-2)
     request = {"prompts": ["abc"] * 4, "sampling_params": {"max_tokens": 8, "seed": 11}}
-    before = api.run_frame(job_id, "generate", request)
+    before = proposed_api.run_frame(job_id, "generate", request)
     prompts = ["abc"] * 4
     batch = rollout_batch(prompts, before["results"], torch.tensor([1.0, -1.0, 1.0, -1.0]))
     for _ in range(3):
-        api.run_frame(job_id, "forward-backward", batch)
-        api.run(job_id, "step", {})
-    assert api.run_frame(job_id, "generate", request) == before
-    assert api.run(job_id, "sync-weights", {})["version"] == 1
-    after = api.run_frame(job_id, "generate", request)
+        proposed_api.run_frame(job_id, "forward-backward", batch)
+        proposed_api.run(job_id, "step", {})
+    assert proposed_api.run_frame(job_id, "generate", request) == before
+    assert proposed_api.run(job_id, "sync-weights", {})["version"] == 1
+    after = proposed_api.run_frame(job_id, "generate", request)
     assert after["results"] != before["results"]
-    api.close()
+    proposed_api.close()
 
 
-def test_forward_no_grad_reference_model_stays_frozen(live_reference_mock: LiveMock) -> None:
-    api = MockApi(live_reference_mock)
-    job_id = api.create_job(seed=5, lr=5e-2)
+def test_forward_no_grad_reference_model_stays_frozen(proposed_reference_mock: LiveMock) -> None:
+    proposed_api = MockApi(proposed_reference_mock)
+    job_id = proposed_api.create_job(seed=5, lr=5e-2)
     prompts = ["xyz"] * 4
-    generated = api.run_frame(
+    generated = proposed_api.run_frame(
         job_id, "generate", {"prompts": prompts, "sampling_params": {"max_tokens": 6}}
     )
     batch = rollout_batch(prompts, generated["results"], torch.tensor([1.0, -1.0, 0.5, -0.5]))
     probe = {k: batch[k] for k in ("args", "meta")} | {"kwargs": dict(batch["kwargs"])}
-    ref0 = api.run_frame(job_id, "forward-no-grad", {**probe, "reference_model": True})
-    pol0 = api.run_frame(job_id, "forward-no-grad", probe)
+    ref0 = proposed_api.run_frame(job_id, "forward-no-grad", {**probe, "reference_model": True})
+    pol0 = proposed_api.run_frame(job_id, "forward-no-grad", probe)
     assert torch.allclose(ref0["model_outputs"]["logprobs"], pol0["model_outputs"]["logprobs"])
-    api.run_frame(job_id, "forward-backward", batch)
-    api.run(job_id, "step", {})
-    ref1 = api.run_frame(job_id, "forward-no-grad", {**probe, "reference_model": True})
-    pol1 = api.run_frame(job_id, "forward-no-grad", probe)
+    proposed_api.run_frame(job_id, "forward-backward", batch)
+    proposed_api.run(job_id, "step", {})
+    ref1 = proposed_api.run_frame(job_id, "forward-no-grad", {**probe, "reference_model": True})
+    pol1 = proposed_api.run_frame(job_id, "forward-no-grad", probe)
     assert torch.equal(ref1["model_outputs"]["logprobs"], ref0["model_outputs"]["logprobs"])
     assert not torch.allclose(pol1["model_outputs"]["logprobs"], pol0["model_outputs"]["logprobs"])
     assert wire.dumps(ref1) == wire.dumps(ref0)
-    api.close()
+    proposed_api.close()

@@ -37,7 +37,8 @@ class ForwardBackwardBatch:
                 columns (`attention_mask` is ones, then zeros), padding after. The trainer packs rows
                 and refuses a row with padding before a real token ("packing requires left-aligned
                 rows"). Answers come back in that aligned frame: a client that aligned a caller's
-                left-padded rows puts every answer column back where the caller's row had it.
+                left-padded rows puts every answer column back where the caller's row had it. A batch
+                needs at least as many rows as the training sub-job has GPUs (`n_gpus`).
             args (list[Any] | Unset): Positional arguments; normally empty.
             context (ForwardBackwardContext | Unset): Backend-owned loss inputs (an open backend contract: the deployed
                 training backend, not
