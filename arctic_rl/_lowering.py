@@ -3,19 +3,21 @@ put back in the callers' layouts: the one place the legacy client converts.
 
 What today's service reads (docs/layout.md, "Against today's service"): stock ``grpo`` takes
 ``kwargs {input_ids, attention_mask, position_ids?}``, ``context {input_ids, advantages,
-loss_mask (bool), old_log_probs_shifted?}`` and ``processing {post: [compute_logprobs],
-loss_fn: grpo, config {eps_clip, loss_agg_mode, entropy_coeff, global_batch_size?,
-batch_num_tokens?}}``; no ``meta`` (so no ``dp_size``, which it would divide the loss
-by). Rows must be left-aligned (each row's tokens in its leading columns) and the
+loss_mask (bool), old_log_probs_shifted?}`` (each ``[B, T]`` in the predicting-position
+frame: column ``k`` belongs to the prediction of token ``k + 1``) and ``processing {post:
+[compute_logprobs], loss_fn: grpo, config {eps_clip, loss_agg_mode, entropy_coeff,
+global_batch_size?, batch_num_tokens?}}``; no ``meta`` (so no ``dp_size``, which it would
+divide the loss by). Rows must be left-aligned (each row's tokens in its leading columns) and the
 answers come back in that aligned frame. A forward without gradients is the ``forward``
 operation (`_forward_op`).
 
 A request arrives here in the contract's layout (`integrations._layout` has converted the
 caller's): per-token inputs token-aligned and right-justified against ``input_ids``,
 answers in the roll layout (column ``i`` scores token ``i + 1``). So a row plan moves
-every token's values with the token, ``old_log_probs`` becomes ``old_log_probs_shifted``
-(column ``k`` of the aligned row scores its token ``k + 1``), and each answer column is
-scattered back to the column the caller's token had.
+every token's values with the token, each grpo input moves one column left into the
+predicting-position frame (``old_log_probs`` becomes ``old_log_probs_shifted``: column ``k``
+of the aligned row scores its token ``k + 1``), and each answer column is scattered back to
+the column the caller's token had.
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ def _full_width(value: Any, width: int) -> Any:
 
 def _shifted(token_aligned: torch.Tensor) -> torch.Tensor:
     """Token-aligned values (column ``j`` is token ``j``) in the predicting-position frame
-    (column ``k`` scores token ``k + 1``); the last column zero."""
+    (column ``k`` belongs to the prediction of token ``k + 1``); the last column zero."""
     import torch
 
     out = torch.zeros_like(token_aligned)
@@ -206,10 +208,11 @@ def lower_forward_backward(request: Mapping[str, Any], *, min_rows: int, notes: 
                    "GPUs) with rows that carry no loss")  # fmt: skip
     plan = RowPlan.of(padded["attention_mask"], rows)
     kwargs = _model_kwargs(padded, plan)
+    # Every grpo input in the predicting-position frame of the aligned rows.
     context: dict[str, Any] = {
         "input_ids": kwargs["input_ids"],
-        "advantages": plan.align(padded["advantages"]),
-        "loss_mask": plan.align(padded["loss_mask"]),
+        "advantages": _shifted(plan.align(padded["advantages"])),
+        "loss_mask": _shifted(plan.align(padded["loss_mask"])),
     }
     if "old_log_probs" in padded:
         context["old_log_probs_shifted"] = _shifted(plan.align(padded["old_log_probs"]))

@@ -83,9 +83,7 @@ def sent_pi_old(batch: dict[str, Any], layout: Any, notes: Notes) -> tuple[Any, 
     ids = lowered.body["kwargs"]["input_ids"]
     own = service_forward(ids, lowered.plan.valid)
     context = lowered.body["context"]
-    predicted = torch.zeros_like(context["loss_mask"])
-    predicted[:, :-1] = context["loss_mask"][:, 1:]  # column k scores token k + 1
-    return context["old_log_probs_shifted"], own, predicted
+    return context["old_log_probs_shifted"], own, context["loss_mask"]  # both: k scores k + 1
 
 
 def skyrl_pi_old_matches(notes: Notes, restore: Callable | None = None) -> bool:
@@ -135,10 +133,11 @@ def test_rows_are_left_aligned_and_every_input_moves_with_its_token() -> None:
         n = len(p) + len(r)
         assert ids[i, :n].tolist() == p + r and not ids[i, n:].any()
         assert mask[i].tolist() == [1] * n + [0] * (ids.shape[1] - n)
-        assert body["context"]["loss_mask"][i].tolist() == [False] * len(p) + [True] * len(r) + [
-            False
-        ] * (ids.shape[1] - n)
-        assert body["context"]["advantages"][i, len(p) : n].unique().numel() == 1
+        # Predicting frame: column k is the prediction of token k + 1.
+        predicts = [False] * (len(p) - 1) + [True] * len(r) + [False] * (ids.shape[1] - n + 1)
+        assert body["context"]["loss_mask"][i].tolist() == predicts
+        assert body["context"]["advantages"][i, len(p) - 1 : n - 1].unique().numel() == 1
+        assert not body["context"]["advantages"][i, n - 1 :].any()
     assert body["context"]["loss_mask"].dtype == torch.bool
     assert set(body) == {"args", "kwargs", "context", "processing"}  # no meta: no dp_size
     assert body["processing"] == {

@@ -160,8 +160,7 @@ def test_a_skyrl_step_reaches_today_as_it_runs_and_pi_old_is_its_own_forward(
             aio.forward({"args": [], "kwargs": rows, "context": context, "processing": plain})
         )
         own_lp = torch.as_tensor(own["model_outputs"]["logprobs"])
-        scored = torch.zeros_like(sent["context"]["loss_mask"])
-        scored[:, :-1] = sent["context"]["loss_mask"][:, 1:]
+        scored = sent["context"]["loss_mask"]  # predicting frame, as the log-probs
         assert int(scored.sum()) == sum(map(len, responses))
         assert torch.equal(sent["context"]["old_log_probs_shifted"][scored], own_lp[scored])
         step = run(legacy.step())
