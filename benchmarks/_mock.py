@@ -95,7 +95,7 @@ def running(
     tree: Path = REPO,
     no_auth: bool = False,
     request_latency_s: float = 0.0,
-    service: str | None = None,
+    service: str = "proposed",
     unbudgeted: bool = False,
 ) -> Iterator[Mock]:
     """Start the canned mock of ``tree`` on a free port; the token is in ``PAT_ENV`` meanwhile.
@@ -104,9 +104,11 @@ def running(
 
     ``no_auth`` is for the published client, whose ``base_url`` path sends no token; our
     client still sends one (the mock then ignores it). ``request_latency_s``: how long each
-    data-plane request computes (the mock's ``--request-latency``). ``service``: the
-    mock's ``--service`` (today's, its default, or ``proposed``); ``unbudgeted``: this
-    tree's mock without the proposed batch budget, for a row whose batch is over it.
+    data-plane request computes (the mock's ``--request-latency``). ``service``: which
+    service this tree's mock plays (``--service``): the contract's proposals, which the
+    rows measure, unless a row asks for ``today``'s (a baseline checkout's mock predates
+    the switch and plays the proposals); ``unbudgeted``: this tree's mock without the
+    proposed batch budget, for a row whose batch is over it.
     """
     token = secrets.token_urlsafe(24)
     port = free_port()
@@ -125,7 +127,7 @@ def running(
             "--database", DATABASE, "--schema", SCHEMA, "--log-level", "warning",
             *(["--no-auth"] if no_auth else []),
             *(["--request-latency", str(request_latency_s)] if request_latency_s else []),
-            *(["--service", service] if service else []),
+            *(["--service", service] if tree == REPO else []),
         ]  # fmt: skip
         with log.open("wb") as out:
             proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT)

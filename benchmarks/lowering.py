@@ -123,7 +123,7 @@ def run() -> list[dict[str, Any]]:
     with contextlib.ExitStack() as stack:
         clients: dict[str, Any] = {}
         # Each client reads its mock's token (in the one PAT_ENV) before the next starts.
-        for name, mock in (("today", running()),
+        for name, mock in (("today", running(service="today")),
                            ("proposed", running(service="proposed", unbudgeted=True))):  # fmt: skip
             started = stack.enter_context(mock)
             clients[name] = legacy_client(started.base_url, started.token_env, name)

@@ -46,7 +46,7 @@ from examples.demo_report import figure, save
 from examples.grpo_demo import DemoSettings, create_client, train
 from examples.mock_process import running_mock
 
-CALLS_PER_ITERATION = 6  # generate, two fwd_no_grad, fwd_bwd, step, sync_weights
+CALLS_PER_ITERATION = 5  # generate, fwd_no_grad, fwd_bwd, step, sync_weights
 DEFAULT_CALLS = 2000
 WINDOW_SHARE = 0.1  # the row compares the first and the last tenth of the calls
 PLOT_BIN = 100  # calls per latency point on the plot

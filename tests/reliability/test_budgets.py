@@ -91,7 +91,10 @@ def test_a_batch_just_over_the_budget_is_refused_before_any_work(
 ) -> None:
     """The reference backend at the contract's budget: one row more than it allows (about
     6 GiB of activations) is refused, and the mock's process did not grow."""
-    with mock_in_own_process(tmp_path / "state", backend="reference") as (api, server):
+    with mock_in_own_process(tmp_path / "state", backend="reference", service="proposed") as (
+        api,
+        server,
+    ):
         job_id = api.create_job()
         rows = MAX_BATCH_COST // MAX_SEQ_LEN**2 + 1
         value = batch(rows, MAX_SEQ_LEN)
@@ -106,7 +109,7 @@ def test_a_batch_just_over_the_budget_is_refused_before_any_work(
 
 
 def test_a_batch_just_under_a_budget_runs(live_mock_factory: Callable[..., LiveMock]) -> None:
-    api = MockApi(live_mock_factory("reference", max_batch_cost=4 * 16**2))
+    api = MockApi(live_mock_factory("reference", service="proposed", max_batch_cost=4 * 16**2))
     job_id = api.create_job()
     refused(post_frame(api, job_id, "forward-backward", batch(5, 16)), 422, "batch_over_budget")
     result = api.run_frame(job_id, "forward-backward", batch(4, 16))
@@ -115,7 +118,7 @@ def test_a_batch_just_under_a_budget_runs(live_mock_factory: Callable[..., LiveM
 
 
 def test_a_generation_just_over_the_budget_is_refused(tmp_path: Path) -> None:
-    with mock_in_own_process(tmp_path / "state") as (api, server):
+    with mock_in_own_process(tmp_path / "state", service="proposed") as (api, server):
         job_id = api.create_job()
         prompts, n = 1024, 64  # each at its own limit
         max_tokens = MAX_GENERATION_TOKENS // (prompts * n) + 1
@@ -134,7 +137,7 @@ def test_a_generation_just_over_the_budget_is_refused(tmp_path: Path) -> None:
 def test_a_generation_just_under_a_budget_runs(
     live_mock_factory: Callable[..., LiveMock],
 ) -> None:
-    api = MockApi(live_mock_factory(max_generation_tokens=4 * 2 * 8))
+    api = MockApi(live_mock_factory(service="proposed", max_generation_tokens=4 * 2 * 8))
     job_id = api.create_job()
     over = api.http.post(f"/{job_id}/generate", content=wire.dumps(generation(4, 2, 9)))
     refused(over, 422, "generation_over_budget")
@@ -149,9 +152,10 @@ def test_a_generation_just_under_a_budget_runs(
 
 
 async def test_the_client_checks_the_budgets_before_it_uploads(
-    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+    live_mock_factory: Callable[..., LiveMock], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Refused by the client itself: not one byte of either request reaches the service."""
+    live_mock = live_mock_factory(service="proposed")  # the budgets are a proposal
     monkeypatch.setenv(PAT_ENV, live_mock.token)
     async with FaultProxy(live_mock.port) as proxy:  # no faults: it records what passes
         base_url = proxy.url(live_mock.base_url, live_mock.port)
