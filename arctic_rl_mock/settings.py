@@ -11,7 +11,7 @@ from arctic_rl.wire import MAX_BODY_BYTES
 
 INLINE_RESULT_BYTES = 1024 * 1024
 # The JSON body of ``/operation`` (a ``forward`` carries its frame as base64): not chunked,
-# at most 16 MiB on the service.
+# at most 16 MiB on the service (the contract's ``x-max-json-bytes``; a test holds them equal).
 MAX_OPERATION_BODY_BYTES = 16 * 1024 * 1024
 # A body this small is joined and parsed on the event loop: that takes microseconds, less
 # than a hop to a worker thread and back; a larger one is handled in a thread.

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
+import yaml
 
 from arctic_rl import wire
+from arctic_rl_mock.settings import Settings
 from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks
 
 from .fidelity import published_frame
 
 ROWS, WIDTH = 2, 10
+CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 
 
 @pytest.fixture
@@ -336,3 +340,9 @@ def test_step_one_pi_old_is_the_services_own_forward_bit_for_bit(
     off = api.result(job_id, submit(api, job_id, frame).json()["request_id"])
     assert off["metrics"]["importance_weight"] != 1.0
     api.close()
+
+
+def test_the_operation_cap_is_the_contracts() -> None:
+    contract = yaml.safe_load(CONTRACT.read_text())
+    payload = contract["components"]["schemas"]["ForwardOperationPayload"]
+    assert Settings.max_operation_body_bytes == payload["x-max-json-bytes"] == 16 * 1024 * 1024
