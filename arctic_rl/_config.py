@@ -121,6 +121,11 @@ class CortexConfig(BaseModel):
     allow_insecure_http: bool = Field(
         False, description="Allow plain http:// to a host other than loopback (token in clear)."
     )
+    allow_insecure_proxy: bool = Field(
+        False,
+        description="Allow a plain http:// proxy off loopback for a plain http:// URL "
+        "(the proxy sees the token in clear).",
+    )
     max_answer_bytes: int = Field(
         DEFAULT_MAX_ANSWER_BYTES,
         gt=0,
