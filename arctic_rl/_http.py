@@ -160,7 +160,8 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         ANSWER_MASK.set(self._mask)  # whatever reads this answer up the task masks with it
         retrying: Token[tuple[str, TokenMask] | None] | None = None
         first_contact = not self._reached
-        budget = RetryBudget(FIRST_CONTACT_RETRY_S if first_contact else self._retry_timeout)
+        seconds = min(FIRST_CONTACT_RETRY_S, self._retry_timeout)
+        budget = RetryBudget(seconds if first_contact else self._retry_timeout)
         try:
             try:
                 return await self._attempt(request, retried=False)

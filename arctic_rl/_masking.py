@@ -12,6 +12,7 @@ answer on its way up masks it with the right client's token.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
@@ -29,7 +30,9 @@ class TokenMask:
 
     def __init__(self, token: str) -> None:
         self._runs = frozenset(token[i : i + MIN_RUN] for i in range(len(token) - MIN_RUN + 1))
-        self._short = token if 0 < len(token) < MIN_RUN else None  # masked whole, if at all
+        # A token shorter than a run (a test's) is masked where it stands as a whole word.
+        word = rf"(?<![\w.~+/=-]){re.escape(token)}(?![\w.~+/=-])"
+        self._short = re.compile(word) if 0 < len(token) < MIN_RUN else None
 
     def __repr__(self) -> str:
         return "TokenMask(...)"
@@ -37,7 +40,7 @@ class TokenMask:
     def __call__(self, text: str) -> str:
         """``text`` with every stretch covered by a run of the token's characters masked."""
         if self._short is not None:
-            return text.replace(self._short, MASK)
+            return self._short.sub(MASK, text)
         if not self._runs or len(text) < MIN_RUN:
             return text
         spans: list[list[int]] = []

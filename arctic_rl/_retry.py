@@ -71,13 +71,13 @@ CHUNK_CONTENT_TYPE = "application/octet-stream"
 CANCEL_SUFFIX = ":cancel"  # documented as idempotent while cancelling or cancelled
 # How to find out whether a call whose answer was lost ran, by the route's last part.
 _HOW_TO_CHECK = {
-    "step": "look at the job's global_steps (get_job): one more than before means it ran",
+    "step": "the next step's global_steps (or a checkpoint's, global_stepN) tells: two more "
+    "than the last one seen means it ran",
     "save": "look at the job's checkpoints (list_checkpoints) for the one it would have made",
-    "load": "look at the job's global_steps (get_job): the checkpoint's means it ran",
-    "sync-weights": "look at the sampler's weight version in the job (get_job)",
+    "load": "the next step's global_steps tells whether the checkpoint was loaded",
     "": "look at the jobs (list_jobs) for one created just now",
 }
-_HOW_TO_CHECK_ANY = "look at the job (get_job) and its checkpoints before sending it again"
+_HOW_TO_CHECK_ANY = "look at the job (get_job) and its checkpoints (list_checkpoints)"
 
 
 def retry_wait(exc: BaseException) -> bool | float:
