@@ -299,7 +299,9 @@ def _error_objects(value: Any, depth: int = 0) -> Iterator[Mapping[str, Any]]:
         while (start := _JSON_START.search(value, index)) is not None:
             try:
                 decoded, index = decoder.raw_decode(value, start.start())
-            except ValueError:
+            except RecursionError:
+                return  # nested too deep here, and so from every later bracket inside it
+            except ValueError:  # not JSON, or an integer too long
                 index = start.start() + 1
                 continue
             yield from _error_objects(decoded, depth + 1)
