@@ -23,10 +23,17 @@ from pydantic import (
     PrivateAttr,
     SecretStr,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
-from arctic_rl._config_check import explain, key_lines, load_yaml, refuse_unknown
+from arctic_rl._config_check import (
+    explain,
+    key_lines,
+    load_yaml,
+    misplaced_variable_name,
+    refuse_unknown,
+)
 from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES
 from arctic_rl._errors import ConfigError
 
@@ -134,6 +141,18 @@ class CortexConfig(BaseModel):
     progress: bool = True
     progress_min_bytes: int = 16 * 1024 * 1024
     cancel_on_shutdown: bool = Field(True, description="Cancel the job we created on shutdown.")
+
+    @field_validator("pat_env")
+    @classmethod
+    def _variable_name(cls, value: str) -> str:
+        """The NAME of the token's variable, never the token (refused without an echo)."""
+        problem = misplaced_variable_name(value)
+        if problem is not None:
+            raise ValueError(
+                f"must be the NAME of the environment variable holding the PAT; "
+                f"the value given {problem}"
+            )
+        return value
 
     @model_validator(mode="before")
     @classmethod
