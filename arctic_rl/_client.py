@@ -326,6 +326,7 @@ def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> 
         max_answer_bytes=cortex.max_answer_bytes,
         allow_insecure_http=cortex.allow_insecure_http,
         allow_insecure_proxy=cortex.allow_insecure_proxy,
+        served_idempotency=cortex.served_idempotency,
         progress=ProgressFactory(cortex.progress, cortex.progress_min_bytes),
         poll={
             "adaptive": cortex.poll_adaptive,

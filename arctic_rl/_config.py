@@ -128,6 +128,12 @@ class CortexConfig(BaseModel):
     allow_insecure_http: bool = Field(
         False, description="Allow plain http:// to a host other than loopback (token in clear)."
     )
+    served_idempotency: bool = Field(
+        False,
+        description="The service recognises a call sent again by its Idempotency-Key (a "
+        "proposal today's service does not serve): only then is a call whose answer was lost "
+        "sent again.",
+    )
     allow_insecure_proxy: bool = Field(
         False,
         description="Allow a plain http:// proxy off loopback for a plain http:// URL "

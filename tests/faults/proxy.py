@@ -28,7 +28,7 @@ import itertools
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 Action = Literal["cut_request", "cut_response", "delay", "stall", "status", "swallow"]
 REASONS = {
@@ -232,13 +232,3 @@ class FaultProxy:
         writer.write(answer)
         await writer.drain()
         return True
-
-
-def serving_idempotency(config: Any) -> Any:
-    """The client's service for ``config``, told that the service (the mock) recognises a
-    call sent again by its Idempotency-Key, as a service serving the proposals does."""
-    from arctic_rl._client import _cortex_service
-
-    service = _cortex_service(config.cortex, None)
-    service.traits.served_idempotency = True
-    return service

@@ -4,7 +4,7 @@ retries run out, the client raises one clear typed error.
 The client talks to the live mock through :class:`FaultProxy`; "exactly once" is read
 from the mock's own store (its request records), not from what the client believes.
 The mock serves the proposed ``Idempotency-Key``, and the client is told so
-(``served_idempotency``): a step whose answer was lost is sent again with its key.
+(``cortex.served_idempotency``): a step whose answer was lost is sent again with its key.
 Against a service that does not serve it, see ``tests/hardening/test_outcome_unknown.py``.
 """
 
@@ -30,7 +30,7 @@ from arctic_rl import (
 )
 from arctic_rl_mock.testsupport.harness import LiveMock
 
-from .proxy import CODES, Fault, FaultProxy, serving_idempotency
+from .proxy import CODES, Fault, FaultProxy
 
 PAT_ENV = "ARCTIC_RL_FAULTS_PAT"
 FWD, STEP = b"/forward-backward", b"/step"
@@ -66,12 +66,13 @@ def session(live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch) -> Callable[..
                 "chunk_bytes": CHUNK_BYTES,
                 "read_timeout": READ_TIMEOUT * 8,
                 "progress": False,
+                "served_idempotency": True,
                 **cortex,
             }
             config = ArcticRLClientConfig(
                 backend="cortex", model_name="tiny-byte-lm", training_gpus=1, cortex=settings
             )
-            client = await AsyncArcticRLClient.connect(config, service=serving_idempotency(config))
+            client = await AsyncArcticRLClient.connect(config)
             try:
                 yield client, proxy
             finally:
