@@ -396,7 +396,7 @@ class CortexService:
                     plan.finished(first[0])
                     return outcome.value
             try:
-                async with asyncio.timeout_at(_loop_time(deadline)):  # a hung poll too
+                async with asyncio.timeout(self.poll_timeout):  # a hung poll too
                     while True:
                         outcome = await poll_once(self._poll, plan, tracker, deadline)
                         bar.status(tracker.state)
@@ -409,11 +409,6 @@ class CortexService:
                     f"request {request_id} still {tracker.state} after {self.poll_timeout:.0f} s",
                     code=tracker.state,
                 ) from None
-
-
-def _loop_time(monotonic: float) -> float:
-    """A `time.monotonic` instant on the running loop's clock."""
-    return asyncio.get_running_loop().time() + (monotonic - time.monotonic())
 
 
 class _Connection:

@@ -33,12 +33,9 @@ once per client and reused by every call; tests may put any other httpx transpor
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
-import zlib
 from contextvars import ContextVar, Token
-from typing import Any
 
 import httpx
 import stamina
@@ -51,17 +48,15 @@ from cortex_gs_contract import (
 )
 from pydantic import SecretStr
 
+from arctic_rl._answer_body import ACCEPT_ENCODING, read_capped, require_json, status_error
 from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, ServiceTraits
 from arctic_rl._errors import (
     URL_SETTINGS,
-    AnswerTooLargeError,
     APIConnectionError,
     APIStatusError,
     ArcticRLError,
     RedirectError,
-    UnexpectedAnswerError,
     add_remedy,
-    error_from_response,
 )
 from arctic_rl._masking import ANSWER_MASK, LAST_REQUEST_ID, TokenMask, mask_error
 from arctic_rl._retry import (
@@ -85,9 +80,6 @@ FIRST_CONTACT_RETRY_S = 5.0
 UNREACHABLE_CODE = "unreachable"
 CONNECTION_LOST_CODE = "connection_lost"
 UNREACHABLE_HINT = f"is the service running there? The URL comes from {URL_SETTINGS}"
-# The encodings this client can decompress under a cap; it asks for no others.
-ACCEPT_ENCODING = "gzip, deflate"
-_DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 _DROPPED_ANSWER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 # An attempt's deadline when the request carries no timeouts (a test's bare request).
 DEFAULT_ANSWER_S = 130.0
@@ -250,7 +242,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         """
         response.request = request  # as httpx's client would (a recording transport reads it)
         try:
-            body = await _read_capped(response, self._max_answer_bytes, deadline)
+            body = await read_capped(response, self._max_answer_bytes, deadline)
         finally:
             await response.aclose()
         timing = current_timing()
@@ -266,7 +258,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
             status, headers=headers, content=body, request=request, extensions=response.extensions
         )
         if status < 300:
-            _require_json(answer)
+            require_json(answer)
             LAST_REQUEST_ID.set(answer.headers.get(REQUEST_ID_HEADER))
             return answer
         if status < 400:
@@ -282,7 +274,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
             raise err
         if request.method == "DELETE" and retried and status == 404:
             return httpx.Response(204, request=request)  # our earlier try deleted it
-        err = _status_error(answer)
+        err = status_error(answer)
         if isinstance(err, APIStatusError):
             add_remedy(err, request.method, str(request.url), self._token_env)
         raise err
@@ -301,78 +293,6 @@ def _answer_seconds(request: httpx.Request) -> float:
     return sum(part for part in parts if part is not None) or DEFAULT_ANSWER_S
 
 
-async def _read_capped(response: httpx.Response, cap: int, deadline: AnswerDeadline) -> bytes:
-    """The whole answer, decompressed, never holding more than ``cap`` + 1 bytes of it."""
-    encoding = response.headers.get("content-encoding", "identity").strip().lower()
-    if response.is_stream_consumed:  # built whole in memory (a test's transport): decoded
-        if len(response.content) > cap:
-            raise _too_large(response, cap)
-        return response.content
-    decoder = None
-    if encoding not in ("", "identity"):
-        wbits = _DECODERS.get(encoding)
-        if wbits is None:
-            message = f"the answer is {encoding}-encoded; this client asked for {ACCEPT_ENCODING}"
-            raise _answer_error(UnexpectedAnswerError, response, "unsupported_encoding", message)
-        decoder = zlib.decompressobj(wbits)
-    body = bytearray()
-    async for raw in response.aiter_raw():
-        deadline.moved(len(raw))
-        if decoder is None:
-            body += raw
-        else:
-            try:
-                body += decoder.decompress(raw, cap + 1 - len(body))
-            except zlib.error as exc:
-                message = f"the {encoding} answer does not decompress: {exc}"
-                raise _answer_error(
-                    UnexpectedAnswerError, response, "bad_encoding", message
-                ) from exc
-            if decoder.unconsumed_tail:  # more output pending: past the cap whatever its size
-                raise _too_large(response, cap)
-        if len(body) > cap:
-            raise _too_large(response, cap)
-    return bytes(body)
-
-
-def _answer_error(
-    cls: type[UnexpectedAnswerError], response: httpx.Response, code: str, message: str
-) -> UnexpectedAnswerError:
-    """An answer outside what the contract allows, with its status and request id."""
-    return cls(
-        message,
-        status=response.status_code,
-        code=code,
-        request_id=response.headers.get(REQUEST_ID_HEADER),
-    )
-
-
-def _too_large(response: httpx.Response, cap: int) -> UnexpectedAnswerError:
-    message = (
-        f"the answer is larger than {cap} bytes once decompressed "
-        f"(cortex.max_answer_bytes); refusing it"
-    )
-    return _answer_error(AnswerTooLargeError, response, "answer_too_large", message)
-
-
-def _require_json(answer: httpx.Response) -> None:
-    """A success with a body carries JSON (a login page or proxy banner is not an answer)."""
-    content = answer.content
-    if not content.strip():
-        return
-    content_type = answer.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if content_type == "application/json" or content_type.endswith("+json"):
-        return
-    try:
-        json.loads(content)
-    except (ValueError, RecursionError):  # not JSON, too deep, or an integer too long
-        message = (
-            f"the service answered HTTP {answer.status_code} with {content_type or 'no type'}, "
-            f"not JSON: {content[:120]!r}"
-        )
-        raise _answer_error(UnexpectedAnswerError, answer, "not_json", message) from None
-
-
 def _key_mutating_call(request: httpx.Request) -> None:
     """One Idempotency-Key per logical JSON POST; retries resend this same request."""
     is_json = request.headers.get("content-type", "").startswith("application/json")
@@ -389,15 +309,6 @@ def _outlast_long_poll(request: httpx.Request) -> None:
     read = timeout.get("read")
     if read is not None:
         request.extensions["timeout"] = {**timeout, "read": read + float(held)}
-
-
-def _status_error(response: httpx.Response) -> Exception:
-    """The typed error of an error status; a body that does not parse is kept as text."""
-    try:
-        body: Any = response.json()
-    except (ValueError, RecursionError):  # not JSON, too deep, or an integer too long
-        body = response.text
-    return error_from_response(response.status_code, body, response.headers)
 
 
 def _httpx_transport(settings: ClientSettings) -> httpx.AsyncHTTPTransport:
