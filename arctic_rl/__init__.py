@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "JobFailedError": "arctic_rl._errors",
     "JobNotRunningError": "arctic_rl._errors",
     "NotFoundError": "arctic_rl._errors",
+    "OutcomeUnknownError": "arctic_rl._errors",
     "PayloadTooLargeError": "arctic_rl._errors",
     "RateLimitError": "arctic_rl._errors",
     "RedirectError": "arctic_rl._errors",
@@ -72,6 +73,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import JobFailedError as JobFailedError
     from arctic_rl._errors import JobNotRunningError as JobNotRunningError
     from arctic_rl._errors import NotFoundError as NotFoundError
+    from arctic_rl._errors import OutcomeUnknownError as OutcomeUnknownError
     from arctic_rl._errors import PayloadTooLargeError as PayloadTooLargeError
     from arctic_rl._errors import RateLimitError as RateLimitError
     from arctic_rl._errors import RedirectError as RedirectError

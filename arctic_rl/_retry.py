@@ -139,10 +139,10 @@ def outcome_unknown(request: httpx.Request, exc: Exception, key: str | None) -> 
     how = _HOW_TO_CHECK.get(route, _HOW_TO_CHECK_ANY)
     cause = str(exc) or type(exc).__name__
     message = (
-        f"{request.method} {request.url.path}: the request reached the service and its answer "
-        f"was lost ({type(exc).__name__}: {cause}); today's service does not recognise a call "
-        f"sent again (Idempotency-Key is a proposal there), so it was not resent and may or "
-        f"may not have run: {how}, and send it again only if it did not"
+        f"{request.method} {request.url.path}: the request reached the service and no answer "
+        f"says whether it ran ({type(exc).__name__}: {cause}); today's service does not "
+        f"recognise a call sent again (Idempotency-Key is a proposal there), so it was not "
+        f"resent and may or may not have run: {how}, and send it again only if it did not"
     )
     err = OutcomeUnknownError(
         message,
