@@ -88,3 +88,17 @@ async def test_a_proxys_credentials_reach_no_error_or_log(
         await service.aclose()
     for text in (str(caught.value), repr(caught.value.__dict__), caplog.text):
         assert PROXY_PASSWORD not in text and TOKEN not in text
+
+
+async def test_the_kits_preflight_never_sends_the_token_through_a_proxy_to_loopback(
+    live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arctic_rl_kit.contract import Contract
+    from arctic_rl_kit.preflight import preflight
+    from arctic_rl_kit.target import Target
+
+    async with HostileServer(recording_proxy) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.base_url.split("/api")[0])
+        target = Target(live_mock.base_url, "KIT_PAT", live_mock.token)
+        await asyncio.to_thread(preflight, target, Contract.load(with_proposals=False))
+    assert proxy.requests == []
