@@ -6,8 +6,8 @@ the rules it follows are here:
 - **What is retried**: connection failures and timeouts, 408, 429 and 5xx but 501 (a full
   disk's 507 included). Decided from the status alone, before its body is read.
 - **What may be sent again**: a call today's service runs at most once however often it
-  arrives (a read, a DELETE, a cancel, a chunk upload: its chunk group id is the service's
-  own idempotency identity). Any other call (a step, a save, an operation, a generate, a
+  arrives (a read, a DELETE, a cancel, a forward-backward chunk: its chunk group id is the
+  service's own idempotency identity). Any other call (a step, a save, an operation, a generate, a
   job create, ...) is sent again only when it provably never reached the service: the
   connection was refused or timed out, or the request was not written whole; or the
   service refused it unrun (408, 429, 503, 507). Otherwise its outcome is unknown, and an
@@ -69,6 +69,8 @@ _NEVER_REACHED = (
 _RESENDABLE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
 CHUNK_CONTENT_TYPE = "application/octet-stream"
 CANCEL_SUFFIX = ":cancel"  # documented as idempotent while cancelling or cancelled
+# The chunked route whose chunk group id today's service uses as its idempotency identity.
+DEDUPLICATED_CHUNKS = "/forward-backward"
 # How to find out whether a call whose answer was lost ran, by the route's last part.
 _HOW_TO_CHECK = {
     "step": "the next step's global_steps (or a checkpoint's, global_stepN) tells: two more "
@@ -122,7 +124,8 @@ def resend_is_safe(request: httpx.Request) -> bool:
     if request.method in _RESENDABLE_METHODS or request.url.path.endswith(CANCEL_SUFFIX):
         return True
     content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    return content_type == CHUNK_CONTENT_TYPE  # a chunk: its group id is the service's key
+    chunk = content_type == CHUNK_CONTENT_TYPE
+    return chunk and request.url.path.endswith(DEDUPLICATED_CHUNKS)
 
 
 def never_ran(exc: BaseException) -> bool:

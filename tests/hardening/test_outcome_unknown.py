@@ -79,6 +79,17 @@ async def test_each_lost_call_says_how_to_check(route: str, how: str) -> None:
     assert how in str(caught.value)
 
 
+async def test_a_chunked_generate_whose_answer_was_lost_is_not_sent_again() -> None:
+    """Only forward-backward's chunk group is deduplicated by today's service."""
+    chunk = {"content": b"chunk", "headers": {"content-type": "application/octet-stream"}}
+    async with HostileServer(lost_first) as server:
+        http = transport_client(server.base_url)
+        with pytest.raises(ArcticRLError) as caught:
+            await send(http, "POST", "/j/generate", **chunk)
+    assert len(server.requests) == 1
+    assert type(caught.value).__name__ == "OutcomeUnknownError"
+
+
 async def test_a_service_that_serves_idempotency_gets_the_call_again_with_its_key() -> None:
     async with HostileServer(lost_first) as server:
         http = transport_client(server.base_url, served_idempotency=True)
