@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "JobNotRunningError": "arctic_rl._errors",
     "NotFoundError": "arctic_rl._errors",
     "NotServedError": "arctic_rl._errors",
+    "OutcomeUnknownError": "arctic_rl._errors",
     "PayloadTooLargeError": "arctic_rl._errors",
     "RateLimitError": "arctic_rl._errors",
     "RedirectError": "arctic_rl._errors",
@@ -75,6 +76,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import JobNotRunningError as JobNotRunningError
     from arctic_rl._errors import NotFoundError as NotFoundError
     from arctic_rl._errors import NotServedError as NotServedError
+    from arctic_rl._errors import OutcomeUnknownError as OutcomeUnknownError
     from arctic_rl._errors import PayloadTooLargeError as PayloadTooLargeError
     from arctic_rl._errors import RateLimitError as RateLimitError
     from arctic_rl._errors import RedirectError as RedirectError

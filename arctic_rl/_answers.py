@@ -2,7 +2,8 @@
 
 What is outside the contract becomes a typed error here (`UnexpectedAnswerError`, a
 `ResultFrameError` for a result that is not a valid DSSST1 frame), carrying the
-exchange's ``x-snowflake-request-id`` where the service sent one.
+exchange's ``x-snowflake-request-id`` where the service sent one, its text masked with
+the client's token (`_masking`): never a bare parser error.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from arctic_rl._errors import ArcticRLError, ResultFrameError, UnexpectedAnswerError
+from arctic_rl._masking import ANSWER_MASK, LAST_REQUEST_ID, mask_error
 from arctic_rl._timing import current as current_timing
 
 if TYPE_CHECKING:
@@ -22,6 +24,9 @@ if TYPE_CHECKING:
 __all__ = ["parsed", "parsed_and_id", "read_poll"]
 
 T = TypeVar("T")
+# What a parser may raise on an answer outside the contract: a missing key, a wrong type,
+# bad base64 or an integer too long (ValueError), JSON nested too deep (RecursionError).
+PARSE_ERRORS = (KeyError, TypeError, ValueError, RecursionError)
 
 
 async def parsed(call: Awaitable[Response[Any]], *expected: type[T]) -> T:
@@ -41,17 +46,23 @@ async def parsed_and_id(call: Awaitable[Response[Any]], *expected: type[T]) -> t
         response = await call
     except ArcticRLError:
         raise
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UnexpectedAnswerError(
-            f"the service answered outside its contract: {type(exc).__name__}: {exc}",
-            code="unexpected_answer",
+    except PARSE_ERRORS as exc:
+        raise mask_error(
+            UnexpectedAnswerError(
+                f"the service answered outside its contract: {type(exc).__name__}: "
+                f"{str(exc)[:200]}",
+                code="unexpected_answer",
+                request_id=LAST_REQUEST_ID.get(),
+            )
         ) from exc
     request_id = response.headers.get(REQUEST_ID_HEADER)
     if isinstance(response.parsed, expected):
         return response.parsed, request_id
+    mask = ANSWER_MASK.get()
+    quoted = response.content[:200].decode("utf-8", "replace")
     raise UnexpectedAnswerError(
         f"the service answered HTTP {response.status_code} outside its contract: "
-        f"{response.content[:200]!r}",
+        f"{mask(quoted) if mask else quoted!r}",
         status=response.status_code,
         code="unexpected_answer",
         request_id=request_id,
@@ -75,7 +86,17 @@ def read_poll(tracker: RequestTracker, status: RequestStatus, sf_request_id: str
         raise err from exc
     except ArcticRLError as exc:
         exc.request_id = exc.request_id or sf_request_id
+        mask_error(exc)
         raise
+    except PARSE_ERRORS as exc:  # bad base64, a page of the wrong shape
+        raise mask_error(
+            ResultFrameError(
+                f"request {tracker.request_id}'s result could not be read: "
+                f"{type(exc).__name__}: {str(exc)[:200]}",
+                code="unreadable_result",
+                request_id=sf_request_id,
+            )
+        ) from exc
     timing = current_timing()
     if timing is not None:
         timing.read_status(status, tracker.state)

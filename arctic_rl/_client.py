@@ -412,6 +412,8 @@ def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> 
         retry_timeout=cortex.retry_timeout,
         max_answer_bytes=cortex.max_answer_bytes,
         allow_insecure_http=cortex.allow_insecure_http,
+        allow_insecure_proxy=cortex.allow_insecure_proxy,
+        served_idempotency=cortex.service == "proposed",
         progress=ProgressFactory(cortex.progress, cortex.progress_min_bytes),
         poll={
             "adaptive": cortex.poll_adaptive,

@@ -23,10 +23,17 @@ from pydantic import (
     PrivateAttr,
     SecretStr,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
-from arctic_rl._config_check import explain, key_lines, load_yaml, refuse_unknown
+from arctic_rl._config_check import (
+    explain,
+    key_lines,
+    load_yaml,
+    misplaced_variable_name,
+    refuse_unknown,
+)
 from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES
 from arctic_rl._errors import ConfigError
 
@@ -121,6 +128,11 @@ class CortexConfig(BaseModel):
     allow_insecure_http: bool = Field(
         False, description="Allow plain http:// to a host other than loopback (token in clear)."
     )
+    allow_insecure_proxy: bool = Field(
+        False,
+        description="Allow a plain http:// proxy off loopback for a plain http:// URL "
+        "(the proxy sees the token in clear).",
+    )
     max_answer_bytes: int = Field(
         DEFAULT_MAX_ANSWER_BYTES,
         gt=0,
@@ -134,6 +146,18 @@ class CortexConfig(BaseModel):
         description="Which service this is: today's (requests lowered onto what it runs), one "
         "serving the contract's proposals, or auto (asked once per client)",
     )
+
+    @field_validator("pat_env")
+    @classmethod
+    def _variable_name(cls, value: str) -> str:
+        """The NAME of the token's variable, never the token (refused without an echo)."""
+        problem = misplaced_variable_name(value)
+        if problem is not None:
+            raise ValueError(
+                f"must be the NAME of the environment variable holding the PAT; "
+                f"the value given {problem}"
+            )
+        return value
 
     @model_validator(mode="before")
     @classmethod

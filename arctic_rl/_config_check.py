@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
     import yaml
 
 UNKNOWN_SETTING = "unknown_setting"
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Longer than any variable name people write, or mixed case with digits at a length no
+# SHOUTING_NAME has: the value is most likely the token itself, given by mistake.
+MAX_VARIABLE_NAME = 64
+TOKEN_LIKE_LENGTH = 20
 
 log = logging.getLogger("arctic_rl")
 
@@ -47,6 +53,21 @@ def refuse_unknown(block: Mapping[str, Any], known: Iterable[str]) -> None:
             "unknown setting {key} ({hint})",
             {"key": str(key), "guess": guess, "known": known, "hint": hint},
         )
+
+
+def misplaced_variable_name(value: str) -> str | None:
+    """What is wrong with ``value`` where a variable's NAME is expected (None: nothing).
+
+    The answer never quotes ``value``: it may be the token itself.
+    """
+    if not VARIABLE_NAME.fullmatch(value):
+        return "is not a valid variable name (it is not shown: it may be the token)"
+    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    if len(value) > MAX_VARIABLE_NAME or (
+        len(value) >= TOKEN_LIKE_LENGTH and mixed and any(c.isdigit() for c in value)
+    ):
+        return "looks like a token, not a variable name (it is not shown)"
+    return None
 
 
 def warn_dropped(names: Iterable[str], source: str) -> None:

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from arctic_rl._answers import parsed, parsed_and_id, read_poll
-from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, check_scheme
+from arctic_rl._endpoint import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    ClientSettings,
+    ServiceTraits,
+    check_scheme,
+    proxy_for,
+)
 from arctic_rl._errors import (
     BadRequestError,
     InvalidRequestError,
@@ -97,6 +103,8 @@ class CortexService:
         retry_timeout: float = 600.0,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         allow_insecure_http: bool = False,
+        allow_insecure_proxy: bool = False,
+        served_idempotency: bool = False,
         progress: ProgressFactory | None = None,
         httpx_transport: httpx.AsyncBaseTransport | None = None,
         poll: Mapping[str, Any] | None = None,
@@ -121,6 +129,10 @@ class CortexService:
             max_answer_bytes=max_answer_bytes,
             inner=httpx_transport,
             token_env=token_env,
+            proxy=None
+            if httpx_transport is not None
+            else proxy_for(self.base_url, allow_insecure_proxy=allow_insecure_proxy),
+            traits=ServiceTraits(served_idempotency=served_idempotency),
         )
         self._connection = _Connection(self._settings)
         self.io_loop = IOLoop(closing=self._connection.aclose)
@@ -132,6 +144,12 @@ class CortexService:
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"
+
+    @property
+    def traits(self) -> ServiceTraits:
+        """What this client knows of its service (whether it serves Idempotency-Key, ...);
+        its transport reads them at every call."""
+        return self._settings.traits
 
     @property
     def _client(self) -> Client:
@@ -180,7 +198,7 @@ class CortexService:
     def serving(self, proposals: bool) -> None:
         """Record which service this is: its budgets and its retries follow."""
         self.serves_proposals = proposals
-        self._connection.served_idempotency = proposals
+        self.traits.served_idempotency = proposals
 
     # -- control plane ----------------------------------------------------------------
 
@@ -233,28 +251,30 @@ class CortexService:
         await delete_checkpoint.asyncio_detailed(job_id, checkpoint_id, client=self._client)
 
     async def wait_job_running(self, job_id: str, timeout: float) -> Job:
-        """Poll the job until it runs; a job that ends first raises JobFailedError."""
+        """Poll the job until it runs; a job that ends first raises JobFailedError. The
+        timeout bounds the whole wait, a poll that hangs included."""
         from arctic_rl._polling import Backoff
         from arctic_rl._tracking import RUNNING_JOB_STATE, TERMINAL_JOB_STATES, normalize_state
 
-        deadline = time.monotonic() + timeout
+        state = "unknown"
         backoff = Backoff()
         with self._progress.wait(f"waiting for job {job_id}") as bar:
-            while True:
-                job = await self.get_job(job_id)
-                state = normalize_state(job.status)
-                bar.status(state)
-                if state == RUNNING_JOB_STATE:
-                    return job
-                if state in TERMINAL_JOB_STATES:
-                    reason = job.reason or "no reason given"
-                    raise JobFailedError(f"job {job_id} is {state}: {reason}", code=state)
-                delay = backoff.next()
-                if time.monotonic() + delay > deadline:
-                    raise RequestTimeoutError(
-                        f"job {job_id} still {state} after {timeout:.0f} s", code=state
-                    )
-                await asyncio.sleep(delay)
+            try:
+                async with asyncio.timeout(timeout):
+                    while True:
+                        job = await self.get_job(job_id)
+                        state = normalize_state(job.status)
+                        bar.status(state)
+                        if state == RUNNING_JOB_STATE:
+                            return job
+                        if state in TERMINAL_JOB_STATES:
+                            reason = job.reason or "no reason given"
+                            raise JobFailedError(f"job {job_id} is {state}: {reason}", code=state)
+                        await asyncio.sleep(backoff.next())
+            except TimeoutError:
+                raise RequestTimeoutError(
+                    f"job {job_id} still {state} after {timeout:.0f} s", code=state
+                ) from None
 
     # -- data plane -------------------------------------------------------------------
 
@@ -399,17 +419,20 @@ class CortexService:
                 if isinstance(outcome, Finished):
                     plan.finished(first[0])
                     return outcome.value
-            while True:
-                outcome = await poll_once(self._poll, plan, tracker, deadline)
-                bar.status(tracker.state)
-                if isinstance(outcome, Finished):
-                    return outcome.value
-                if time.monotonic() > deadline:
-                    raise RequestTimeoutError(
-                        f"request {request_id} still {tracker.state} "
-                        f"after {self.poll_timeout:.0f} s",
-                        code=tracker.state,
-                    )
+            try:
+                async with asyncio.timeout(self.poll_timeout):  # a hung poll too
+                    while True:
+                        outcome = await poll_once(self._poll, plan, tracker, deadline)
+                        bar.status(tracker.state)
+                        if isinstance(outcome, Finished):
+                            return outcome.value
+                        if time.monotonic() > deadline:
+                            raise TimeoutError
+            except TimeoutError:
+                raise RequestTimeoutError(
+                    f"request {request_id} still {tracker.state} after {self.poll_timeout:.0f} s",
+                    code=tracker.state,
+                ) from None
 
 
 class _Connection:
@@ -421,18 +444,6 @@ class _Connection:
         self._settings = settings
         self._client: Client | None = None
         self._pid = os.getpid()
-        self._served_idempotency = False
-
-    @property
-    def served_idempotency(self) -> bool:
-        return self._served_idempotency
-
-    @served_idempotency.setter
-    def served_idempotency(self, value: bool) -> None:
-        """Tell the service transport (now and after a reopen) whether keys are honoured."""
-        self._served_idempotency = value
-        if self._client is not None:
-            _service_transport(self._client).served_idempotency = value
 
     def client(self) -> Client:
         if self._client is None or self._pid != os.getpid():
@@ -440,7 +451,6 @@ class _Connection:
 
             # A forked child leaves the parent's connections alone: they are the parent's.
             self._client, self._pid = open_client(self._settings), os.getpid()
-            _service_transport(self._client).served_idempotency = self._served_idempotency
         return self._client
 
     async def aclose(self) -> None:
@@ -448,7 +458,3 @@ class _Connection:
         if client is not None:
             await client.get_async_httpx_client().aclose()
 
-
-def _service_transport(client: Client) -> Any:
-    """The `ServiceTransport` under the generated client's httpx pool (`open_client`)."""
-    return client.get_async_httpx_client()._transport

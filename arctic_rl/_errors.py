@@ -8,6 +8,7 @@ the token: messages are built from the response body, never from request headers
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -28,6 +29,7 @@ __all__ = [
     "JobNotRunningError",
     "NotFoundError",
     "NotServedError",
+    "OutcomeUnknownError",
     "PayloadTooLargeError",
     "RateLimitError",
     "RedirectError",
@@ -211,6 +213,24 @@ class APIConnectionError(ArcticRLError):
     """The service could not be reached or the connection broke (after retries)."""
 
 
+# -- edges of the exchange: what a lost answer and a deadline leave the caller with ------
+
+
+class OutcomeUnknownError(ArcticRLError):
+    """A call that today's service does not deduplicate reached it, and its answer was lost.
+
+    Sending it again could run it twice (today's service takes ``Idempotency-Key`` as a
+    proposal only), so it was not: it may or may not have run. The message says how to
+    find out (the job's ``global_steps``, its checkpoints, ...). `idempotency_key` is the
+    key the call went with; `request_id` the exchange's, when an answer named one.
+    """
+
+    idempotency_key: str | None = None
+
+
+# -- end of the exchange's edges ------------------------------------------------------
+
+
 class RequestTimeoutError(ArcticRLError):
     """A request or job did not finish within the configured poll timeout."""
 
@@ -239,21 +259,24 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
 
 
 def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds form; dates are rare here)."""
+    """Seconds from a Retry-After header: delta-seconds, or an HTTP date (one whose zone is
+    ``-0000``, which parses without a zone, is UTC); None when it is neither."""
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
+        import datetime as dt
         from email.utils import parsedate_to_datetime
 
         try:
             when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, IndexError, OverflowError):
             return None
-        import datetime as dt
-
-        return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.UTC)
+        seconds = (when - dt.datetime.now(dt.UTC)).total_seconds()
+    return None if math.isnan(seconds) else max(0.0, seconds)
 
 
 # The older service's answer for a chunk group with holes: no code, just this message.
@@ -283,7 +306,9 @@ def _error_objects(value: Any, depth: int = 0) -> Iterator[Mapping[str, Any]]:
         while (start := _JSON_START.search(value, index)) is not None:
             try:
                 decoded, index = decoder.raw_decode(value, start.start())
-            except ValueError:
+            except RecursionError:
+                return  # nested too deep here, and so from every later bracket inside it
+            except ValueError:  # not JSON, or an integer too long
                 index = start.start() + 1
                 continue
             yield from _error_objects(decoded, depth + 1)

@@ -5,8 +5,11 @@ through `ServiceTransport`, an `httpx.AsyncBaseTransport` wrapped around the rea
 these rules live in one place:
 
 - connection failures, 408, 429 and 5xx (not 501; 503 and a full disk's 507 included) are
-  retried, waiting as long as Retry-After says; the *same* request is resent, so a retry
-  carries the same idempotency key;
+  retried, waiting as long as Retry-After says within the call's budget; the *same*
+  request is resent, so a retry carries the same idempotency key; a call today's service
+  would run twice is resent only when it provably never ran (`_retry` has the rules);
+- each attempt's answer has a deadline (`_retry.AnswerDeadline`): a server that trickles
+  it is a read timeout;
 - an error status becomes a typed `ArcticRLError` (see `_errors.error_from_response`),
   whatever its body (a proxy's HTML 502 too): the generated parsers only see successes;
 - a JSON POST without an ``Idempotency-Key`` gets one, fixed for that logical call (a
@@ -20,7 +23,8 @@ these rules live in one place:
   what the contract allows;
 - the token lives here (a `SecretStr`) and is added to each request as it leaves, so the
   generated client, the httpx client and their headers never hold it (nor show it in a
-  repr); plain ``http://`` is refused for any host but loopback unless allowed.
+  repr); plain ``http://`` is refused for any host but loopback unless allowed; every
+  error and retry line is masked (`_masking.TokenMask`), whatever an answer echoed.
 
 Under it is httpx's own transport (`httpx.AsyncHTTPTransport`, over httpcore), opened
 once per client and reused by every call; tests may put any other httpx transport there
@@ -29,13 +33,9 @@ once per client and reused by every call; tests may put any other httpx transpor
 
 from __future__ import annotations
 
-import json
 import logging
-import urllib.request
 import uuid
-import zlib
 from contextvars import ContextVar, Token
-from typing import Any
 
 import httpx
 import stamina
@@ -48,27 +48,30 @@ from cortex_gs_contract import (
 )
 from pydantic import SecretStr
 
-from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings
+from arctic_rl._answer_body import ACCEPT_ENCODING, read_capped, require_json, status_error
+from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, ServiceTraits
 from arctic_rl._errors import (
     URL_SETTINGS,
-    AnswerTooLargeError,
     APIConnectionError,
     APIStatusError,
-    RateLimitError,
+    ArcticRLError,
     RedirectError,
-    ServerError,
-    UnexpectedAnswerError,
     add_remedy,
-    error_from_response,
+)
+from arctic_rl._masking import ANSWER_MASK, LAST_REQUEST_ID, TokenMask, mask_error
+from arctic_rl._retry import (
+    AnswerDeadline,
+    RetryBudget,
+    never_ran,
+    outcome_unknown,
+    resend_is_safe,
+    retry_wait,
 )
 from arctic_rl._timing import current as current_timing
 
 __all__ = ["LIMITS", "ServiceTransport", "open_client"]
 
 LONG_POLL_PARAM = "wait_s"
-MAX_RETRY_AFTER_S = 60.0
-RETRY_WAIT_INITIAL_S = 0.5
-RETRY_WAIT_MAX_S = 12.0
 # Until the service has answered this client once, a failure to reach it is most likely a
 # wrong URL or a server not started: give up after this long (once it has answered, every
 # later request, from any loop, keeps the whole retry budget: a run rides out a restart).
@@ -77,29 +80,15 @@ FIRST_CONTACT_RETRY_S = 5.0
 UNREACHABLE_CODE = "unreachable"
 CONNECTION_LOST_CODE = "connection_lost"
 UNREACHABLE_HINT = f"is the service running there? The URL comes from {URL_SETTINGS}"
-# The encodings this client can decompress under a cap; it asks for no others.
-ACCEPT_ENCODING = "gzip, deflate"
-_DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 _DROPPED_ANSWER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+# An attempt's deadline when the request carries no timeouts (a test's bare request).
+DEFAULT_ANSWER_S = 130.0
 # One origin: a few idle connections kept for reuse (httpx's default cap on open ones).
 LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=8)
 
 
-def _retry_hook(exc: Exception) -> bool | float:
-    """Retry connection failures, 408, 429 and 5xx; wait as long as Retry-After says."""
-    if isinstance(exc, APIStatusError) and exc.status == 408:
-        return True  # the server dropped a slow request unanswered: send it again
-    if isinstance(exc, RateLimitError | ServerError):
-        if exc.status == 501:
-            return False
-        if exc.retry_after is not None:
-            return min(exc.retry_after, MAX_RETRY_AFTER_S)
-        return True
-    return isinstance(exc, httpx.TransportError)
-
-
-# The request being retried in this task, for the retry log line.
-_RETRYING: ContextVar[str | None] = ContextVar("arctic_rl_retrying", default=None)
+# The request being retried in this task and its client's mask, for the retry log line.
+_RETRYING: ContextVar[tuple[str, TokenMask] | None] = ContextVar("arctic_rl_retrying", default=None)
 
 
 class _ReadableRetries(logging.Filter):
@@ -107,16 +96,19 @@ class _ReadableRetries(logging.Filter):
     one readable line: what failed, why, and when the next try goes."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        what = _RETRYING.get()
-        if what is not None and record.msg == "stamina.retry_scheduled":
+        retrying = _RETRYING.get()
+        if retrying is not None and record.msg == "stamina.retry_scheduled":
+            what, mask = retrying
             extra = record.__dict__
             record.msg = "arctic_rl: %s failed (%s); retry %s in %.1f s"
             record.args = (
                 what,
-                extra.get("stamina.caused_by"),
+                mask(str(extra.get("stamina.caused_by"))),
                 extra.get("stamina.retry_num"),
                 extra.get("stamina.wait_for", 0.0),
             )
+            if "stamina.caused_by" in extra:  # a structured handler shows it as it is
+                extra["stamina.caused_by"] = mask(str(extra["stamina.caused_by"]))
         return True
 
 
@@ -136,18 +128,18 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         retry_timeout: float = 600.0,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         token_env: str | None = None,
+        traits: ServiceTraits | None = None,
     ) -> None:
         self._inner = inner
         self._token_env = token_env  # the variable the token came from, for a 401's message
         self._base_url = base_url
         self._authorization = SecretStr(f"Bearer {token}")
+        self._mask = TokenMask(token)
         self._max_retries = max_retries
         self._retry_timeout = retry_timeout
         self._max_answer_bytes = max_answer_bytes
         self._reached = False  # whether the service has answered this client once
-        # Whether the service honours Idempotency-Key (a proposal): set by the client once
-        # it has found out which service it talks to.
-        self.served_idempotency = False
+        self._traits = traits or ServiceTraits()  # shared with the client that found them
 
     def __repr__(self) -> str:
         return f"ServiceTransport(base_url={self._base_url!r})"
@@ -157,26 +149,23 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         _outlast_long_poll(request)
         request.headers["Authorization"] = self._authorization.get_secret_value()
         request.headers["Accept-Encoding"] = ACCEPT_ENCODING
-        retrying: Token[str | None] | None = None
+        ANSWER_MASK.set(self._mask)  # whatever reads this answer up the task masks with it
+        retrying: Token[tuple[str, TokenMask] | None] | None = None
         first_contact = not self._reached
+        seconds = min(FIRST_CONTACT_RETRY_S, self._retry_timeout)
+        budget = RetryBudget(seconds if first_contact else self._retry_timeout)
         try:
             try:
                 return await self._attempt(request, retried=False)
             except Exception as exc:
-                if _retry_hook(exc) is False or self._max_retries <= 1:
+                if retry_wait(exc) is False or self._max_retries <= 1:
                     raise
                 first_failure: Exception | None = exc
-            retrying = _RETRYING.set(f"{request.method} {request.url}")
-            budget = FIRST_CONTACT_RETRY_S if first_contact else self._retry_timeout
+            retrying = _RETRYING.set((f"{request.method} {request.url}", self._mask))
             # Only a failed first attempt pays for stamina (tens of microseconds a request):
-            # its failure is replayed as stamina's first attempt, so the waits, the attempt
-            # count and the time budget are what they would have been had stamina run it.
+            # its failure is replayed as stamina's first attempt; the waits are the budget's.
             async for attempt in stamina.retry_context(
-                on=_retry_hook,
-                attempts=self._max_retries,
-                timeout=min(budget, self._retry_timeout),
-                wait_initial=RETRY_WAIT_INITIAL_S,
-                wait_max=RETRY_WAIT_MAX_S,
+                on=budget.wait, attempts=self._max_retries, timeout=None
             ):
                 with attempt:
                     if first_failure is not None:
@@ -188,6 +177,9 @@ class ServiceTransport(httpx.AsyncBaseTransport):
                     return await self._attempt(request, retried=True)
         except httpx.TransportError as exc:
             raise self._unreachable(exc, first_contact=first_contact) from exc
+        except ArcticRLError as exc:
+            mask_error(exc, self._mask)
+            raise
         finally:
             if retrying is not None:
                 _RETRYING.reset(retrying)
@@ -195,7 +187,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
 
     def _unreachable(self, exc: httpx.TransportError, *, first_contact: bool) -> APIConnectionError:
         """The error once retries are spent: a first contact's says where the URL came from."""
-        failure = f"cannot reach {self._base_url}: {type(exc).__name__}: {exc}"
+        failure = self._mask(f"cannot reach {self._base_url}: {type(exc).__name__}: {exc}")
         if first_contact:
             message = f"{failure}; it never answered this client; {UNREACHABLE_HINT}"
             return APIConnectionError(message, code=UNREACHABLE_CODE)
@@ -203,22 +195,54 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         return APIConnectionError(message, code=CONNECTION_LOST_CODE)
 
     async def _attempt(self, request: httpx.Request, *, retried: bool) -> httpx.Response:
+        """One exchange; a failure after which the call cannot be sent again (`_retry`) is
+        an `OutcomeUnknownError`."""
+        try:
+            return await self._exchange(request, retried=retried)
+        except Exception as exc:
+            served = self._traits.served_idempotency
+            resend = served or resend_is_safe(request) or never_ran(exc)
+            if resend or retry_wait(exc) is False:
+                raise
+            key = request.headers.get(IDEMPOTENCY_KEY_HEADER)
+            raise mask_error(outcome_unknown(request, exc, key), self._mask) from exc
+
+    async def _exchange(self, request: httpx.Request, *, retried: bool) -> httpx.Response:
         timing = current_timing()
         if timing is not None:
             timing.sending(request.headers.get("content-length"))
-        response = await self._inner.handle_async_request(request)
-        self._reached = True
-        if timing is not None:
-            timing.answered()
-        return await self._checked(request, response, retried=retried)
+        deadline = AnswerDeadline(_answer_seconds(request))
+        body = request.stream
+        try:
+            async with deadline:
+                request.stream = deadline.watch(body)
+                response = await self._inner.handle_async_request(request)
+                self._reached = True
+                if timing is not None:
+                    timing.answered()
+                return await self._checked(request, response, deadline, retried=retried)
+        except TimeoutError:
+            message = f"no whole answer within {deadline.seconds:.1f} s (and its bytes' share)"
+            raise httpx.ReadTimeout(message, request=request) from None
+        finally:
+            request.stream = body
 
     async def _checked(
-        self, request: httpx.Request, response: httpx.Response, *, retried: bool
+        self,
+        request: httpx.Request,
+        response: httpx.Response,
+        deadline: AnswerDeadline,
+        *,
+        retried: bool,
     ) -> httpx.Response:
-        """The answer, read and decompressed; raises for anything but a JSON success."""
+        """The answer, read and decompressed; raises for anything but a JSON success.
+
+        Whether an error status is retried depends on the status alone: a body that cannot
+        be read or parsed never turns a retried status into another error.
+        """
         response.request = request  # as httpx's client would (a recording transport reads it)
         try:
-            body = await _read_capped(response, self._max_answer_bytes)
+            body = await read_capped(response, self._max_answer_bytes, deadline)
         finally:
             await response.aclose()
         timing = current_timing()
@@ -234,7 +258,8 @@ class ServiceTransport(httpx.AsyncBaseTransport):
             status, headers=headers, content=body, request=request, extensions=response.extensions
         )
         if status < 300:
-            _require_json(answer)
+            require_json(answer)
+            LAST_REQUEST_ID.set(answer.headers.get(REQUEST_ID_HEADER))
             return answer
         if status < 400:
             location = answer.headers.get("location")
@@ -249,7 +274,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
             raise err
         if request.method == "DELETE" and retried and status == 404:
             return httpx.Response(204, request=request)  # our earlier try deleted it
-        err = _status_error(answer)
+        err = status_error(answer)
         if isinstance(err, APIStatusError):
             add_remedy(err, request.method, str(request.url), self._token_env)
         raise err
@@ -258,75 +283,14 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-async def _read_capped(response: httpx.Response, cap: int) -> bytes:
-    """The whole answer, decompressed, never holding more than ``cap`` + 1 bytes of it."""
-    encoding = response.headers.get("content-encoding", "identity").strip().lower()
-    if response.is_stream_consumed:  # built whole in memory (a test's transport): decoded
-        if len(response.content) > cap:
-            raise _too_large(response, cap)
-        return response.content
-    decoder = None
-    if encoding not in ("", "identity"):
-        wbits = _DECODERS.get(encoding)
-        if wbits is None:
-            message = f"the answer is {encoding}-encoded; this client asked for {ACCEPT_ENCODING}"
-            raise _answer_error(UnexpectedAnswerError, response, "unsupported_encoding", message)
-        decoder = zlib.decompressobj(wbits)
-    body = bytearray()
-    async for raw in response.aiter_raw():
-        if decoder is None:
-            body += raw
-        else:
-            try:
-                body += decoder.decompress(raw, cap + 1 - len(body))
-            except zlib.error as exc:
-                message = f"the {encoding} answer does not decompress: {exc}"
-                raise _answer_error(
-                    UnexpectedAnswerError, response, "bad_encoding", message
-                ) from exc
-            if decoder.unconsumed_tail:  # more output pending: past the cap whatever its size
-                raise _too_large(response, cap)
-        if len(body) > cap:
-            raise _too_large(response, cap)
-    return bytes(body)
-
-
-def _answer_error(
-    cls: type[UnexpectedAnswerError], response: httpx.Response, code: str, message: str
-) -> UnexpectedAnswerError:
-    """An answer outside what the contract allows, with its status and request id."""
-    return cls(
-        message,
-        status=response.status_code,
-        code=code,
-        request_id=response.headers.get(REQUEST_ID_HEADER),
-    )
-
-
-def _too_large(response: httpx.Response, cap: int) -> UnexpectedAnswerError:
-    message = (
-        f"the answer is larger than {cap} bytes once decompressed "
-        f"(cortex.max_answer_bytes); refusing it"
-    )
-    return _answer_error(AnswerTooLargeError, response, "answer_too_large", message)
-
-
-def _require_json(answer: httpx.Response) -> None:
-    """A success with a body carries JSON (a login page or proxy banner is not an answer)."""
-    content = answer.content
-    if not content.strip():
-        return
-    content_type = answer.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if content_type == "application/json" or content_type.endswith("+json"):
-        return
-    try:
-        json.loads(content)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        message = (
-            f"the service answered HTTP {answer.status_code} with {content_type or 'no type'}, "
-            f"not JSON: {content[:120]!r}"
-        )
-        raise _answer_error(UnexpectedAnswerError, answer, "not_json", message) from None
+def _answer_seconds(request: httpx.Request) -> float:
+    """An attempt's deadline: connect and read timeouts, the read one already lengthened
+    by the wait the request asked the service for (`_outlast_long_poll`)."""
+    timeout = request.extensions.get("timeout")
+    if not isinstance(timeout, dict):
+        return DEFAULT_ANSWER_S
+    parts = (timeout.get("connect"), timeout.get("read"))
+    return sum(part for part in parts if part is not None) or DEFAULT_ANSWER_S
 
 
 def _key_mutating_call(request: httpx.Request) -> None:
@@ -347,26 +311,11 @@ def _outlast_long_poll(request: httpx.Request) -> None:
         request.extensions["timeout"] = {**timeout, "read": read + float(held)}
 
 
-def _status_error(response: httpx.Response) -> Exception:
-    try:
-        body: Any = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        body = response.text
-    return error_from_response(response.status_code, body, response.headers)
-
-
-def _httpx_transport(base_url: str, verify_tls: bool) -> httpx.AsyncHTTPTransport:
-    """httpx's own transport: TLS verified (``SSL_CERT_FILE`` honoured), the proxy the
-    environment names for this URL, a small keep-alive pool for the one origin."""
-    return httpx.AsyncHTTPTransport(verify=verify_tls, proxy=_env_proxy(base_url), limits=LIMITS)
-
-
-def _env_proxy(base_url: str) -> str | None:
-    """The proxy the environment names for this URL (an explicit transport drops httpx's)."""
-    url = httpx.URL(base_url)
-    if urllib.request.proxy_bypass(url.host):
-        return None
-    return urllib.request.getproxies().get(url.scheme)
+def _httpx_transport(settings: ClientSettings) -> httpx.AsyncHTTPTransport:
+    """httpx's own transport: TLS verified (``SSL_CERT_FILE`` honoured), the proxy chosen
+    for this URL (`_endpoint.proxy_for`: an explicit transport drops httpx's own choice),
+    a small keep-alive pool for the one origin."""
+    return httpx.AsyncHTTPTransport(verify=settings.verify_tls, proxy=settings.proxy, limits=LIMITS)
 
 
 def open_client(settings: ClientSettings) -> Client:
@@ -378,7 +327,7 @@ def open_client(settings: ClientSettings) -> Client:
     base URL is parsed once, by the httpx client every call reuses.
     """
     base_url = settings.base_url
-    real = settings.inner or _httpx_transport(base_url, settings.verify_tls)
+    real = settings.inner or _httpx_transport(settings)
     transport = ServiceTransport(
         real,
         base_url=base_url,
@@ -387,6 +336,7 @@ def open_client(settings: ClientSettings) -> Client:
         retry_timeout=settings.retry_timeout,
         max_answer_bytes=settings.max_answer_bytes,
         token_env=settings.token_env,
+        traits=settings.traits,
     )
     headers = {TOKEN_TYPE_HEADER: TOKEN_TYPE}
     timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)

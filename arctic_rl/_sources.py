@@ -13,7 +13,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from arctic_rl._config import ENV_FALLBACKS, SELECT_ENVS, ArcticRLClientConfig
+from arctic_rl._config_check import explain
 
 __all__ = ["cortex_selected", "effective_backend", "resolve_config", "selecting_env"]
 
@@ -75,7 +78,10 @@ def resolve_config(
         if name is None:
             sources[f"cortex.{label}"] = "default"
             continue
-        setattr(resolved.cortex, field, env[name])
+        try:
+            setattr(resolved.cortex, field, env[name])
+        except ValidationError as exc:  # never echoes the value (it may be the token)
+            raise explain(exc, f"${name}", ("cortex",)) from None
         sources[f"cortex.{label}"] = f"env {name}"
     pat_env = resolved.cortex.pat_env
     sources["token"] = f"env {pat_env}" if env.get(pat_env) else f"env {pat_env}, which is not set"

@@ -20,23 +20,26 @@ is no Cortex GS endpoint, exits 2 with the reason and never passes.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from arctic_rl_kit import generated
 from arctic_rl_kit.contract import Contract
-from arctic_rl_kit.flow import full_flow
-from arctic_rl_kit.kit import Kit
 from arctic_rl_kit.preflight import PreflightFailed, preflight
-from arctic_rl_kit.probes import Probes
 from arctic_rl_kit.report import Report
 from arctic_rl_kit.served import probe_proposals
 from arctic_rl_kit.target import Target, TargetError
 
+if TYPE_CHECKING:  # the kit extra's; imported when a run starts (`missing_requirement`)
+    from arctic_rl_kit.kit import Kit
+
 EXIT_CONFORMS, EXIT_DEPARTS, EXIT_CANNOT_RUN = 0, 1, 2
 DEFAULT_REPORT_DIR = Path("contract-check-report")
+# What the `kit` extra installs beyond the SDK (pyproject.toml), by import name.
+KIT_REQUIREMENTS = ("schemathesis", "hypothesis", "requests")
 
 
 class CannotRun(RuntimeError):
@@ -77,14 +80,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     """The console script: run, write the report, return the exit status."""
-    status, _ = execute(parse_args(argv))
+    args = parse_args(argv)
+    missing = missing_requirement()
+    if missing is not None:
+        print(
+            f"cortex-gs-contract-check: {missing} is not installed; the kit needs its extra: "
+            "pip install 'arctic-rl[kit]'",
+            file=sys.stderr,
+        )
+        return EXIT_CANNOT_RUN
+    status, _ = execute(args)
     return status
+
+
+def missing_requirement() -> str | None:
+    """The first of the kit extra's packages that cannot be imported, if any."""
+    for name in KIT_REQUIREMENTS:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return name
+    return None
 
 
 def execute(
     args: argparse.Namespace, environ: Mapping[str, str] | None = None
 ) -> tuple[int, Report | None]:
     """One run: the exit status and the report (None when the run could not start)."""
+    from arctic_rl_kit.kit import Kit
+
     try:
         target = Target.from_env(args.url, args.pat_env, environ)
         contract = Contract.load(with_proposals=args.with_proposals, path=args.contract)
@@ -130,6 +154,10 @@ def execute(
 
 def run(kit: Kit, report: Report, *, mode: str, job: str | None, model: str) -> None:
     """Every part of the chosen mode, findings into ``report``."""
+    from arctic_rl_kit import generated
+    from arctic_rl_kit.flow import full_flow
+    from arctic_rl_kit.probes import Probes
+
     probes = Probes(kit)
     if job is not None:
         require_running(probes, job)
@@ -155,7 +183,7 @@ def run(kit: Kit, report: Report, *, mode: str, job: str | None, model: str) -> 
         raise CannotRun(str(exc)) from exc
 
 
-def require_running(probes: Probes, job: str) -> None:
+def require_running(probes: Any, job: str) -> None:
     """Refusals on a job only mean something while it runs (else: 409 job_not_running)."""
     operation = probes.operation("get_job")
     if operation is None:

@@ -100,7 +100,8 @@ def run_engine(
                 sent.append(len(event.recorder.interactions))
         elif isinstance(event, events.NonFatalError) and event.related_to_operation:
             operation = schema.find_operation_by_label(event.label)
-            first_line = str(event.info).strip().splitlines()[0][:200] if str(event.info) else ""
+            info = kit.target.mask(str(event.info)).strip()
+            first_line = info.splitlines()[0][:200] if info else ""
             if operation is None or not isinstance(event.value, requests.RequestException):
                 notes.append(f"{event.label}: not generated ({event.info.title}: {first_line})")
                 continue
@@ -130,7 +131,7 @@ def _recorded(kit: Kit, recorder: Any) -> list[Finding]:
                     case.operation,
                     node.name,
                     False,
-                    detail=describe(failure) if failure else "the check crashed",
+                    detail=describe(failure, kit.target.mask) if failure else "the check crashed",
                     request=interaction.request if interaction else None,
                     status=response.status_code if response is not None else None,
                 )

@@ -187,7 +187,7 @@ class Kit:
                 case.validate_response(response, checks=[check])
             except (FailureGroup, Failure) as exc:
                 failures = exc.exceptions if isinstance(exc, FailureGroup) else (exc,)
-                detail = "; ".join(describe(f) for f in failures)
+                detail = "; ".join(describe(f, self.target.mask) for f in failures)
                 findings.append(
                     self.finding(
                         case.operation,
@@ -210,9 +210,10 @@ def operation_id(operation: Any) -> str:
 DETAIL_CHARS = 400
 
 
-def describe(failure: Failure) -> str:
-    """A failure in one line: its title and the start of its message."""
-    message = " ".join(line.strip() for line in failure.message.splitlines() if line.strip())
+def describe(failure: Failure, mask: Callable[[str], str]) -> str:
+    """A failure in one line: its title and the start of its message, masked before cut."""
+    lines = mask(failure.message).splitlines()
+    message = " ".join(line.strip() for line in lines if line.strip())
     if len(message) > DETAIL_CHARS:
         message = message[:DETAIL_CHARS] + " ..."
     return f"{failure.title}: {message}" if message else failure.title

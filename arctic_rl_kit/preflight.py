@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import httpx
 
+from arctic_rl._endpoint import proxy_for
 from arctic_rl_kit.contract import Contract
 from arctic_rl_kit.target import Target
 
@@ -35,7 +36,11 @@ def preflight(target: Target, contract: Contract) -> None:
     """Raise :class:`PreflightFailed` unless an authenticated ``list_jobs`` answers 200 JSON."""
     url = preflight_url(target, contract)
     try:
-        with httpx.Client(timeout=PREFLIGHT_TIMEOUT_S, follow_redirects=False) as http:
+        # The client's proxy rule: a loopback target never goes through a proxy.
+        transport = httpx.HTTPTransport(proxy=proxy_for(target.base_url))
+        with httpx.Client(
+            timeout=PREFLIGHT_TIMEOUT_S, follow_redirects=False, transport=transport
+        ) as http:
             response = http.get(url, headers=target.auth_headers())
     except httpx.HTTPError as exc:
         reason = str(exc) or type(exc).__name__

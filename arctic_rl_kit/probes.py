@@ -28,6 +28,9 @@ from arctic_rl_kit import dssst1
 from arctic_rl_kit.kit import ANSWER_CHECKS, Kit
 from arctic_rl_kit.report import Finding
 
+QUOTE_CHARS = 200  # of an answer, in a finding
+QUOTE_WINDOW = 4096  # masked before the quote is cut from it
+
 JSON = "application/json"
 WRONG_TOKEN_TYPE = "KEYPAIR_JWT"
 CHUNK_GROUP_ROUTE = "forward_backward"
@@ -105,7 +108,7 @@ class Probes:
                 case.operation,
                 check,
                 ok,
-                detail=f"{detail}; answered {_answer(response)}",
+                detail=f"{detail}; answered {_answer(response, self.kit.target.mask)}",
                 request=response.request,
                 status=response.status_code,
             )
@@ -330,6 +333,7 @@ def _json(response: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _answer(response: Any) -> str:
-    text = (response.content or b"")[:200].decode("utf-8", "replace")
-    return f"{response.status_code} {text}".strip()
+def _answer(response: Any, mask: Callable[[str], str]) -> str:
+    """The start of an answer, masked before it is cut (a cut token keeps no prefix)."""
+    text = mask((response.content or b"")[:QUOTE_WINDOW].decode("utf-8", "replace"))
+    return f"{response.status_code} {text[:QUOTE_CHARS]}".strip()

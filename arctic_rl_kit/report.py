@@ -2,11 +2,15 @@
 with the check that failed, a ``curl`` that reproduces it and where the contract says so.
 
 Written as Markdown (to read) and JUnit XML (for CI). Every text passes through the
-target's mask before it is written, so the token cannot reach a file even by accident.
+target's mask before it is written, so the token cannot reach a file even by accident;
+every text that came from the endpoint (a quoted answer, a failure, why the run stopped)
+is written as one inline code span (`quoted`), so an answer cannot write Markdown into the
+report (a forged "conforms" row, a heading, a link).
 """
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -14,6 +18,15 @@ from pathlib import Path
 
 from arctic_rl_kit.served import Served
 from arctic_rl_kit.served import markdown as served_markdown
+
+
+def quoted(text: str) -> str:
+    """``text`` as one inline code span on one line: nothing in it renders as Markdown."""
+    flat = " ".join(text.split())
+    if not flat:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    return f"{fence} {flat} {fence}"
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,13 @@ class Report:
         departing = len(self.departures)
         return "conforms" if not departing else f"{departing} operation(s) depart"
 
+    @property
+    def summary_markdown(self) -> str:
+        """The summary, the endpoint's words in it quoted."""
+        if self.aborted is not None:
+            return f"**incomplete, the run stopped**: {quoted(self.aborted)}"
+        return f"**{self.summary}**"
+
     # ------------------------------------------------------------------- markdown
     def markdown(self) -> str:
         lines = [
@@ -105,8 +125,8 @@ class Report:
             "",
             f"- target: `{self.target}`",
             f"- mode: **{self.mode}**; contract: `{self.contract}` ({self.view} view)",
-            f"- result: **{self.summary}**",
-            *[f"- note: {note}" for note in self.notes],
+            f"- result: {self.summary_markdown}",
+            *[f"- note: {quoted(note)}" for note in self.notes],
             "",
             "| operation | request | verdict | checks | failing checks |",
             "|---|---|---|---|---|",
@@ -127,7 +147,7 @@ class Report:
                 first = failures[0]
                 lines += [
                     "",
-                    f"- check **{name}** failed {len(failures)} time(s): {first.detail}",
+                    f"- check **{name}** failed {len(failures)} time(s): {quoted(first.detail)}",
                     f"- contract: `{first.location}`",
                     "- reproduce:",
                     "",

@@ -9,6 +9,7 @@ the request for whoever has that variable set.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -20,7 +21,9 @@ from urllib.parse import urlsplit
 
 from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
+from arctic_rl._config_check import misplaced_variable_name
 from arctic_rl._endpoint import is_loopback
+from arctic_rl._masking import TokenMask
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Headers worth showing in a reproduction; transport noise (user agent, lengths) is not.
@@ -58,10 +61,11 @@ class Target:
     @classmethod
     def from_env(cls, url: str, pat_env: str, environ: Mapping[str, str] | None = None) -> Target:
         """Validate ``url`` and read the token from the variable named ``pat_env``."""
-        if not ENV_NAME.match(pat_env or ""):
+        problem = misplaced_variable_name(pat_env or "")
+        if problem is not None:  # never echoed: it may be the token itself
             raise TargetError(
-                f"PAT_ENV must be the NAME of an environment variable (got {pat_env!r}); "
-                "the token itself never goes on a command line"
+                f"PAT_ENV (--pat-env) must be the NAME of an environment variable, and the "
+                f"value given {problem}; the token itself never goes on a command line"
             )
         env = os.environ if environ is None else environ
         token = env.get(pat_env, "")
@@ -73,9 +77,14 @@ class Target:
         """Both PAT headers a call needs."""
         return {"Authorization": f"Bearer {self.token}", TOKEN_TYPE_HEADER: TOKEN_TYPE}
 
+    @functools.cached_property
+    def _runs(self) -> TokenMask:
+        return TokenMask(self.token)
+
     def mask(self, text: str) -> str:
-        """``text`` with the token replaced by ``$PAT_ENV`` (the report's last safeguard)."""
-        return text.replace(self.token, f"${self.pat_env}")
+        """``text`` with the token replaced by ``$PAT_ENV``, and any run of 8 or more of its
+        characters (a quote cut mid-token) masked: the report's last safeguard."""
+        return self._runs(text.replace(self.token, f"${self.pat_env}"))
 
     def curl(
         self,

@@ -20,7 +20,13 @@ import sys
 from pathlib import Path
 
 from arctic_rl_mock.backends import BACKEND_NAMES
-from arctic_rl_mock.seams import HOOK_ENVS, TEST_HOOKS_FLAG
+from arctic_rl_mock.seams import (
+    CRASH_ENV,
+    DEPART_ENV,
+    HOOK_ENVS,
+    STORAGE_FAULT_ENV,
+    TEST_HOOKS_FLAG,
+)
 from arctic_rl_mock.server import ServerSettings
 from arctic_rl_mock.settings import (
     MAX_FINISHED_REQUESTS,
@@ -40,6 +46,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="cortex-gs-mock",
         description=__doc__,
+        epilog=planted_faults(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1")
@@ -119,6 +126,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def planted_faults() -> str:
+    """The faults a mock started with --test-hooks can be told to plant (for kit drills:
+    docs/server-team.md), by the variable that names them."""
+    from arctic_rl_mock.testsupport import crashpoints, departures, storagefaults
+
+    codes = "|".join(storagefaults.ERRNOS)
+    return "\n".join(
+        [
+            f"planted faults (with {TEST_HOOKS_FLAG} only):",
+            f"  {DEPART_ENV}=name[,name...]: {', '.join(sorted(departures.DEPARTURES))}",
+            f"  {STORAGE_FAULT_ENV}={codes}:<bytes>[:<database bytes>]",
+            f"  {CRASH_ENV}=point: {', '.join(sorted(crashpoints.POINTS))}",
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Validate the auth setup, log where we listen, serve until interrupted."""
     args = parse_args(argv)
@@ -154,7 +177,11 @@ def main(argv: list[str] | None = None) -> int:
 
     server = ServerSettings(log_interval_s=args.log_interval)
     server.ensure_descriptors()
-    app = create_app(settings, server=server, test_hooks=args.test_hooks)
+    try:
+        app = create_app(settings, server=server, test_hooks=args.test_hooks)
+    except ValueError as exc:  # a planted fault's name or value the mock does not know
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.no_auth:
         log.warning("=" * 72)
         log.warning("AUTHENTICATION DISABLED (--no-auth): any client may use this mock")

@@ -109,8 +109,12 @@ class Dispatch:
     ) -> dict[str, Any]:
         """Save under the server's own id (a caller's ``checkpoint_id`` is not used)."""
         ckpt_type = body.get("checkpoint_type") or "resumable"
-        staging = self.store.root / "checkpoints" / job_id / f".staging-{request_id}"
-        info = backend.save_checkpoint(job_id, staging, ckpt_type)
+        staging = self.store.files.staging_dir(job_id, request_id)
+        try:
+            info = backend.save_checkpoint(job_id, staging, ckpt_type)
+        except BaseException:  # a full disk, a crash in the backend: nothing half-written stays
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         checkpoint_id = f"global_step{info['global_steps']}"
         final = self.store.files.checkpoint_dir(job_id, checkpoint_id)
         shutil.rmtree(final, ignore_errors=True)

@@ -12,6 +12,9 @@ A ``streaming`` request (generate-stream: ``streaming`` from its start, before i
 event) is never re-run: its events are consumed when read, and a re-run could hand them
 out again. Each one a restart cut fails (``internal_error``, saying so), whether or not
 its events were read, and only it; the client submits it again.
+
+A save cut mid-write leaves its checkpoint's staging folder: removed here (the save's
+request runs again, or failed and is sent again).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ INTERRUPTED_MESSAGE = (
 
 def resume_interrupted(store: Store) -> list[str]:
     """Put the requests a restart cut back in the queue; the pending ids, oldest first."""
+    store.files.drop_staging()
     running = (RequestState.running,)
     for request_id in store.requests.requests_in(running):
         store.requests.set_request_status(request_id, RequestState.pending, only_from=running)

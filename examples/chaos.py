@@ -273,7 +273,15 @@ def client_config(base_url: str, settings: ChaosSettings) -> Any:
         training_gpus=1,
         sampling_gpus=1,
         training_config={"optimizer": {"lr": demo.learning_rate}, "max_length": 64},
-        cortex=CortexConfig(base_url=base_url, pat_env=PAT_ENV, progress=False, long_poll_s=2),
+        # The mock serves the proposed Idempotency-Key: a call whose answer a kill cut is
+        # sent again under its key (the retries this run shows to run once).
+        cortex=CortexConfig(
+            base_url=base_url,
+            pat_env=PAT_ENV,
+            progress=False,
+            long_poll_s=2,
+            service="proposed",
+        ),
     )
 
 

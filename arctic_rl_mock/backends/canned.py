@@ -216,7 +216,8 @@ class CannedBackend:
         """Writes a small JSON file so the checkpoint path really exists."""
         _, counters = self._state(job_id)
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / STATE_FILE).write_text(json.dumps({"steps": counters["steps"]}))
+        state = json.dumps({"steps": counters["steps"]}).encode()
+        self.hooks.write_file(directory / STATE_FILE, state)  # through the seams, as all writes
         return {"global_steps": counters["steps"], "avg_loss": CANNED_LOSS}
 
     def load_checkpoint(self, job_id: str, directory: Path) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from typing import Any
 import torch
 from cortex_gs_contract import ErrorCode
 from safetensors import safe_open
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file, save
 
 from arctic_rl_mock.backends import BackendError
 from arctic_rl_mock.backends.common import (
@@ -392,10 +392,11 @@ class ReferenceBackend:
                 "model": json.dumps(self.model_config.__dict__),
             }
             weights = {k: v.detach().cpu().contiguous() for k, v in job.policy.state_dict().items()}
-            save_file(weights, str(directory / MODEL_FILE), metadata=meta)
+            # Serialised here, written through the seams: a full disk is an OSError there.
+            self.hooks.write_file(directory / MODEL_FILE, save(weights, metadata=meta))
             if checkpoint_type != "weights-only":
                 tensors, opt_meta = job.optimizer.tensors()
-                save_file(tensors, str(directory / OPTIMIZER_FILE), metadata=opt_meta)
+                self.hooks.write_file(directory / OPTIMIZER_FILE, save(tensors, metadata=opt_meta))
             return {"global_steps": job.global_steps, "avg_loss": job.last_avg_loss}
 
     def load_checkpoint(self, job_id: str, directory: Path) -> dict[str, Any]:

@@ -15,6 +15,8 @@ from typing import Any
 
 from arctic_rl_mock.seams import Hooks
 
+STAGING_PREFIX = ".staging-"  # a checkpoint being written (renamed into place when whole)
+
 
 def safe(part: str) -> str:
     """Ids are pattern-checked before they get here; this is belt and braces for paths."""
@@ -33,6 +35,18 @@ class StateFiles:
     def checkpoint_dir(self, job_id: str, checkpoint_id: str) -> Path:
         """Where a checkpoint's files live."""
         return self.root / "checkpoints" / safe(job_id) / safe(checkpoint_id)
+
+    def staging_dir(self, job_id: str, request_id: str) -> Path:
+        """Where a save writes a checkpoint before it is renamed into place."""
+        return self.root / "checkpoints" / safe(job_id) / f"{STAGING_PREFIX}{safe(request_id)}"
+
+    def drop_staging(self) -> list[Path]:
+        """Remove every checkpoint staging folder (a save cut by a crash left it); the
+        folders removed."""
+        found = sorted((self.root / "checkpoints").glob(f"*/{STAGING_PREFIX}*"))
+        for folder in found:
+            shutil.rmtree(folder, ignore_errors=True)
+        return found
 
     def chunk_dir(self, job_id: str, group_id: str) -> Path:
         """Where a group's accepted chunk frames live until the group runs."""

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from arctic_rl._endpoint import ClientSettings
+from arctic_rl._endpoint import ClientSettings, proxy_for
 from arctic_rl._errors import APIConnectionError
 from arctic_rl._http import LIMITS, open_client
 
@@ -347,6 +347,8 @@ def test_https_verifies_the_server_unless_told_not_to(
 def test_a_proxy_named_by_the_environment_takes_the_requests(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """A loopback proxy for a host off loopback (a loopback target never takes one)."""
+
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> bool:
         writer.write(answer(b"{}"))
         return True
@@ -356,7 +358,8 @@ def test_a_proxy_named_by_the_environment_takes_the_requests(
             monkeypatch.setenv("HTTP_PROXY", proxy.url.removesuffix("/api"))
             monkeypatch.delenv("NO_PROXY", raising=False)
             monkeypatch.delenv("no_proxy", raising=False)
-            http = opened("http://127.0.0.1:9/api")  # nothing listens there: only the proxy
+            target = "http://cortex.invalid/api"  # no such host: only the proxy answers
+            http = opened(target, proxy=proxy_for(target))
             try:
                 assert (await http.request("GET", "/jobs")).json() == {}
             finally:
@@ -365,4 +368,4 @@ def test_a_proxy_named_by_the_environment_takes_the_requests(
         raise AssertionError("no server")
 
     proxy = asyncio.run(main())
-    assert proxy.requests[0][0].startswith(b"GET http://127.0.0.1:9/api/jobs HTTP/1.1")
+    assert proxy.requests[0][0].startswith(b"GET http://cortex.invalid/api/jobs HTTP/1.1")

@@ -261,8 +261,10 @@ async def test_a_cut_held_submit_answer_is_retried_and_generate_runs_once(
     session: Session, live_mock: LiveMock, retry_waits: list[float]
 ) -> None:
     """The final chunk's 200 (finished within wait_s) is lost: the resend names the same
-    request (its chunk group), which ran once."""
-    async with session(Fault(b"/generate", "cut_response")) as (client, recorder):
+    request (its chunk group), which ran once. A chunked generate is resent only to a
+    service that deduplicates it (the mock does; today's service is not counted on)."""
+    fault = Fault(b"/generate", "cut_response")
+    async with session(fault, served_idempotency=True) as (client, recorder):
         recorder.sent.clear()
         result = await client.generate(["a", [1, 2]], {"max_tokens": 4})
         assert len(result["results"]) == 2 and len(retry_waits) == 1

@@ -249,6 +249,4 @@ def test_the_yaml_setting_skips_the_question(
 
 
 def _served_idempotency(client: ArcticRLClient) -> bool:
-    from arctic_rl._cortex import _service_transport
-
-    return bool(_service_transport(client.aio.service._client).served_idempotency)
+    return client.aio.service.traits.served_idempotency

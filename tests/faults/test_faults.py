@@ -3,6 +3,9 @@ retries run out, the client raises one clear typed error.
 
 The client talks to the live mock through :class:`FaultProxy`; "exactly once" is read
 from the mock's own store (its request records), not from what the client believes.
+The mock serves the proposed ``Idempotency-Key``, and the client is told so
+(``cortex.service: proposed``): a step whose answer was lost is sent again with its key.
+Against a service that does not serve it, see ``tests/hardening/test_outcome_unknown.py``.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ def session(live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch) -> Callable[..
                 "chunk_bytes": CHUNK_BYTES,
                 "read_timeout": READ_TIMEOUT * 8,
                 "progress": False,
+                "service": "proposed",
                 **cortex,
             }
             config = ArcticRLClientConfig(

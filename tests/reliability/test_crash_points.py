@@ -166,6 +166,7 @@ async def client_of(
         "long_poll_s": 2,
         "chunk_bytes": CHUNK_BYTES,
         "progress": False,
+        "service": "proposed",  # the mock serves the proposed Idempotency-Key
     }
     config = ArcticRLClientConfig(
         backend="cortex", model_name="tiny-byte-lm", training_gpus=1, cortex=settings

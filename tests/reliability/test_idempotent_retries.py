@@ -46,6 +46,7 @@ async def client_via(
             "pat_env": PAT_ENV,
             "long_poll_s": 2,
             "progress": False,
+            "service": "proposed",  # the mock serves the proposed Idempotency-Key
         }
         config = ArcticRLClientConfig(
             backend="cortex", model_name="tiny-byte-lm", training_gpus=1, cortex=settings
