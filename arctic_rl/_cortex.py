@@ -457,4 +457,3 @@ class _Connection:
         client, self._client = self._client, None
         if client is not None:
             await client.get_async_httpx_client().aclose()
-
