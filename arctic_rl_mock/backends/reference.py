@@ -41,11 +41,11 @@ from arctic_rl_mock.backends.common import (
     wants,
     wants_reference,
 )
-from arctic_rl_mock.backends.losses import policy_loss, shifted_logprobs
+from arctic_rl_mock.backends.losses import policy_loss
 from arctic_rl_mock.backends.persist import Applied, SavedState, state_lost
 from arctic_rl_mock.backends.prompts import decode_tokens, encode_prompt, generation_rows
 from arctic_rl_mock.backends.sampling import log_prob_inputs, sample
-from arctic_rl_mock.backends.tiny import AdamW, TinyConfig, TinyLM
+from arctic_rl_mock.backends.tiny import AdamW, TinyConfig, TinyLM, shifted_logprobs
 from arctic_rl_mock.seams import Hooks
 
 # Parts of a job's saved state, each its own blob so a commit writes only what changed;
@@ -321,13 +321,13 @@ class ReferenceBackend:
                     )
                 start = 0 if completion is None else max(len(head) - 1, 0)
                 ids = torch.tensor([seq], dtype=torch.int64, device=self.device)
-                logits = job.sampler(ids, torch.ones_like(ids))
-                logp, _ = shifted_logprobs(logits, ids[:, 1:])
+                scores = job.sampler(ids, torch.ones_like(ids))
+                logp, _ = shifted_logprobs(scores, ids[:, 1:])
                 out_lp.append(logp[0, start:].cpu())
                 out_ids.append(ids[0, start + 1 :].cpu())
                 if top_k:
-                    rows = logits[0, start : len(seq) - 1].float()
-                    out_top.append(rows.topk(min(top_k, VOCAB_SIZE), dim=-1).indices.cpu())
+                    rows = scores[0, start : len(seq) - 1].log_softmax()
+                    out_top.append(rows.top_k(min(top_k, VOCAB_SIZE)).cpu())
         result: dict[str, Any] = {"logprobs": out_lp, "token_ids": out_ids}
         if top_k:
             result["top_k_token_ids"] = out_top
