@@ -6,14 +6,13 @@ these rules live in one place:
 
 - connection failures, 408, 429 and 5xx (not 501; 503 and a full disk's 507 included) are
   retried, waiting as long as Retry-After says; the *same* request is resent, so a retry
-  carries the same idempotency key;
+  carries the same idempotency key; a plain-HTTP server behind https:// is a `ConfigError`;
 - an error status becomes a typed `ArcticRLError` (see `_errors.error_from_response`),
   whatever its body (a proxy's HTML 502 too): the generated parsers only see successes;
-- a JSON POST without an ``Idempotency-Key`` gets one, fixed for that logical call (a
-  log-probs read gets one too: harmless, and one rule is easier to trust than a list).
-  Chunk uploads carry none: their chunk group id is the key;
-- a long poll (``wait_s``) gets a read timeout that outlasts the server's hold;
-- a DELETE whose retry finds the thing gone (404) succeeded the first time;
+- a JSON POST without an ``Idempotency-Key`` gets one, fixed for that logical call (log-probs
+  reads too: one rule); chunk uploads carry none, their chunk group id is the key;
+- a long poll (``wait_s``) gets a read timeout that outlasts the server's hold; a DELETE whose
+  retry finds the thing gone (404) succeeded the first time;
 - every answer is read here, decompressed to at most ``max_answer_bytes`` (a gzip bomb is
   an `AnswerTooLargeError`, never a 600 MiB allocation); a 3xx is a `RedirectError`, a
   2xx whose body is not JSON an `UnexpectedAnswerError`: the generated parsers only see
@@ -22,9 +21,9 @@ these rules live in one place:
   generated client, the httpx client and their headers never hold it (nor show it in a
   repr); plain ``http://`` is refused for any host but loopback unless allowed.
 
-Under it is httpx's own transport (`httpx.AsyncHTTPTransport`, over httpcore), opened
-once per client and reused by every call; tests may put any other httpx transport there
-(`httpx.MockTransport`, a recording one) through `ClientSettings.inner`.
+Under it is httpx's own transport (`httpx.AsyncHTTPTransport`, over httpcore), opened once
+per client and reused by every call; tests may put any other httpx transport there (a
+recording one, `httpx.MockTransport`) through `ClientSettings.inner`.
 """
 
 from __future__ import annotations
@@ -48,6 +47,7 @@ from cortex_gs_contract import (
 )
 from pydantic import SecretStr
 
+from arctic_rl import _plain_http as plain_http
 from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings
 from arctic_rl._errors import (
     URL_SETTINGS,
@@ -203,7 +203,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         timing = current_timing()
         if timing is not None:
             timing.sending(request.headers.get("content-length"))
-        response = await self._inner.handle_async_request(request)
+        response = await plain_http.send(self._inner, request)
         self._reached = True
         if timing is not None:
             timing.answered()
