@@ -24,7 +24,7 @@ from torch import nn
 from arctic_rl_mock.backends.common import BYTE_TOKENS, LOW_IDS, VOCAB_SIZE, JobSettings
 
 HIGH_IDS = VOCAB_SIZE // LOW_IDS
-# Reserved ids and every id above LOW_IDS start nearly impossible, so an untrained model
+# Reserved ids and every id from LOW_IDS up start nearly impossible, so an untrained model
 # emits bytes, yet stay learnable.
 RESERVED_BIAS = -15.0
 

@@ -77,3 +77,16 @@ def test_ids_beyond_the_vocabulary_are_refused(backend: ReferenceBackend) -> Non
     ids = torch.tensor([[1, VOCAB_SIZE]])
     with pytest.raises(BackendError, match=rf"input_ids must lie in \[0, {VOCAB_SIZE}\)"):
         backend.forward_no_grad(JOB, {"kwargs": {"input_ids": ids}})
+
+
+@pytest.mark.parametrize("padded_rows", [1, 2])
+def test_rows_without_an_attended_token_still_score(
+    backend: ReferenceBackend, padded_rows: int
+) -> None:
+    """A batch's padding rows (some or all of them) come back finite, as before."""
+    ids = torch.tensor([[7, 8, 9], [WORD, 5, 6]])
+    attention = torch.ones_like(ids)
+    attention[:padded_rows] = 0
+    batch = {"kwargs": {"input_ids": ids, "attention_mask": attention}}
+    logprobs = backend.forward_no_grad(JOB, batch)["model_outputs"]["logprobs"]
+    assert logprobs.shape == (2, 3) and bool(torch.isfinite(logprobs).all())
