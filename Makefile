@@ -17,7 +17,7 @@ BACKEND ?= reference
 SERVICE ?= today
 BASE    ?= HEAD
 
-.PHONY: setup generate check-generated test lint serve demo chaos chaos-record docs bench soak fuzz spec-diff contract-check realfw clean
+.PHONY: setup generate check-generated test lint serve demo chaos chaos-record docs bench soak fuzz spec-diff contract-check realfw extras-bounds clean
 
 setup: $(STAMP) $(PUBLISHED_STAMP) $(NODE_STAMP)
 
@@ -107,6 +107,11 @@ fuzz: setup
 # of the pinned public sources (see scripts/realfw2/README.md).
 realfw: setup
 	MIRROR=$(MIRROR) bash scripts/realfw2/run.sh
+
+# By hand, not in CI: the mock extra's version ranges at both ends (the lowest and the newest
+# versions they allow, each in a scratch venv) under the mock's smoke tests (a few minutes).
+extras-bounds: setup
+	$(BIN)/python scripts/extras_bounds.py
 
 # Two checks: no proposal breaks a client of today's service (today's view -> full contract),
 # and the working tree breaks no client of the contract at BASE.

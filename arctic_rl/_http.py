@@ -8,15 +8,15 @@ these rules live in one place:
   retried, waiting as long as Retry-After says within the call's budget; the *same*
   request is resent, so a retry carries the same idempotency key; a call today's service
   would run twice is resent only when it provably never ran (`_retry` has the rules);
+  a plain-HTTP server behind https:// is a `ConfigError`;
 - each attempt's answer has a deadline (`_retry.AnswerDeadline`): a server that trickles
   it is a read timeout;
 - an error status becomes a typed `ArcticRLError` (see `_errors.error_from_response`),
   whatever its body (a proxy's HTML 502 too): the generated parsers only see successes;
-- a JSON POST without an ``Idempotency-Key`` gets one, fixed for that logical call (a
-  log-probs read gets one too: harmless, and one rule is easier to trust than a list).
-  Chunk uploads carry none: their chunk group id is the key;
-- a long poll (``wait_s``) gets a read timeout that outlasts the server's hold;
-- a DELETE whose retry finds the thing gone (404) succeeded the first time;
+- a JSON POST without an ``Idempotency-Key`` gets one, fixed for that logical call (log-probs
+  reads too: one rule); chunk uploads carry none, their chunk group id is the key;
+- a long poll (``wait_s``) gets a read timeout that outlasts the server's hold; a DELETE whose
+  retry finds the thing gone (404) succeeded the first time;
 - every answer is read here, decompressed to at most ``max_answer_bytes`` (a gzip bomb is
   an `AnswerTooLargeError`, never a 600 MiB allocation); a 3xx is a `RedirectError`, a
   2xx whose body is not JSON an `UnexpectedAnswerError`: the generated parsers only see
@@ -26,9 +26,9 @@ these rules live in one place:
   repr); plain ``http://`` is refused for any host but loopback unless allowed; every
   error and retry line is masked (`_masking.TokenMask`), whatever an answer echoed.
 
-Under it is httpx's own transport (`httpx.AsyncHTTPTransport`, over httpcore), opened
-once per client and reused by every call; tests may put any other httpx transport there
-(`httpx.MockTransport`, a recording one) through `ClientSettings.inner`.
+Under it is httpx's own transport (`httpx.AsyncHTTPTransport`, over httpcore), opened once
+per client and reused by every call; tests may put any other httpx transport there (a
+recording one, `httpx.MockTransport`) through `ClientSettings.inner`.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from cortex_gs_contract import (
 )
 from pydantic import SecretStr
 
+from arctic_rl import _plain_http as plain_http
 from arctic_rl._answer_body import ACCEPT_ENCODING, read_capped, require_json, status_error
 from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, ServiceTraits
 from arctic_rl._errors import (
@@ -216,7 +217,7 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         try:
             async with deadline:
                 request.stream = deadline.watch(body)
-                response = await self._inner.handle_async_request(request)
+                response = await plain_http.send(self._inner, request)
                 self._reached = True
                 if timing is not None:
                     timing.answered()

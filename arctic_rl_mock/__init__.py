@@ -48,6 +48,8 @@ _missing = [name for name in _EXTRA_MODULES if find_spec(name) is None]
 if _missing:
     raise ModuleNotFoundError(
         f"the mock Cortex GS (arctic_rl_mock) needs the 'mock' extra, which is not installed "
-        f"(missing: {', '.join(_missing)}): pip install 'arctic-rl[mock]'",
+        f"(missing: {', '.join(_missing)}); install it from the checkout or wheel this package "
+        'came from: python -m pip install "/path/to/arctic-rl[mock]" (the checkout\'s folder, '
+        "or the .whl file's path, then [mock])",
         name=_missing[0],
     )

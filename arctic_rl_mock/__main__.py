@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -195,14 +196,24 @@ def main(argv: list[str] | None = None) -> int:
         base,
     )
     token_env = None if args.token else args.token_env
-    print(connection_guide(Listening(args.host, args.port, settings, token_env)), flush=True)
-    uvicorn.run(
+    guide = connection_guide(Listening(args.host, args.port, settings, token_env))
+
+    class AnnouncedServer(uvicorn.Server):
+        """Prints the guide once the socket listens: a busy port prints only its error."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                print(guide, flush=True)
+
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
         log_level=args.log_level.lower(),
         **server.uvicorn_options(),
     )
+    AnnouncedServer(config).run()
     return 0
 
 

@@ -31,7 +31,6 @@ import asyncio
 import errno
 import json
 import logging
-import resource
 import time
 import uuid
 from dataclasses import dataclass
@@ -96,6 +95,10 @@ class ServerSettings:
 
     def ensure_descriptors(self) -> None:
         """Raise this process's open-file limit so the cap, not the kernel, refuses first."""
+        try:
+            import resource
+        except ImportError:  # Windows: no such limit to raise
+            return
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         needed = self.max_connections + FD_HEADROOM
         if soft != resource.RLIM_INFINITY and soft < needed:

@@ -34,7 +34,7 @@ PHASES = {
     "upload_s": "#2171b5",
     "queue_s": "#fdae6b",
     "compute_s": "#d94801",
-    "wait_s": "#bdbdbd",
+    "wait_s": "#fec44f",
     "download_s": "#74c476",
 }
 
@@ -70,14 +70,14 @@ def smoothed(values: Sequence[float], window: int = 5) -> list[float]:
     return out
 
 
-def figure(rows: int, height: float) -> tuple[Any, Any]:
+def figure(rows: int, height: float, width: float = 7.0) -> tuple[Any, Any]:
     """A headless matplotlib figure of ``rows`` plots, one above the other, sharing x."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    return plt.subplots(rows, 1, figsize=(7, height), sharex=True, dpi=100)
+    return plt.subplots(rows, 1, figsize=(width, height), sharex=True, dpi=100)
 
 
 def save(fig: Any, path: Path) -> Path:
@@ -96,7 +96,7 @@ def plot(history: Sequence[IterationStats], path: Path, target: str) -> Path:
     steps = [s.iteration for s in history]
     rewards = [s.reward for s in history]
     losses = [s.loss for s in history]
-    fig, (ax_r, ax_l, ax_t) = figure(3, 7.5)
+    fig, (ax_r, ax_l, ax_t) = figure(3, 7.5, width=8.5)  # room for the time legend
     ax_r.plot(steps, rewards, color="#9ecae1", label="batch mean")
     ax_r.plot(steps, smoothed(rewards), color="#08519c", label="5-iteration mean")
     ax_r.set_ylabel(f"reward (share of {target!r})")
@@ -111,19 +111,46 @@ def plot(history: Sequence[IterationStats], path: Path, target: str) -> Path:
     return save(fig, path)
 
 
+# A phase under this share of the run's time is drawn in "other", so every bar and legend
+# entry left is big enough to see.
+MIN_SHARE = 0.05
+OTHER_COLOUR = "#969696"
+BETWEEN_COLOUR = "#9e9ac8"
+
+
+def time_groups(history: Sequence[IterationStats]) -> dict[str, list[float]]:
+    """Per iteration, seconds by what the time panel draws: the phases that matter, the
+    small ones summed as "other (...)", and the loop's own work between calls."""
+    between = [max(0.0, s.seconds - sum(s.phases.values())) for s in history]
+    totals = {name: sum(s.phases.get(name, 0.0) for s in history) for name in PHASES}
+    overall = sum(totals.values()) + sum(between)
+    big = [name for name in PHASES if totals[name] >= MIN_SHARE * overall]
+    small = [name for name in PHASES if name not in big and totals[name] > 0]
+    groups = {name.removesuffix("_s"): [s.phases.get(name, 0.0) for s in history] for name in big}
+    if small:
+        label = f"other ({', '.join(name.removesuffix('_s') for name in small)})"
+        groups[label] = [sum(s.phases.get(name, 0.0) for name in small) for s in history]
+    groups["between calls"] = between
+    return groups
+
+
 def _time_panel(ax: Any, history: Sequence[IterationStats]) -> None:
-    """Stacked bars: each iteration's seconds by phase, and what the loop spent between calls."""
+    """Stacked bars of :func:`time_groups`, in milliseconds when iterations are short, the
+    axis fitted to the tallest bar and the legend beside the panel."""
     steps = [s.iteration for s in history]
+    groups = time_groups(history)
+    tallest = max((sum(column) for column in zip(*groups.values(), strict=True)), default=1.0)
+    unit, scale = ("ms", 1000.0) if tallest < 2.0 else ("s", 1.0)
+    colours = {name.removesuffix("_s"): colour for name, colour in PHASES.items()}
     bottom = [0.0] * len(history)
-    for name, colour in PHASES.items():
-        heights = [s.phases.get(name, 0.0) for s in history]
-        ax.bar(steps, heights, bottom=bottom, color=colour, label=name.removesuffix("_s"))
+    for label, seconds in groups.items():
+        colour = colours.get(label, BETWEEN_COLOUR if label == "between calls" else OTHER_COLOUR)
+        heights = [x * scale for x in seconds]
+        ax.bar(steps, heights, bottom=bottom, color=colour, label=label)
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-    outside = [max(0.0, s.seconds - b) for s, b in zip(history, bottom, strict=True)]
-    ax.bar(steps, outside, bottom=bottom, color="#f0f0f0", label="between calls")
-    ax.set_ylabel("seconds")
-    ax.set_ylim(0, 1.4 * max([b + o for b, o in zip(bottom, outside, strict=True)], default=1))
-    ax.legend(loc="upper left", ncol=4, fontsize="small")  # above the bars, in the headroom
+    ax.set_ylabel(f"time per iteration ({unit})")
+    ax.set_ylim(0, 1.05 * tallest * scale or 1.0)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
 
 
 def learned(history: Sequence[IterationStats], window: int = 5, margin: float = 0.2) -> bool:

@@ -32,6 +32,7 @@ SkyRL to forward it to the Ray task.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import os
 import sys
@@ -61,6 +62,8 @@ __all__ = [
 log = logging.getLogger("arctic_rl")
 
 SKYRL_ENTRYPOINT = "integrations.arctic_rl.entrypoint"
+# The SkyRL commit this package's SkyRL path was proven on (docs/skyrl.md).
+SKYRL_PROVEN_COMMIT = "a9564572e"
 FILE_ARG = "arctic_rl.cortex_file="
 SETTING_ARG = "arctic_rl.cortex."
 FORWARDED_PREFIX = "ARCTIC_"  # what SkyRL's entrypoint forwards to its Ray task
@@ -146,11 +149,26 @@ def main() -> Any:
     except ModuleNotFoundError as exc:
         if not SKYRL_ENTRYPOINT.startswith(exc.name or "?"):
             raise
-        raise ConfigError(
-            f"SkyRL is not installed here ({SKYRL_ENTRYPOINT} is missing): install SkyRL, "
-            "then run its trainer with trainer.override_entrypoint=arctic_rl.integrations.skyrl"
-        ) from None
+        raise _no_arctic_flow() from None
     return entrypoint.main()
+
+
+def _no_arctic_flow() -> ConfigError:
+    """Why SkyRL's Arctic flow cannot be imported: a packaged SkyRL lacks it (it lives in a
+    source checkout, beside the ``skyrl`` package), or there is no SkyRL at all."""
+    checkout = (
+        "run SkyRL's trainer from the root of a SkyRL source checkout (git clone; proven on "
+        f"commit {SKYRL_PROVEN_COMMIT}), where integrations/arctic_rl lives"
+    )
+    if importlib.util.find_spec("skyrl") is not None:
+        return ConfigError(
+            f"this SkyRL is an installed package without {SKYRL_ENTRYPOINT} (the released "
+            f"skyrl packages do not ship integrations/arctic_rl): {checkout}"
+        )
+    return ConfigError(
+        f"SkyRL is not installed here ({SKYRL_ENTRYPOINT} is missing): {checkout}, with "
+        "trainer.override_entrypoint=arctic_rl.integrations.skyrl"
+    )
 
 
 USAGE = """\

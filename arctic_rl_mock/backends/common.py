@@ -5,7 +5,8 @@ canned backend answers is one the reference backend can train on.
 
 Conventions (also documented in the contract's TrainBatch description):
 - Token space: ids 0..255 are bytes (text prompts are UTF-8 encoded), 256 is end of
-  sequence, 257..VOCAB_SIZE-1 are reserved ids that decode to nothing.
+  sequence, 257..LOW_IDS-1 are reserved ids; ids LOW_IDS..VOCAB_SIZE-1 are room for any
+  real tokenizer's ids (over half a million). Only bytes decode to text.
 - Logprobs and entropy come back in the real post-processors' roll layout: the
   input's shape [B, T], ``logprobs[:, i]`` is log p(input_ids[:, i + 1]) and the last
   column (the wrapped one) is zero, with or without ``responses``. Entropy comes back
@@ -33,7 +34,9 @@ from cortex_gs_contract import ErrorCode, JobType
 
 from arctic_rl_mock.backends import BackendError, sub_job_ids
 
-VOCAB_SIZE = 1024
+# The byte-level ids (bytes, EOS, reserved), and every id a model accepts: a multiple.
+LOW_IDS = 1024
+VOCAB_SIZE = 512 * LOW_IDS
 EOS_ID = 256
 BYTE_TOKENS = 256
 DEFAULT_LR = 1e-5

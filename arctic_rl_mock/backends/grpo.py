@@ -31,7 +31,7 @@ from arctic_rl_mock.backends.common import as_scalar, input_ids_of, processing_o
 STOCK_LOSSES = ("grpo", "grpo_echo_v1")
 AGG_MODES = ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")
 
-# (input_ids [1, T], attention_mask [1, T], position_ids [1, T] or None) -> logits [1, T, V]
+# (input_ids [1, T], attention_mask [1, T], position_ids [1, T] or None) -> the model's next-token scores
 RowModel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor | None], torch.Tensor]
 
 
@@ -145,8 +145,8 @@ def run_stock_grpo(
     for row in range(batch.input_ids.shape[0]):
         ids = batch.input_ids[row : row + 1]
         pos = None if batch.position_ids is None else batch.position_ids[row : row + 1]
-        logits = model(ids, batch.attention_mask[row : row + 1], pos)
-        logp, entropy = logprobs_of(logits, ids[:, 1:])
+        scores = model(ids, batch.attention_mask[row : row + 1], pos)
+        logp, entropy = logprobs_of(scores, ids[:, 1:])
         loss, ratio = batch.row_loss(row, logp[0], entropy[0])
         loss.backward()
         loss_total += float(loss.detach())

@@ -17,19 +17,6 @@ from arctic_rl_mock.backends import BackendError
 from arctic_rl_mock.backends.common import DEFAULT_KL_COEF, TrainView, as_scalar
 
 
-def shifted_logprobs(
-    logits: torch.Tensor, targets: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """(logprobs, entropy), both [B, T-1]: column i is log p(targets[:, i]) at position i.
-
-    ``targets`` is ``input_ids[:, 1:]`` unless the batch carries ``labels``.
-    """
-    logp = logits[:, :-1].float().log_softmax(-1)
-    chosen = logp.gather(-1, targets[:, :, None]).squeeze(-1)
-    entropy = -(logp.exp() * logp).sum(-1)
-    return chosen, entropy
-
-
 def _aggregate(
     values: torch.Tensor, mask: torch.Tensor, mode: str, num_tokens: float | None
 ) -> torch.Tensor:

@@ -42,11 +42,11 @@ from arctic_rl_mock.backends.common import (
     wants_reference,
 )
 from arctic_rl_mock.backends.grpo import StockGrpoBatch, is_stock_grpo, run_stock_grpo
-from arctic_rl_mock.backends.losses import policy_loss, shifted_logprobs
+from arctic_rl_mock.backends.losses import policy_loss
 from arctic_rl_mock.backends.persist import Applied, SavedState, state_lost
 from arctic_rl_mock.backends.prompts import decode_tokens, encode_prompt, generation_rows
 from arctic_rl_mock.backends.sampling import log_prob_inputs, sample
-from arctic_rl_mock.backends.tiny import AdamW, TinyConfig, TinyLM
+from arctic_rl_mock.backends.tiny import AdamW, TinyConfig, TinyLM, TokenScores, shifted_logprobs
 from arctic_rl_mock.seams import Hooks
 
 # Parts of a job's saved state, each its own blob so a commit writes only what changed;
@@ -212,8 +212,8 @@ class ReferenceBackend:
         view = TrainView.parse(batch, need_advantages=True, default_loss_fn=job.settings.loss_fn)
         with job.lock:
             job.policy.train()
-            logits = job.policy(*self._inputs(view))
-            logp, entropy = shifted_logprobs(logits, view.targets.to(self.device))
+            scores = job.policy(*self._inputs(view))
+            logp, entropy = shifted_logprobs(scores, view.targets.to(self.device))
             losses = policy_loss(logp, entropy, view)
             losses.loss.backward()
             loss = float(losses.loss.detach())
@@ -241,8 +241,8 @@ class ReferenceBackend:
             pos = None if pos is None else pos.to(self.device)
             return job.policy(ids.to(self.device), attn.to(self.device), pos)
 
-        def logprobs_of(logits: torch.Tensor, targets: torch.Tensor) -> Any:
-            return shifted_logprobs(logits, targets.to(self.device))
+        def logprobs_of(scores: TokenScores, targets: torch.Tensor) -> Any:
+            return shifted_logprobs(scores, targets.to(self.device))
 
         with job.lock:
             job.policy.train()
@@ -265,13 +265,16 @@ class ReferenceBackend:
         ids, attn, pos = self._inputs(view)
         with job.lock, torch.no_grad():
             # Row by row, as grpo trains: the same tokens score the same bits in both.
-            logits = torch.cat(
-                [
-                    model(ids[r : r + 1], attn[r : r + 1], None if pos is None else pos[r : r + 1])
-                    for r in range(ids.shape[0])
-                ]
-            )
-            logp, entropy = shifted_logprobs(logits, view.targets.to(self.device))
+            targets = view.targets.to(self.device)
+            rows = [
+                shifted_logprobs(
+                    model(ids[r : r + 1], attn[r : r + 1], None if pos is None else pos[r : r + 1]),
+                    targets[r : r + 1],
+                )
+                for r in range(ids.shape[0])
+            ]
+            logp = torch.cat([row_logp for row_logp, _ in rows])
+            entropy = torch.cat([row_entropy for _, row_entropy in rows])
         outputs: dict[str, Any] = {"logprobs": output_view(logp.cpu())}
         if wants(batch, "entropy"):
             outputs["entropy"] = output_view(entropy.cpu())
@@ -354,13 +357,13 @@ class ReferenceBackend:
                     )
                 start = 0 if completion is None else max(len(head) - 1, 0)
                 ids = torch.tensor([seq], dtype=torch.int64, device=self.device)
-                logits = job.sampler(ids, torch.ones_like(ids))
-                logp, _ = shifted_logprobs(logits, ids[:, 1:])
+                scores = job.sampler(ids, torch.ones_like(ids))
+                logp, _ = shifted_logprobs(scores, ids[:, 1:])
                 out_lp.append(logp[0, start:].cpu())
                 out_ids.append(ids[0, start + 1 :].cpu())
                 if top_k:
-                    rows = logits[0, start : len(seq) - 1].float()
-                    out_top.append(rows.topk(min(top_k, VOCAB_SIZE), dim=-1).indices.cpu())
+                    rows = scores[0, start : len(seq) - 1].log_softmax()
+                    out_top.append(rows.top_k(min(top_k, VOCAB_SIZE)).cpu())
         result: dict[str, Any] = {"logprobs": out_lp, "token_ids": out_ids}
         if top_k:
             result["top_k_token_ids"] = out_top

@@ -12,7 +12,7 @@ from cortex_gs_contract import ErrorCode
 from arctic_rl_mock.backends import BackendError
 from arctic_rl_mock.backends.common import EOS_ID
 from arctic_rl_mock.backends.prompts import max_tokens_of
-from arctic_rl_mock.backends.tiny import TinyLM
+from arctic_rl_mock.backends.tiny import TinyLM, TokenScores
 
 
 def sample(
@@ -43,21 +43,18 @@ def sample(
     for _ in range(max(limits, default=0)):
         if all(done):
             break
-        logits = model(ids, attn)[:, -1].float().cpu()
-        raw = logits.log_softmax(-1)
-        scaled = logits / temps.clamp(min=1e-6)[:, None]
-        for row, p in enumerate(params):
-            scaled[row] = _filter_logits(scaled[row], p)
-        probs = scaled.softmax(-1)
-        sampled = torch.multinomial(probs, 1, generator=gen).squeeze(-1)
-        greedy = scaled.argmax(-1)
-        choice = torch.where(temps <= 0, greedy, sampled)
+        scores = model(ids, attn)[:, -1]
+        last = TokenScores(scores.high.float().cpu(), scores.low.float().cpu())
+        raw = last.log_softmax()
+        scaled = last.scaled(temps.clamp(min=1e-6))
+        choice = torch.where(temps <= 0, scaled.argmax(), _draw(scaled, params, gen))
+        chosen = raw.at(choice)
         for row in range(bsz):
             if done[row]:
                 continue
             tok = int(choice[row])
             tokens[row].append(tok)
-            logprobs[row].append(float(raw[row, tok]))
+            logprobs[row].append(float(chosen[row]))
             if tok == EOS_ID or tok in (params[row].get("stop_token_ids") or []):
                 done[row], reasons[row] = True, "stop"
             elif len(tokens[row]) >= limits[row]:
@@ -65,6 +62,20 @@ def sample(
         ids = torch.cat([ids, choice[:, None].to(device)], dim=1)
         attn = torch.cat([attn, torch.ones(bsz, 1, dtype=attn.dtype, device=device)], dim=1)
     return [(tokens[r], logprobs[r], reasons[r]) for r in range(bsz)]
+
+
+def _draw(scores: TokenScores, params: list[dict[str, Any]], gen: torch.Generator) -> torch.Tensor:
+    """One sampled id per row: from the two factors (any id of the vocabulary), or, for a
+    row that asks for top-k or top-p, from its filtered distribution over every id."""
+    drawn = []
+    for row, p in enumerate(params):
+        one = scores[row : row + 1]
+        if int(p.get("top_k") or 0) > 0 or float(p.get("top_p") or 1.0) < 1.0:
+            probs = _filter_logits(one.dense()[0], p).softmax(-1)
+            drawn.append(torch.multinomial(probs, 1, generator=gen)[0])
+        else:
+            drawn.append(one.sample(gen)[0])
+    return torch.stack(drawn)
 
 
 def _filter_logits(logits: torch.Tensor, params: Mapping[str, Any]) -> torch.Tensor:

@@ -44,10 +44,31 @@ def test_importing_the_verl_plugin_without_verl_says_what_to_install():
     )
 
 
-def test_the_skyrl_entrypoint_without_skyrl_says_so(monkeypatch):
+@pytest.fixture
+def skyrl_main(monkeypatch):
+    """SkyRL's call of ``main()``, the Cortex settings taken as given."""
     monkeypatch.setattr(sys, "argv", ["main_base", "arctic_rl.cortex.host=h"])
     monkeypatch.setattr(skyrl, "_checked", lambda settings, environ: settings)
     monkeypatch.setattr(skyrl, "use_cortex", lambda settings: None)
     monkeypatch.setenv("ARCTIC_RL_BACKEND", "local")  # restored after main() sets it
+    return skyrl.main
+
+
+def test_the_skyrl_entrypoint_without_skyrl_says_so(skyrl_main):
     with pytest.raises(ConfigError, match=r"SkyRL is not installed here \(integrations\.arctic"):
-        skyrl.main()
+        skyrl_main()
+
+
+def test_a_pip_installed_skyrl_is_told_to_run_from_a_source_checkout(
+    skyrl_main, monkeypatch, tmp_path
+):
+    """The released skyrl package has ``skyrl`` but not the checkout's ``integrations``."""
+    (tmp_path / "skyrl" / "train").mkdir(parents=True)
+    (tmp_path / "skyrl" / "__init__.py").write_text("")
+    (tmp_path / "skyrl" / "train" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ConfigError) as raised:
+        skyrl_main()
+    said = str(raised.value)
+    assert "installed package without integrations.arctic_rl.entrypoint" in said
+    assert "root of a SkyRL source checkout" in said and skyrl.SKYRL_PROVEN_COMMIT in said

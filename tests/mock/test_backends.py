@@ -114,9 +114,9 @@ def test_reference_logprobs_are_shifted(reference: ReferenceBackend) -> None:
     ids = data["kwargs"]["input_ids"]
     model: TinyLM = reference._jobs["job-r"].policy
     with torch.no_grad():
-        logp = model(ids, torch.ones_like(ids)).log_softmax(-1)
+        logp = model(ids, torch.ones_like(ids)).dense().double().log_softmax(-1)
     # Roll layout: logprobs[:, i] scores input_ids[:, i + 1]; the wrapped last column is 0.
-    expected = logp[:, :-1].gather(-1, ids[:, 1:, None]).squeeze(-1)
+    expected = logp[:, :-1].gather(-1, ids[:, 1:, None]).squeeze(-1).float()
     assert torch.allclose(out["logprobs"][:, :-1], expected, atol=1e-5)
     assert bool((out["logprobs"][:, -1] == 0).all())
     assert out["entropy"].shape == (3, 9) and bool((out["entropy"][:, :-1] > 0).all())
@@ -128,7 +128,7 @@ def test_minimal_frame_trains_with_cross_entropy_over_labels(reference: Referenc
     labels = torch.tensor([[6, 7, 8, -100], [30, -100, 40, -100]])
     model: TinyLM = reference._jobs["job-r"].policy
     with torch.no_grad():
-        logp = model(ids, torch.ones_like(ids)).log_softmax(-1)
+        logp = model(ids, torch.ones_like(ids)).dense().double().log_softmax(-1)
     kept = [(0, 0, 6), (0, 1, 7), (0, 2, 8), (1, 0, 30), (1, 2, 40)]
     expected = -sum(float(logp[b, i, t]) for b, i, t in kept) / len(kept)
     out = reference.forward_backward(

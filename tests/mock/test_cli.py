@@ -75,12 +75,26 @@ def test_cli_no_auth_is_loud(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     served: list[object] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(app))
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server, **kw: served.append(server.config))
     caplog.set_level(logging.INFO, logger="arctic_rl_mock")
     assert main(["--no-auth", "--state-dir", str(tmp_path), "--port", "9"]) == 0
     assert len(served) == 1
     assert "AUTHENTICATION DISABLED" in caplog.text
     assert "http://127.0.0.1:9/api/v2/databases/RL_DB/schemas/PUBLIC/cortex-training" in caplog.text
+
+
+def test_a_busy_port_prints_its_error_and_no_guide(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        cmd = [sys.executable, "-m", "arctic_rl_mock", "--port", str(port), "--no-auth"]
+        done = subprocess.run(
+            [*cmd, "--state-dir", str(tmp_path)], capture_output=True, text=True, timeout=120
+        )
+    assert done.returncode != 0
+    assert "address already in use" in done.stderr.lower()
+    assert "base_url" not in done.stdout + done.stderr
 
 
 def test_cli_refuses_to_start_without_token_or_no_auth(tmp_path: Path) -> None:

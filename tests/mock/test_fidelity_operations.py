@@ -158,7 +158,7 @@ def test_generate_with_routing_key_list_and_per_prompt_params_with_nulls(api: Mo
 def test_generate_stream_events_are_consumed_as_read(api: MockApi) -> None:
     job_id = default_job(api)
     body = {
-        "prompts": ["hi", [5000], "yo"],
+        "prompts": ["hi", [1_000_000], "yo"],
         "sampling_params": [{"max_tokens": 2}, None, {"max_tokens": 1}],
     }
     response = api.http.post(
@@ -183,7 +183,7 @@ def test_generate_stream_events_are_consumed_as_read(api: MockApi) -> None:
         ("result", 2),
     ]
     assert events[0]["result"]["text"] == "hi" and events[2]["result"]["text"] == "y"
-    assert events[1]["error"] == "token ids must lie in [0, 1024)"
+    assert events[1]["error"] == "token ids must lie in [0, 524288)"
     assert events[-1] == {"type": "done", "completed": 2, "failed": 1}
     final = api.http.get(url).json()
     assert final["status"] == "done" and final["events"] == []

@@ -146,13 +146,17 @@ def test_readme_fits_its_readers():
     assert not re.search(r"/work/|/tmp/|#\d+\b|\bissue \d", README)
 
 
-def test_sdk_snippet_runs_as_written(live_mock, tmp_path):
-    """The README's SDK lines, the host swapped for the mock's, train and sample."""
-    code = _block_after("sdk-python")
-    host = '"host": "myorg-myaccount.snowflakecomputing.com"'
-    assert host in code
+def test_sdk_snippets_run_against_the_mock_with_the_line_shown(live_mock, tmp_path):
+    """The README's SDK lines, async then blocking, with the one line it shows for the mock
+    (its port moved to this mock's) in place of the host line, train and sample."""
+    code = _block_after("sdk-python") + "\n" + _block_after("sdk-blocking")
+    hosts = [ln for ln in code.splitlines() if ln.lstrip().startswith('"host":')]
+    assert len(hosts) == 1 and "ArcticRLClient(cfg)" in code and ".connect" not in hosts[0]
+    mock_line = _block_after("sdk-mock-line").rstrip("\n")
+    assert '"base_url": "http://127.0.0.1:8765"' in mock_line
+    port = live_mock.root_url.rsplit(":", 1)[1]
     script = tmp_path / "sdk.py"
-    script.write_text(code.replace(host, f'"base_url": "{live_mock.root_url}"'))
+    script.write_text(code.replace(hosts[0], mock_line.replace(":8765", f":{port}")))
     done = subprocess.run(
         [sys.executable, str(script)],
         env={**_BASE_ENV, "ARCTIC_CORTEX_PAT": live_mock.token},
@@ -161,7 +165,8 @@ def test_sdk_snippet_runs_as_written(live_mock, tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "'global_steps': 1" in done.stdout and "'results': [" in done.stdout
+    assert done.stdout.count("'global_steps': 1") == 2  # one job each
+    assert done.stdout.count("'results': [") == 2
 
 
 def test_layout_row_names_every_test_folder():

@@ -9,6 +9,7 @@ borrowed from the project's venv. About a minute, most of it installing torch.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -28,6 +29,8 @@ from .test_readme import _block_after
 PLACEHOLDER = "/path/to/arctic-rl"  # what the guides' pip line installs from
 DOCUMENTED_PORT = "8765"
 IMPORT_MOCK = "import arctic_rl_mock; print(arctic_rl_mock.__file__)"
+RECIPE_CALLS = Path(__file__).with_name("real_vocab_calls.py")
+MOCK_VOCABULARY = 524_288  # the reference backend's ids (docs/skyrl.md)
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,8 @@ def test_importing_the_mock_without_its_extra_names_the_extra(user_venv: UserVen
     done = user_venv.before_extra
     assert done is not None and done.returncode == 1
     assert "needs the 'mock' extra" in done.stderr
-    assert "pip install 'arctic-rl[mock]'" in done.stderr
+    assert "install it from the checkout or wheel" in done.stderr
+    assert f'python -m pip install "{PLACEHOLDER}[mock]"' in done.stderr  # the guides' line
 
 
 def test_the_installed_mock_prints_the_guide_settings_and_trains_with_them(
@@ -157,3 +161,29 @@ def test_the_installed_mock_prints_the_guide_settings_and_trains_with_them(
     assert "'global_steps': 1" in done.stdout and "'results': [" in done.stdout
     installed = user_venv.run([user_venv.venv / "bin" / "python", "-c", IMPORT_MOCK])
     assert Path(installed.stdout.strip()).is_relative_to(user_venv.venv)
+
+
+def test_recipe_shaped_calls_with_a_real_tokenizers_ids_train_as_the_guide_says(
+    started: StartedMock, user_venv: UserVenv
+) -> None:
+    """The framework's own shapes, with ids from the top of a 151,646-id vocabulary and
+    4,096 tokens a row, sent by the wheel's SDK with the guide's settings: no tokenizer
+    step. The loss is what the advantages make it only if every log-prob lined up."""
+    _, documented = _documented(started)
+    done = subprocess.run(
+        [user_venv.venv / "bin" / "python", RECIPE_CALLS, started.name, json.dumps(documented)],
+        cwd=user_venv.home,
+        env=user_venv.env(**started.env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["loss"] == pytest.approx(-0.75, abs=1e-4)
+    assert report["global_steps"] == 1
+    lowest, highest = report["old_log_probs"]
+    assert -100.0 < lowest < highest <= 0.0
+    sampled = report["sampled"]
+    assert [len(tokens) for tokens in sampled] == [4, 4]
+    assert all(0 <= token < MOCK_VOCABULARY for tokens in sampled for token in tokens)
