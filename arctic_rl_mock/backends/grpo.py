@@ -31,8 +31,8 @@ from arctic_rl_mock.backends.common import as_scalar, input_ids_of, processing_o
 STOCK_LOSSES = ("grpo", "grpo_echo_v1")
 AGG_MODES = ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")
 
-# (input_ids [1, T], attention_mask [1, T], position_ids [1, T] or None) -> the model's next-token scores
-RowModel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor | None], torch.Tensor]
+# (input_ids [1, T], attention_mask [1, T], position_ids [1, T] or None) -> next-token scores
+RowModel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor | None], Any]
 
 
 def is_stock_grpo(batch: Mapping[str, Any]) -> bool:
@@ -136,7 +136,7 @@ class StockGrpoBatch:
 def run_stock_grpo(
     batch: StockGrpoBatch,
     model: RowModel,
-    logprobs_of: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]],
+    logprobs_of: Callable[[Any, torch.Tensor], tuple[torch.Tensor, torch.Tensor]],
 ) -> tuple[float, torch.Tensor, dict[str, float]]:
     """Forward and backward row by row; (loss, ``[B, T - 1]`` log-probs, metrics)."""
     loss_total = 0.0
