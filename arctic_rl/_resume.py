@@ -156,6 +156,7 @@ async def load_from_folder(
             f"{folder} records a checkpoint of {identity.model_name!r} (job "
             f"{identity.job_id}); this client trains {model!r}"
         )
+    other = None
     if client.job_id is None and not await _attach_if_running(client, identity.job_id):
         await client.start(
             source_checkpoint={
@@ -176,6 +177,12 @@ async def load_from_folder(
             f"{folder} records service step {identity.service_step} for checkpoint "
             f"{identity.checkpoint_id} of job {identity.job_id}; the service's step after "
             f"loading it is {step}"
+        )
+    if other is not None and await _still_running(client, other):
+        log.warning(
+            "arctic_rl: job %s, whose checkpoint this run resumed from, still runs (its "
+            "driver stopped without cancelling it): cancel it if nothing else uses it",
+            other,
         )
     log.info(
         "arctic_rl: resumed job %s from checkpoint %s of job %s (service step %d, step %s)",
@@ -212,15 +219,19 @@ async def delete_identity(client: AsyncArcticRLClient, identity: CheckpointIdent
     )
 
 
-async def _attach_if_running(client: AsyncArcticRLClient, job_id: str) -> bool:
-    """Make a client not yet started attach to `job_id` when that job still runs."""
+async def _still_running(client: AsyncArcticRLClient, job_id: str) -> bool:
     from arctic_rl._tracking import normalize_state
 
     try:
         job = await client.service.get_job(job_id)
     except NotFoundError:
         return False
-    if normalize_state(job.status) != "running":
+    return normalize_state(job.status) == "running"
+
+
+async def _attach_if_running(client: AsyncArcticRLClient, job_id: str) -> bool:
+    """Make a client not yet started attach to `job_id` when that job still runs."""
+    if not await _still_running(client, job_id):
         return False
     await client.start(job_id=job_id)
     return True
