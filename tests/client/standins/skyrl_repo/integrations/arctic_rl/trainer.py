@@ -141,8 +141,17 @@ async def iteration(client: Any, dispatch: _ArcticDispatch, cfg: dict[str, Any])
     return {
         "reward": float(rewards.mean()),
         "responses": responses,
-        "policy": {k: v for k, v in metrics.items() if not k.startswith("timing/")},
-        "optim": {k: v for k, v in step.items() if k not in ("timing",)},
+        "policy": untimed(metrics),
+        "optim": untimed(step),
+    }
+
+
+def untimed(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer without its `timing/*` figures (they differ from run to run)."""
+    return {
+        k: untimed(v) if isinstance(v, dict) else v
+        for k, v in answer.items()
+        if k != "timing" and not k.startswith("timing/")
     }
 
 

@@ -67,7 +67,7 @@ class RayPPOTrainer:
                 self.save_checkpoints()
             await self.dispatch.save_weights_for_sampler()
             with open(log, "a", encoding="utf-8") as out:
-                out.write(json.dumps({"step": self.global_step, **metrics}) + "\n")
+                out.write(json.dumps({"global_step": self.global_step, **metrics}) + "\n")
             if saved and os.environ.get(HOLD_ENV) == str(self.global_step):
                 Path(self.cfg["trainer.export_path"], "held").write_text(str(self.global_step))
                 await asyncio.Event().wait()  # the test kills the process here
