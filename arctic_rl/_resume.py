@@ -148,7 +148,9 @@ async def load_from_folder(
 
     A client with a job loads into it (`/load`, naming the recorded job when it is
     another one); a client not yet started attaches to the recorded job when it still
-    runs, else creates its job from the checkpoint (`source_checkpoint_info`)."""
+    runs, else creates its job from the checkpoint (`source_checkpoint_info`, with
+    `load_optimizer_states`). The restored weights are then synced to the job's sampling
+    sub-jobs, which a load leaves as they were."""
     identity = read_identity(folder)
     model = client.config.model_name
     if identity.model_name != model:
@@ -178,6 +180,8 @@ async def load_from_folder(
             f"{identity.checkpoint_id} of job {identity.job_id}; the service's step after "
             f"loading it is {step}"
         )
+    if "sampling" in client.sub_jobs:  # the sampler serves the restored weights, not stale ones
+        await client.sync_weights()
     if other is not None and await _still_running(client, other):
         log.warning(
             "arctic_rl: job %s, whose checkpoint this run resumed from, still runs (its "
