@@ -4,9 +4,9 @@ and ends exactly where a clean run with the same seed ends (``make chaos``, shor
 The mock is a real ``python -m arctic_rl_mock`` subprocess, killed with SIGKILL while a
 request runs (the store says so) and restarted on the same state dir and port; the
 client is the legacy client the demo uses, over real HTTP, in a driver process that
-saves after each iteration and is itself killed after saves and relaunched. "Exactly" is bit-for-bit:
-each iteration's reward, loss, grad_norm, kl and sample, and the final weights' exact
-log-probabilities of a probe with the saved checkpoint's step.
+saves after each iteration and is itself killed after saves and relaunched. "Exactly" is
+bit-for-bit: each iteration's reward, loss, grad_norm, kl and sample, and the final
+weights' exact log-probabilities of a probe with the saved checkpoint's step.
 """
 
 from __future__ import annotations
