@@ -11,7 +11,7 @@
 # 3. run skyrl_drive.py and verl_drive.py against it; stop the mock (by its PID); print SUMMARY.
 # Knobs: REALFW2_SKIP_VERL_PROBES=1, REALFW2_MAIN_RUNS=A,B (verl main runs: A = verl@61ed850f +
 # Arctic-Platform@1b47608, B = merged verl 9dfab8e5d + Arctic-Platform main 5864380),
-# REALFW2_DIR (scratch folder, default $TMPDIR/realfw2).
+# REALFW2_DIR (scratch folder, default $TMPDIR/realfw2), REALFW2_PARTS (default "skyrl verl").
 set -u
 export PROJECT=${PROJECT:-$(pwd)}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -86,19 +86,27 @@ export OMP_NUM_THREADS=1
 # nothing leaves the machine: no hub look-ups, no usage stats, no trackers
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 RAY_USAGE_STATS_ENABLED=0 WANDB_MODE=disabled
 PY=$R/venv/bin/python
-S=$(date +%s)
-PYTHONPATH=$R/compat:$R/src/skyrl_a9564572e:$R/src/skyrl_a9564572e/skyrl-gym \
-  timeout 420 $PY skyrl_drive.py "$URL" "$R/run" > run/skyrl_drive.out 2>&1
-echo "skyrl drive rc=$? in $(( $(date +%s) - S ))s (run/skyrl_drive.out)"
-S=$(date +%s)
-timeout 1200 $PY verl_drive.py "$URL" "$R/run" > run/verl_drive.out 2>&1
-echo "verl drive rc=$? in $(( $(date +%s) - S ))s (run/verl_drive.out)"
+PARTS=${REALFW2_PARTS:-skyrl verl}
+OUTS=()
+if [[ " $PARTS " == *" skyrl "* ]]; then
+  S=$(date +%s)
+  PYTHONPATH=$R/compat:$R/src/skyrl_a9564572e:$R/src/skyrl_a9564572e/skyrl-gym \
+    timeout 1200 $PY skyrl_drive.py "$URL" "$R/run" > run/skyrl_drive.out 2>&1
+  echo "skyrl drive rc=$? in $(( $(date +%s) - S ))s (run/skyrl_drive.out)"
+  OUTS+=(run/skyrl_drive.out)
+fi
+if [[ " $PARTS " == *" verl "* ]]; then
+  S=$(date +%s)
+  timeout 1200 $PY verl_drive.py "$URL" "$R/run" > run/verl_drive.out 2>&1
+  echo "verl drive rc=$? in $(( $(date +%s) - S ))s (run/verl_drive.out)"
+  OUTS+=(run/verl_drive.out)
+fi
 
 echo
 echo "==== SUMMARY ===="
-for f in run/skyrl_drive.out run/verl_drive.out; do
+for f in "${OUTS[@]}"; do
   sed -n '/^==== SUMMARY/,$p' "$f" | grep -E '^(PASS|FAIL)' || echo "FAIL  $(basename "$f" .out): no summary (see $f)"
 done
-P=$(cat run/skyrl_drive.out run/verl_drive.out | sed -n '/^==== SUMMARY/,$p' | grep -c '^PASS')
-F=$(cat run/skyrl_drive.out run/verl_drive.out | sed -n '/^==== SUMMARY/,$p' | grep -c '^FAIL')
+P=$(cat "${OUTS[@]}" | sed -n '/^==== SUMMARY/,$p' | grep -c '^PASS')
+F=$(cat "${OUTS[@]}" | sed -n '/^==== SUMMARY/,$p' | grep -c '^FAIL')
 echo "realfw2: $P passed, $F failed in $(( $(date +%s) - T0 ))s"
