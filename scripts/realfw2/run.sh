@@ -35,7 +35,19 @@ src() {  # mirror-git-dir commit dest paths...
     exit 2
   fi
   rm -rf "$dest" && mkdir -p "$dest"
-  git --git-dir="$git" archive "$commit" -- "$@" | tar -x -C "$dest" && touch "$dest/.ok"
+  # path by path, each from its own tree: an archive of the whole commit limited by
+  # pathspecs still reads blobs outside them, and fails on a mirror that lacks one
+  local p
+  for p in "$@"; do
+    mkdir -p "$dest/$(dirname "$p")"
+    if [ "$(git --git-dir="$git" cat-file -t "$commit:$p")" = tree ]; then
+      git --git-dir="$git" archive --prefix="$p/" "$commit:$p" | tar -x -C "$dest" || return 1
+      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "cannot read $p at $commit from $git" >&2; exit 2; }
+    else
+      git --git-dir="$git" show "$commit:$p" > "$dest/$p" || exit 2
+    fi
+  done
+  touch "$dest/.ok"
 }
 M=${MIRROR:?set MIRROR to the folder that holds the fetched mirrors (owner+name/repo)}
 src "$M/NovaSky-AI+SkyRL/repo" a9564572e src/skyrl_a9564572e skyrl integrations skyrl-gym pyproject.toml
