@@ -215,8 +215,8 @@ def driver_env(run, tag, extra_env):
 
 
 def run_driver(run, cortex_file, tag, extra_env, extra=(), kill_when=None):
-    """The driver to its end, or (`kill_when`, a path) SIGKILLed with its whole process
-    group, Ray included, as soon as that file exists."""
+    """The driver to its end, or SIGKILLed with its whole process group, Ray included, as
+    soon as `kill_when()` is true."""
     env, trace = driver_env(run, tag, extra_env)
     t0 = time.time()
     log = run / f"skyrl_driver_{tag}.log"
@@ -226,7 +226,7 @@ def run_driver(run, cortex_file, tag, extra_env, extra=(), kill_when=None):
             cmd, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True
         )
         try:
-            while kill_when is not None and p.poll() is None and not kill_when.exists():
+            while kill_when is not None and p.poll() is None and not kill_when():
                 if time.time() - t0 > 480:
                     break
                 time.sleep(0.05)
@@ -317,6 +317,14 @@ def listed(url, token, job_id):
     return sorted(c["checkpoint_id"] for c in r.json()["checkpoints"])
 
 
+def saved(latest: Path) -> bool:
+    """Whether SkyRL's latest-checkpoint file names the save the run is killed after."""
+    try:
+        return latest.read_text().strip() == str(RESUME_KILL_AFTER)
+    except OSError:
+        return False
+
+
 def resume_scenario(url, token, run, cortex_file):
     """R1-R4: SkyRL's real trainer with resume_mode=latest, killed (SIGKILL, driver and Ray)
     after a save, relaunched, against the same recipe run without interruption."""
@@ -329,8 +337,9 @@ def resume_scenario(url, token, run, cortex_file):
         latest.parent / f"global_step_{RESUME_KILL_AFTER}" / "policy" / "cortex_checkpoint.json"
     )
     rc_k, dt_k, _, recs_k = run_driver(
-        run, cortex_file, "resume_killed", {}, broken, kill_when=marker
+        run, cortex_file, "resume_killed", {}, broken, kill_when=lambda: saved(latest)
     )
+
     killed_at = int(latest.read_text()) if latest.exists() else None
     rc_r, dt_r, log_r, recs_r = run_driver(run, cortex_file, "resume_relaunch", {}, broken)
     record(
@@ -367,9 +376,17 @@ def resume_scenario(url, token, run, cortex_file):
         same = files_w == files_r and bool(files_w) and id_w["job_id"] != id_r["job_id"]
         detail = f"{files_r} (resumed, job {id_r['job_id']}) / {files_w} (uninterrupted)"
         killed_job = json.loads(marker.read_text())["job_id"]
-        kept = [listed(url, token, job) for job in (id_w["job_id"], killed_job, id_r["job_id"])]
+        jobs = (id_w["job_id"], killed_job, id_r["job_id"])
+        kept = {job: listed(url, token, job) for job in jobs}
+        recorded = {job: [] for job in jobs}
+        for name in ("whole", "broken"):
+            ckpt = run / "skyrl_resume" / name / "ckpt"
+            for path in ckpt.glob("global_step_*/policy/cortex_checkpoint.json"):
+                identity = json.loads(path.read_text())
+                recorded.setdefault(identity["job_id"], []).append(identity["checkpoint_id"])
+        recorded = {job: sorted(ids) for job, ids in recorded.items()}
     except Exception as exc:  # a missing identity or export: the check fails, with why
-        same, detail, kept = False, f"{type(exc).__name__}: {exc}", []
+        same, detail, kept, recorded = False, f"{type(exc).__name__}: {exc}", {}, None
     record(
         "R4 final weights and optimizer state bit-identical (exported checkpoint files)",
         same,
@@ -378,13 +395,9 @@ def resume_scenario(url, token, run, cortex_file):
     record(
         f"R5 SkyRL's retention (max_ckpts_to_keep={RESUME_KEEP}) deletes the service checkpoints "
         "of the folders it removes",
-        kept
-        == [
-            [f"global_step{RESUME_KILL_AFTER}", f"global_step{RESUME_STEPS}"],
-            [f"global_step{RESUME_KILL_AFTER}"],
-            [f"global_step{RESUME_STEPS}"],
-        ],
-        f"checkpoints listed (uninterrupted job, killed job, resumed job): {kept}",
+        kept == recorded and len(kept) == 3,
+        f"listed per job (uninterrupted, killed, resumed): {list(kept.values())}; recorded "
+        f"by the folders SkyRL kept: {list((recorded or {}).values())}",
     )
 
 
