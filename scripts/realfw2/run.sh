@@ -41,8 +41,8 @@ src() {  # mirror-git-dir commit dest paths...
   for p in "$@"; do
     mkdir -p "$dest/$(dirname "$p")"
     if [ "$(git --git-dir="$git" cat-file -t "$commit:$p")" = tree ]; then
-      git --git-dir="$git" archive --prefix="$p/" "$commit:$p" | tar -x -C "$dest" || return 1
-      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "cannot read $p at $commit from $git" >&2; exit 2; }
+      git --git-dir="$git" archive --prefix="$p/" "$commit:$p" | tar -x -C "$dest"
+      [ "${PIPESTATUS[*]}" = "0 0" ] || { echo "cannot read $p at $commit from $git" >&2; exit 2; }
     else
       git --git-dir="$git" show "$commit:$p" > "$dest/$p" || exit 2
     fi

@@ -214,6 +214,18 @@ def driver_env(run, tag, extra_env):
     return env, trace
 
 
+def kill_ray(ray_dir: str):
+    """SIGKILL the rest of a killed driver's Ray (raylet, workers, the Ray task): they run
+    in sessions of their own, and carry the driver's REALFW2_RAY_DIR in their environment."""
+    mark = f"REALFW2_RAY_DIR={ray_dir}".encode()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if mark in environ.read_bytes().split(b"\0"):
+                os.kill(int(environ.parent.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+
+
 def run_driver(run, cortex_file, tag, extra_env, extra=(), kill_when=None):
     """The driver to its end, or SIGKILLed with its whole process group, Ray included, as
     soon as `kill_when()` is true."""
@@ -232,6 +244,7 @@ def run_driver(run, cortex_file, tag, extra_env, extra=(), kill_when=None):
                 time.sleep(0.05)
             if kill_when is not None and p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
+                kill_ray(env["REALFW2_RAY_DIR"])
             p.wait(timeout=max(1, 480 - (time.time() - t0)))
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
@@ -240,8 +253,9 @@ def run_driver(run, cortex_file, tag, extra_env, extra=(), kill_when=None):
 
 
 # --------------------------------------------------------------------------- resume
+RESUME_EPOCHS = 3  # two steps each: one prompt a step
 RESUME_STEPS = 6
-RESUME_KILL_AFTER = 4  # the save after which the interrupted run is killed
+RESUME_KILL_AFTER = 3  # the save after which the interrupted run is killed: mid-epoch
 RESUME_KEEP = 2
 
 
@@ -250,8 +264,10 @@ def resume_recipe(run: Path, name: str):
     out = run / "skyrl_resume" / name
     return [
         "trainer.resume_mode=latest",
-        f"trainer.epochs={RESUME_STEPS}",
-        "trainer.ckpt_interval=2",
+        f"trainer.epochs={RESUME_EPOCHS}",
+        "trainer.train_batch_size=1",
+        "trainer.policy_mini_batch_size=1",
+        "trainer.ckpt_interval=3",
         f"trainer.max_ckpts_to_keep={RESUME_KEEP}",
         f"trainer.ckpt_path={out / 'ckpt'}",
         f"trainer.export_path={out / 'export'}",
@@ -267,9 +283,13 @@ def task_pid(recs):
 def per_step(recs, pid=None):
     """(fwd_bwd, step) results per training step of the Ray task(s), timing left out."""
 
-    def untimed(value):
+    def untimed(value):  # the job's id left out too: each run has its own job
         if isinstance(value, dict):
-            return {k: untimed(v) for k, v in value.items() if not str(k).startswith("timing")}
+            return {
+                k: untimed(v)
+                for k, v in value.items()
+                if not str(k).startswith("timing") and k != "job_id"
+            }
         return value
 
     calls = [
@@ -294,7 +314,7 @@ def final_checkpoint(url, token, ckpt: Path):
         (ckpt / f"global_step_{last}" / "policy" / "cortex_checkpoint.json").read_text()
     )
     job, checkpoint = identity["job_id"], identity["checkpoint_id"]
-    r = httpx.get(f"{url}/{job}/checkpoints/{checkpoint}:export", headers=_auth(token), timeout=30)
+    r = httpx.post(f"{url}/{job}/checkpoints/{checkpoint}:export", headers=_auth(token), timeout=30)
     r.raise_for_status()
     digests = {}
     for f in r.json()["files"]:
