@@ -5,6 +5,7 @@ per-step results, the final checkpoint's tensors and the service's checkpoints c
 """
 
 import json
+import shutil
 import signal
 from pathlib import Path
 
@@ -106,12 +107,13 @@ def resume_scenario(url, token, run, cortex_file, record, run_driver):
     """R1-R5: SkyRL's real trainer with resume_mode=latest, killed (SIGKILL, driver and
     Ray) after a save, relaunched, against the same recipe run without interruption
     (`record` and `run_driver`: those of the running skyrl_drive)."""
+    shutil.rmtree(run / "skyrl_resume", ignore_errors=True)  # a rerun starts fresh, not resumed
     rc_w, dt_w, log_w, recs_w = run_driver(
         run, cortex_file, "resume_whole", {}, resume_recipe(run, "whole")
     )
     broken = resume_recipe(run, "broken")
     latest = run / "skyrl_resume" / "broken" / "ckpt" / "latest_ckpt_global_step.txt"
-    marker = (
+    recorded_at_kill = (
         latest.parent / f"global_step_{RESUME_KILL_AFTER}" / "policy" / "cortex_checkpoint.json"
     )
     rc_k, dt_k, _, recs_k = run_driver(
@@ -119,6 +121,10 @@ def resume_scenario(url, token, run, cortex_file, record, run_driver):
     )
 
     killed_at = int(latest.read_text()) if latest.exists() else None
+    # the killed run's job, read before the relaunch's retention removes that folder
+    killed_job = (
+        json.loads(recorded_at_kill.read_text())["job_id"] if recorded_at_kill.exists() else None
+    )
     rc_r, dt_r, log_r, recs_r = run_driver(run, cortex_file, "resume_relaunch", {}, broken)
     record(
         f"R1 resume_mode=latest: a run killed with SIGKILL after its step-{RESUME_KILL_AFTER} save "
@@ -153,7 +159,6 @@ def resume_scenario(url, token, run, cortex_file, record, run_driver):
         (id_r, files_r) = final_checkpoint(url, token, run / "skyrl_resume" / "broken" / "ckpt")
         same = files_w == files_r and bool(files_w) and id_w["job_id"] != id_r["job_id"]
         detail = f"{files_r} (resumed, job {id_r['job_id']}) / {files_w} (uninterrupted)"
-        killed_job = json.loads(marker.read_text())["job_id"]
         jobs = (id_w["job_id"], killed_job, id_r["job_id"])
         kept = {job: listed(url, token, job) for job in jobs}
         recorded = {job: [] for job in jobs}
