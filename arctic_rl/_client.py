@@ -25,6 +25,7 @@ from arctic_rl._requests import (
     plain_tokens,
     todays_job,
 )
+from arctic_rl._resume import delete_from_folder, is_folder, load_from_folder, save_to_folder
 from arctic_rl._services import (
     PROPOSED,
     TODAY,
@@ -34,7 +35,6 @@ from arctic_rl._services import (
     contract_schemas,
     registries_of,
 )
-from arctic_rl._resume import delete_from_folder, is_folder, load_from_folder, save_to_folder
 from arctic_rl._sources import resolve_config
 from arctic_rl._timing import TIMING_KEY
 
