@@ -1,0 +1,138 @@
+"""No call applied twice: a call interrupted after its submit left, then made again, runs once.
+
+Each test lets the submit reach the mock through the fault proxy, which holds back the
+answer (the work is done or under way on the service), and interrupts the caller there, as
+the frameworks' users do: Ctrl-C in a blocking call, a cancelled task, an event loop dropped
+mid-call (SkyRL's pattern: a fresh loop per call). The same call made again on that client
+is answered by the interrupted one: one optimizer step, one forward-backward.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+import pytest
+from faults.proxy import Fault, FaultProxy
+from hardening.support import executed
+
+from arctic_rl import ArcticRLClient, ArcticRLClientConfig, AsyncArcticRLClient
+from arctic_rl_mock.testsupport.harness import LiveMock
+
+from .conftest import PAT_ENV
+from .standins.batches import train_tensors
+
+TINY_JOB = dict(backend="cortex", model_name="tiny-byte-lm", training_gpus=1, sampling_gpus=1)
+PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
+# How long the proxy holds the answer to the interrupted submit: past the interruption.
+HELD_S = 2.0
+WAIT_S = 20.0
+
+
+@contextmanager
+def proxy_thread(mock: LiveMock, *faults: Fault) -> Iterator[FaultProxy]:
+    """A fault proxy in front of ``mock``, served on a loop of its own thread (blocking
+    callers and dropped loops cannot share theirs)."""
+    ready = threading.Event()
+    loop = asyncio.new_event_loop()
+    proxy = FaultProxy(mock.port, *faults)
+    stop = asyncio.Event()
+
+    async def serve() -> None:
+        async with proxy:
+            ready.set()
+            await stop.wait()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
+    thread.start()
+    assert ready.wait(WAIT_S)
+    try:
+        yield proxy
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(WAIT_S)
+        loop.close()
+
+
+def forwarded(proxy: FaultProxy, marker: bytes) -> Callable[[], bool]:
+    return lambda: any(marker in line for line in proxy.forwarded)
+
+
+def wait_for(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        assert time.monotonic() < deadline, "the submit never reached the mock"
+        time.sleep(0.005)
+
+
+def config(mock: LiveMock, proxy: FaultProxy) -> ArcticRLClientConfig:
+    url = proxy.url(mock.base_url, mock.port)
+    return ArcticRLClientConfig(**TINY_JOB, cortex={"base_url": url, "pat_env": PAT_ENV})
+
+
+@pytest.fixture
+def mock(live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch) -> LiveMock:
+    monkeypatch.setenv(PAT_ENV, live_mock.token)
+    return live_mock
+
+
+def test_ctrl_c_in_a_blocking_step_then_step_again_steps_once(mock: LiveMock) -> None:
+    held = Fault(b"/step", "stall", seconds=HELD_S)
+    with proxy_thread(mock, held) as proxy:
+        client = ArcticRLClient(config(mock, proxy))
+        try:
+
+            def interrupt() -> None:
+                wait_for(forwarded(proxy, b"/step"))
+                # Ctrl-C, delivered to the main thread (where Python raises KeyboardInterrupt)
+                signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+
+            threading.Thread(target=interrupt, daemon=True).start()
+            with pytest.raises(KeyboardInterrupt):
+                client.step()
+            assert client.step()["global_steps"] == 1
+            assert client.step()["global_steps"] == 2  # a delivered call is not repeated
+            assert executed(mock.state_dir, str(client.job_id), "step") == 2
+        finally:
+            client.shutdown(cancel=True)
+
+
+async def test_an_async_step_cancelled_after_its_submit_left_runs_once(mock: LiveMock) -> None:
+    held = Fault(b"/step", "stall", seconds=HELD_S)
+    with proxy_thread(mock, held) as proxy:
+        client = await AsyncArcticRLClient.connect(config(mock, proxy))
+        try:
+            first = asyncio.ensure_future(client.step())
+            await asyncio.to_thread(wait_for, forwarded(proxy, b"/step"))
+            first.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await first
+            assert (await client.step())["global_steps"] == 1
+            assert executed(mock.state_dir, str(client.job_id), "step") == 1
+        finally:
+            await client.shutdown(cancel=True)
+
+
+def test_a_fwd_bwd_whose_loop_was_dropped_accumulates_once(mock: LiveMock) -> None:
+    held = Fault(b"/forward-backward", "stall", seconds=HELD_S)
+    with proxy_thread(mock, held) as proxy:
+        client = ArcticRLClient(config(mock, proxy))
+        try:
+            batch = train_tensors()
+            dropped = asyncio.new_event_loop()  # SkyRL: a fresh loop per call, never closed
+            call = dropped.create_task(client.aio.fwd_bwd(batch, processing=PROCESSING))
+            until_sent = asyncio.to_thread(wait_for, forwarded(proxy, b"/forward-backward"))
+            dropped.run_until_complete(until_sent)
+            assert not call.done()  # the loop is left with the call in flight, never run again
+
+            again = asyncio.new_event_loop().run_until_complete(
+                client.aio.fwd_bwd(batch, processing=PROCESSING)
+            )
+            assert again["avg_loss"] is not None
+            assert executed(mock.state_dir, str(client.job_id), "forward_backward") == 1
+            assert client.step()["global_steps"] == 1
+        finally:
+            client.shutdown(cancel=True)
