@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
 import pytest
 from faults.proxy import Fault, FaultProxy
 from hardening.support import executed
