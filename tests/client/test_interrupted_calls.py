@@ -12,66 +12,21 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
 import pytest
-from faults.proxy import Fault, FaultProxy
+from faults.proxy import Fault
 from hardening.support import executed
 
-from arctic_rl import ArcticRLClient, ArcticRLClientConfig, AsyncArcticRLClient
+from arctic_rl import ArcticRLClient, AsyncArcticRLClient
 from arctic_rl_mock.testsupport.harness import LiveMock
 
 from .conftest import PAT_ENV
+from .held_answers import config, forwarded, proxy_thread, wait_for
 from .standins.batches import train_tensors
 
-TINY_JOB = dict(backend="cortex", model_name="tiny-byte-lm", training_gpus=1, sampling_gpus=1)
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 # How long the proxy holds the answer to the interrupted submit: past the interruption.
 HELD_S = 2.0
-WAIT_S = 20.0
-
-
-@contextmanager
-def proxy_thread(mock: LiveMock, *faults: Fault) -> Iterator[FaultProxy]:
-    """A fault proxy in front of ``mock``, served on a loop of its own thread (blocking
-    callers and dropped loops cannot share theirs)."""
-    ready = threading.Event()
-    loop = asyncio.new_event_loop()
-    proxy = FaultProxy(mock.port, *faults)
-    stop = asyncio.Event()
-
-    async def serve() -> None:
-        async with proxy:
-            ready.set()
-            await stop.wait()
-
-    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
-    thread.start()
-    assert ready.wait(WAIT_S)
-    try:
-        yield proxy
-    finally:
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(WAIT_S)
-        loop.close()
-
-
-def forwarded(proxy: FaultProxy, marker: bytes) -> Callable[[], bool]:
-    return lambda: any(marker in line for line in proxy.forwarded)
-
-
-def wait_for(condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not condition():
-        assert time.monotonic() < deadline, "the submit never reached the mock"
-        time.sleep(0.005)
-
-
-def config(mock: LiveMock, proxy: FaultProxy) -> ArcticRLClientConfig:
-    url = proxy.url(mock.base_url, mock.port)
-    return ArcticRLClientConfig(**TINY_JOB, cortex={"base_url": url, "pat_env": PAT_ENV})
 
 
 @pytest.fixture
@@ -137,3 +92,6 @@ def test_a_fwd_bwd_whose_loop_was_dropped_accumulates_once(mock: LiveMock) -> No
             assert client.step()["global_steps"] == 1
         finally:
             client.shutdown(cancel=True)
+            call.cancel()  # only to leave no task behind the test
+            dropped.run_until_complete(asyncio.gather(call, return_exceptions=True))
+            dropped.close()
