@@ -24,7 +24,7 @@ import asyncio
 import hashlib
 import json
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, TypeVar
 
 from arctic_rl._io_loop import Caller, current_caller
@@ -114,15 +114,24 @@ class CallRegistry:
         self._settle(key, call)
         return result
 
-    def left_uploads(self, job_id: str) -> Iterator[tuple[CallKey, Identity]]:
+    async def left_uploads(self, job_id: str) -> list[tuple[CallKey, Identity]]:
         """Left calls of the job that may hold an unfinished upload (chunk group) open:
-        not running, never accepted."""
-        for key, calls in self._calls.items():
-            for call in calls:
-                identity = call.identity
-                idle = identity.running is None or identity.running.done()
-                if key.job_id == job_id and call.left() and idle and identity.request_id is None:
-                    yield key, identity
+        never accepted, once those still running (a cancelled one unwinding) have ended."""
+        left = [
+            (key, call.identity)
+            for key, calls in self._calls.items()
+            for call in calls
+            if key.job_id == job_id and call.left() and call.identity.request_id is None
+        ]
+        loop = asyncio.get_running_loop()
+        running = [
+            identity.running
+            for _, identity in left
+            if identity.running is not None and identity.running.get_loop() is loop
+        ]
+        if running:
+            await asyncio.wait(running)
+        return [(key, identity) for key, identity in left if identity.request_id is None]
 
     def _take_left(self, key: CallKey) -> Identity | None:
         for call in self._calls.get(key, ()):

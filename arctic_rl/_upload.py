@@ -235,7 +235,7 @@ class Uploader:
         """Abandon the unfinished uploads this client's interrupted calls left open; how
         many the service dropped. Each such call keeps its identity under a new group id."""
         freed = 0
-        for key, identity in list(self._calls.left_uploads(job_id)):
+        for key, identity in await self._calls.left_uploads(job_id):
             try:
                 await abandon_chunk_group.asyncio_detailed(
                     job_id, identity.key, client=self._client
