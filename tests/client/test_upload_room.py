@@ -116,5 +116,3 @@ async def test_a_job_locked_by_another_clients_uploads_is_a_typed_error(mock: Li
     assert isinstance(error, ConflictError) and error.status == 409
     assert error.code == "too_many_chunk_groups" and error.request_id
     assert "an hour" in error.message and "new job" in error.message
-
-
