@@ -52,21 +52,25 @@ CLOSED_MESSAGE = "the client was closed while this call ran"
 class Caller:
     """Who waits for a bridged call: an event loop, or (``loop`` None) a blocked thread.
 
-    Gone once it stopped waiting: it left (cancelled, interrupted), or its loop no longer
-    runs (dropped by a framework that runs each call on a fresh loop) or was collected."""
+    Gone once it stopped waiting: it left (cancelled, interrupted), its loop no longer runs
+    (dropped by a framework that runs each call on a fresh loop) or was collected, or the
+    client's close cut the call."""
 
-    __slots__ = ("_left", "_loop")
+    __slots__ = ("_left", "_loop", "_serving")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop | None, serving: _Serving) -> None:
         self._loop = None if loop is None else weakref.ref(loop)
+        self._serving = serving
         self._left = False
 
     def leave(self) -> None:
         self._left = True
 
     def gone(self) -> bool:
-        if self._left or self._loop is None:
-            return self._left
+        if self._left or self._serving.closing_began:
+            return True
+        if self._loop is None:
+            return False
         loop = self._loop()
         return loop is None or not loop.is_running()
 
@@ -190,7 +194,7 @@ class IOLoop:
         here = asyncio.get_running_loop()
         if here is loop:
             return await coro
-        caller = Caller(here)
+        caller = Caller(here, serving)
         future = _submit(_on_behalf_of(caller, coro), loop)
         try:
             return await asyncio.wrap_future(future)
@@ -210,7 +214,7 @@ class IOLoop:
         if self.is_current():
             coro.close()
             raise RuntimeError("a blocking call was made from the client's own I/O loop")
-        caller = Caller(None)
+        caller = Caller(None, serving)
         future = _submit(_on_behalf_of(caller, coro), loop)
         try:
             return future.result()

@@ -1,6 +1,6 @@
 """A call cut by its client's own close raises `ClientClosedError` (an `ArcticRLError`, which
-a framework's ``except Exception`` catches), never a bare cancellation, and nothing is
-retried once closing began."""
+a framework's ``except Exception`` catches), never a bare cancellation; nothing is retried
+once closing began, and the cut call made again is answered by it, not run twice."""
 
 from __future__ import annotations
 
@@ -36,6 +36,10 @@ async def test_an_async_call_cut_by_aclose_raises_client_closed(mock: LiveMock) 
         with pytest.raises(ClientClosedError) as closed:
             await call
         assert isinstance(closed.value, ArcticRLError) and closed.value.code == "client_closed"
+        try:  # the client opens again; the cut step, made again, is answered, not rerun
+            assert (await client.step())["global_steps"] == 1
+        finally:
+            await client.shutdown(cancel=True)
 
 
 def test_a_blocking_call_cut_by_shutdown_from_another_thread_is_typed_and_not_retried(
