@@ -35,6 +35,9 @@ T = TypeVar("T")
 # Calls left by callers that went away, kept for their next identical call (each may hold
 # a result until then); beyond this the oldest are forgotten.
 MAX_LEFT = 64
+# How long `left_uploads` waits for left calls still running (a cancelled one unwinds in
+# milliseconds; one whose loop was dropped runs on, and keeps its group until it is done).
+UNWIND_S = 2.0
 
 
 class CallKey(NamedTuple):
@@ -70,6 +73,10 @@ class Identity:
     def renew(self) -> None:
         """A new key: the service dropped what the old one named (an abandoned upload)."""
         self.key = uuid.uuid4().hex
+
+    def idle(self) -> bool:
+        """Whether no run under it is going on."""
+        return self.running is None or self.running.done()
 
     def keep(self, result: Any) -> None:
         """Hold a result its caller never received, for the call that takes this over."""
@@ -116,7 +123,7 @@ class CallRegistry:
 
     async def left_uploads(self, job_id: str) -> list[tuple[CallKey, Identity]]:
         """Left calls of the job that may hold an unfinished upload (chunk group) open:
-        never accepted, once those still running (a cancelled one unwinding) have ended."""
+        never accepted and no longer running (those unwinding given `UNWIND_S` to end)."""
         left = [
             (key, call.identity)
             for key, calls in self._calls.items()
@@ -130,8 +137,8 @@ class CallRegistry:
             if identity.running is not None and identity.running.get_loop() is loop
         ]
         if running:
-            await asyncio.wait(running)
-        return [(key, identity) for key, identity in left if identity.request_id is None]
+            await asyncio.wait(running, timeout=UNWIND_S)
+        return [(key, ident) for key, ident in left if ident.request_id is None and ident.idle()]
 
     def _take_left(self, key: CallKey) -> Identity | None:
         for call in self._calls.get(key, ()):
@@ -162,7 +169,7 @@ async def _attached(identity: Identity, work: Callable[[Identity], Awaitable[T]]
     ``work`` under it."""
     previous = identity.running
     loop = asyncio.get_running_loop()
-    if previous is not None and previous.get_loop() is loop and not previous.done():
+    if previous is not None and previous.get_loop() is loop and not identity.idle():
         await asyncio.wait([previous])
     kept = identity.kept()
     if kept is not None:

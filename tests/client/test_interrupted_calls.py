@@ -95,3 +95,13 @@ def test_a_fwd_bwd_whose_loop_was_dropped_accumulates_once(mock: LiveMock) -> No
             call.cancel()  # only to leave no task behind the test
             dropped.run_until_complete(asyncio.gather(call, return_exceptions=True))
             dropped.close()
+
+
+async def test_identical_calls_in_flight_at_once_stay_two_calls(mock: LiveMock) -> None:
+    with proxy_thread(mock) as proxy:
+        client = await AsyncArcticRLClient.connect(config(mock, proxy))
+        try:
+            both = await asyncio.gather(client.step(), client.step())
+            assert sorted(answer["global_steps"] for answer in both) == [1, 2]
+        finally:
+            await client.shutdown(cancel=True)
