@@ -257,8 +257,9 @@ class ChunkGroups:
             raise ApiError(
                 409,
                 ErrorCode.too_many_chunk_groups,
-                f"job {chunk.job_id} already has {most} unfinished chunk groups; finish one"
-                f" or wait until it expires ({self.settings.chunk_group_ttl_s:g} s after its"
+                f"job {chunk.job_id} already has {most} unfinished chunk groups; finish one,"
+                " abandon one (DELETE /{job_id}/chunk-groups/{chunk_group_id}, proposed) or"
+                f" wait until it expires ({self.settings.chunk_group_ttl_s:g} s after its"
                 " first chunk)",
             )
         group = OpenGroup(chunk.binding, time.time())
