@@ -152,7 +152,7 @@ def test_app_matches_contract(contract: dict[str, Any], app_doc: dict[str, Any])
 def test_every_operation_is_served(contract: dict[str, Any], app_doc: dict[str, Any]) -> None:
     ids = {op["operationId"] for op in _operations(app_doc).values()}
     assert ids == {op["operationId"] for op in _operations(contract).values()}
-    assert len(ids) == 20
+    assert len(ids) == 21
 
 
 def test_app_document_has_no_dangling_refs(app_doc: dict[str, Any]) -> None:
@@ -169,6 +169,7 @@ def test_proposals_are_marked_in_the_app_document(
     proposed = sorted(k for k, op in _operations(contract).items() if op["proposed"])
     assert proposed == sorted(k for k, op in _operations(app_doc).items() if op["proposed"])
     assert [path for _, path in proposed] == [
+        "/{job_id}/chunk-groups/{chunk_group_id}",
         "/{job_id}/forward-no-grad",
         "/{job_id}/log-probs",
         "/{job_id}/sync-weights",
