@@ -44,10 +44,10 @@ from arctic_rl import wire
 from arctic_rl._budgets import refuse_over_budget
 from arctic_rl._calls import CallRegistry
 from arctic_rl._errors import (
+    APIStatusError,
     ArcticRLError,
     ChunkGroupError,
     ConflictError,
-    NotFoundError,
     TooManyChunkGroupsError,
     UnexpectedAnswerError,
 )
@@ -125,13 +125,13 @@ class Uploader:
         chunk_bytes: int,
         progress: ProgressFactory,
         polls: PollPlanner,
-        calls: CallRegistry | None = None,
+        calls: CallRegistry,
     ):
         self._client = client
         self.chunk_bytes = chunk_bytes
         self._progress = progress
         self._polls = polls
-        self._calls = calls or CallRegistry()
+        self._calls = calls
 
     def frame(self, operation_id: str, value: Any) -> wire.EncodedFrame:
         """The frame to send (refused over the cost budgets), its digest taken: the chunks'
@@ -161,8 +161,12 @@ class Uploader:
                 answer = await self._send_group(job_id, operation_id, frame, group_id, only, wait_s)
                 return _acceptance(operation_id, answer)
             except TooManyChunkGroupsError as exc:
-                if made_room or not await self._abandon_left(job_id):
-                    raise _explained(exc, made_room) from None
+                if made_room:
+                    raise _explained(exc, "abandoning them did not make room") from None
+                left, freed = await self._abandon_left(job_id)
+                if not freed:
+                    kept = f"the service kept all {left} (has it the abandon route?)"
+                    raise _explained(exc, kept if left else "there were none") from None
                 made_room = True
             except ChunkGroupError as exc:
                 if exc.code == ErrorCode.chunk_group_restart_required and not replayed:
@@ -231,23 +235,25 @@ class Uploader:
                 exc.message, status=exc.status, code=exc.code, request_id=exc.request_id
             ) from None
 
-    async def _abandon_left(self, job_id: str) -> int:
-        """Abandon the unfinished uploads this client's interrupted calls left open; how
-        many the service dropped. Each such call keeps its identity under a new group id."""
+    async def _abandon_left(self, job_id: str) -> tuple[int, int]:
+        """Abandon the unfinished uploads this client's interrupted calls left open: how
+        many there were, and how many the service dropped (each such call keeps its
+        identity under a new group id)."""
+        left = await self._calls.left_uploads(job_id)
         freed = 0
-        for key, identity in await self._calls.left_uploads(job_id):
+        for key, identity in left:
             try:
                 await abandon_chunk_group.asyncio_detailed(
                     job_id, identity.key, client=self._client
                 )
-            except (NotFoundError, ConflictError):
-                continue  # gone already, or it ran: a retry of that call is answered by it
+            except APIStatusError:
+                continue  # gone, or it ran (a retry of it is answered by it), or no route
             log.info(
                 "arctic_rl: abandoned the unfinished %s upload %s", key.operation, identity.key
             )
             identity.renew()
             freed += 1
-        return freed
+        return len(left), freed
 
 
 def _digested(value: Any) -> Iterator[wire.EncodedFrame]:
@@ -257,18 +263,14 @@ def _digested(value: Any) -> Iterator[wire.EncodedFrame]:
     yield frame
 
 
-def _explained(exc: TooManyChunkGroupsError, made_room: bool) -> TooManyChunkGroupsError:
-    """The service's refusal, with what the caller can do about it."""
-    mine = (
-        "abandoning the uploads this client left unfinished did not make room"
-        if made_room
-        else "none of them is this client's"
-    )
+def _explained(exc: TooManyChunkGroupsError, mine: str) -> TooManyChunkGroupsError:
+    """The service's refusal, with what the caller can do about it (``mine``: what became
+    of the unfinished uploads this client had left)."""
     remedy = (
         f"{exc.message}. The job's unfinished uploads are uploads cut mid-way (a per-call "
-        f"timeout, a killed process); {mine}. The service drops each an hour after its "
-        "first chunk (the mock: 64 per job, 1 h); until then, let the calls of other "
-        "clients of this job finish, or train on a new job"
+        f"timeout, a killed process); of those this client left, {mine}. The service "
+        "drops each an hour after its first chunk (the mock: 64 per job, 1 h); until then, "
+        "let the calls of other clients of this job finish, or train on a new job"
     )
     return TooManyChunkGroupsError(
         remedy, status=exc.status, code=exc.code, request_id=exc.request_id
