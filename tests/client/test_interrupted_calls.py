@@ -25,8 +25,11 @@ from .held_answers import config, forwarded, proxy_thread, wait_for
 from .standins.batches import train_tensors
 
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
-# How long the proxy holds the answer to the interrupted submit: past the interruption.
-HELD_S = 2.0
+# How long the proxy holds the answer to the interrupted submit: well past the interruption
+# (the call is cut, so nothing waits it out) ...
+HELD_S = 10.0
+# ... or, where a dropped loop leaves the call running and the next one joins it, a while.
+JOINED_S = 2.0
 
 
 @pytest.fixture
@@ -73,7 +76,7 @@ async def test_an_async_step_cancelled_after_its_submit_left_runs_once(mock: Liv
 
 
 def test_a_fwd_bwd_whose_loop_was_dropped_accumulates_once(mock: LiveMock) -> None:
-    held = Fault(b"/forward-backward", "stall", seconds=HELD_S)
+    held = Fault(b"/forward-backward", "stall", seconds=JOINED_S)
     with proxy_thread(mock, held) as proxy:
         client = ArcticRLClient(config(mock, proxy))
         try:
