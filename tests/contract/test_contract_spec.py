@@ -246,15 +246,8 @@ def test_links_carry_ids_into_later_calls(spec, operations) -> None:
     from_create = {link["operationId"] for source, _, link in links if source == "create_job"}
     job_routes = {op for op, (_, path, _) in ROUTES.items() if path.startswith("/{job_id}")}
     # Not from a new job: these need an id it does not have yet (a saved checkpoint's, an
-    # accepted request's, an upload's chunk group); a new job's load answers 404
-    # checkpoint_not_found.
-    needs_more = {
-        "abandon_chunk_group",
-        "delete_checkpoint",
-        "export_checkpoint",
-        "get_request",
-        "load_checkpoint",
-    }
+    # accepted request's); a new job's load answers 404 checkpoint_not_found.
+    needs_more = {"delete_checkpoint", "export_checkpoint", "get_request", "load_checkpoint"}
     assert job_routes - from_create == needs_more
     polled = {source for source, _, link in links if link["operationId"] == "get_request"}
     accepted = {op for op, (_, _, o) in operations.items() if "202" in o["responses"]}
