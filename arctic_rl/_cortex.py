@@ -69,6 +69,8 @@ __all__ = ["CortexService"]
 log = logging.getLogger("arctic_rl")
 
 MAX_EVENTS_PER_POLL = 64
+# A submit's answer (and its x-snowflake-request-id), and the wait_s it was sent with.
+_Submitted = tuple[tuple["AcceptedRequest | RequestStatus", str | None], "float | Unset"]
 
 
 @on_io_loop_methods
@@ -242,27 +244,18 @@ class CortexService:
     async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any:
         """Send a DSSST1 value to a chunked operation and return its decoded result; an
         interrupted identical call is taken over (`_calls`), its chunk group reused."""
-        from cortex_gs_client.models import RequestStatus
 
         uploader = self._uploader()
         frame = uploader.frame(operation_id, value)
 
-        async def attached(identity: Identity) -> Any:
-            first = None
-            if identity.request_id is None:
-                wait_s, started = self._submit_wait_s(job_id), time.monotonic()
-                answer = await uploader.upload(
-                    job_id, operation_id, frame, group_id=identity.key, wait_s=wait_s
-                )
-                identity.request_id = answer.request_id
-                first = (answer, None) if isinstance(answer, RequestStatus) else None
-                if first is None:
-                    self.polls.submitted(job_id, wait_s, time.monotonic() - started)
-            return await self.wait_request(
-                job_id, identity.request_id, desc=operation_id, first=first
+        async def submit(identity: Identity, wait_s: float | Unset) -> _Submitted:
+            upload = uploader.upload(
+                job_id, operation_id, frame, group_id=identity.key, wait_s=wait_s
             )
+            return (await upload, None), wait_s
 
-        return await self._calls.run(CallKey(operation_id, job_id, frame.sha256()), attached)
+        key = CallKey(operation_id, job_id, frame.sha256())
+        return await self._calls.run(key, self._attached(job_id, operation_id, submit))
 
     async def upload(
         self, job_id: str, operation_id: str, value: Any
@@ -331,31 +324,50 @@ class CortexService:
 
         from arctic_rl._polling import send_with_wait_s
 
-        async def attached(identity: Identity) -> Any:
+        async def submit(identity: Identity, wait_s: float | Unset) -> _Submitted:
             async def send(
-                wait_s: float | Unset,
+                held: float | Unset,
             ) -> tuple[AcceptedRequest | RequestStatus, str | None]:
                 call = operation(
                     job_id,
                     client=self._client,
                     body=body,
-                    wait_s=wait_s,
+                    wait_s=held,
                     idempotency_key=identity.key,
                 )
                 return await parsed_and_id(call, AcceptedRequest, RequestStatus)
 
+            return await send_with_wait_s(self.polls, job_id, wait_s, send)
+
+        key = CallKey(desc, job_id, json_digest(body))
+        return await self._calls.run(key, self._attached(job_id, desc, submit))
+
+    def _attached(
+        self,
+        job_id: str,
+        desc: str,
+        submit: Callable[[Identity, float | Unset], Awaitable[_Submitted]],
+    ) -> Callable[[Identity], Awaitable[Any]]:
+        """The call under an identity (`_calls`): submitted unless the service accepted it
+        already, then its result, read from the submit's answer when it finished within
+        ``wait_s`` (200 RequestStatus), else polled."""
+        from cortex_gs_client.models import RequestStatus
+
+        async def attached(identity: Identity) -> Any:
             first = None
             if identity.request_id is None:
                 started = time.monotonic()
-                sent = await send_with_wait_s(self.polls, job_id, self._submit_wait_s(job_id), send)
-                (answer, sf_request_id), wait_s = sent
+                (answer, sf_request_id), wait_s = await submit(
+                    identity, self._submit_wait_s(job_id)
+                )
                 identity.request_id = answer.request_id
-                first = (answer, sf_request_id) if isinstance(answer, RequestStatus) else None
-                if first is None:
+                if isinstance(answer, RequestStatus):
+                    first = (answer, sf_request_id)
+                else:
                     self.polls.submitted(job_id, wait_s, time.monotonic() - started)
             return await self.wait_request(job_id, identity.request_id, desc=desc, first=first)
 
-        return await self._calls.run(CallKey(desc, job_id, json_digest(body)), attached)
+        return attached
 
     async def _poll(
         self, job_id: str, request_id: str, cursor: str | None, wait_s: float
