@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "CheckpointIdentityError": "arctic_rl._errors",
     "CheckpointMismatchError": "arctic_rl._errors",
     "ChunkGroupError": "arctic_rl._errors",
+    "ClientClosedError": "arctic_rl._errors",
     "ConfigError": "arctic_rl._errors",
     "ConflictError": "arctic_rl._errors",
     "InsufficientStorageError": "arctic_rl._errors",
@@ -51,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "ServerError": "arctic_rl._errors",
     "ServiceUnavailableError": "arctic_rl._errors",
     "TokenLayoutError": "arctic_rl._errors",
+    "TooManyChunkGroupsError": "arctic_rl._errors",
     "UnexpectedAnswerError": "arctic_rl._errors",
     "Registries": "arctic_rl._services",
 }
@@ -72,6 +74,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import CheckpointIdentityError as CheckpointIdentityError
     from arctic_rl._errors import CheckpointMismatchError as CheckpointMismatchError
     from arctic_rl._errors import ChunkGroupError as ChunkGroupError
+    from arctic_rl._errors import ClientClosedError as ClientClosedError
     from arctic_rl._errors import ConfigError as ConfigError
     from arctic_rl._errors import ConflictError as ConflictError
     from arctic_rl._errors import InsufficientStorageError as InsufficientStorageError
@@ -91,6 +94,7 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import ServerError as ServerError
     from arctic_rl._errors import ServiceUnavailableError as ServiceUnavailableError
     from arctic_rl._errors import TokenLayoutError as TokenLayoutError
+    from arctic_rl._errors import TooManyChunkGroupsError as TooManyChunkGroupsError
     from arctic_rl._errors import UnexpectedAnswerError as UnexpectedAnswerError
     from arctic_rl._protocol import ServiceAPI as ServiceAPI
     from arctic_rl._services import Registries as Registries

@@ -7,6 +7,7 @@ blocking twin, `ArcticRLClient`, is in `_blocking`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -45,6 +46,9 @@ __all__ = ["AsyncArcticRLClient", "build_create_job_request"]
 
 log = logging.getLogger("arctic_rl")
 M = TypeVar("M")
+# Cancelling the job at close or exit is best effort within this many seconds: a process
+# whose service has gone away ends in seconds, not after the whole retry budget.
+CLOSE_CANCEL_S = 5.0
 
 # Sub-job kinds as they appear in sub-job ids, keyed by the job_type the service reports.
 _KIND_BY_JOB_TYPE = {"training": "training", "sampling": "sampling", "log_probability": "log_prob"}
@@ -215,14 +219,31 @@ class AsyncArcticRLClient:
         return await self.get_job()
 
     async def shutdown(self, *, cancel: bool | None = None) -> None:
-        """Close the connection; cancel the job if this client created it (configurable)."""
+        """Close the connection; cancel the job if this client created it (configurable),
+        best effort within `CLOSE_CANCEL_S` seconds, saying in one line how it went."""
         if cancel is None:
             cancel = self.owns_job and self.config.cortex.cancel_on_shutdown
         try:
             if cancel and self.job_id is not None:
-                await self.service.cancel_job(self.job_id)
+                await self._cancel_at_close(self.job_id)
         finally:
             await self.aclose()
+
+    async def _cancel_at_close(self, job_id: str) -> None:
+        try:
+            async with asyncio.timeout(CLOSE_CANCEL_S):
+                await self.service.cancel_job(job_id)
+        except (TimeoutError, ArcticRLError) as exc:
+            reason = str(exc) or f"no answer within {CLOSE_CANCEL_S:g} s"
+            log.warning(
+                "arctic_rl: job %s was not cancelled at close (best effort, %g s): %s; "
+                "it may still run: cancel it once the service answers",
+                job_id,
+                CLOSE_CANCEL_S,
+                reason,
+            )
+        else:
+            log.info("arctic_rl: cancelled job %s at close", job_id)
 
     async def aclose(self) -> None:
         await self.service.aclose()

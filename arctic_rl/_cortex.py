@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from arctic_rl._answers import parsed, parsed_and_id, read_poll
+from arctic_rl._calls import CallKey, CallRegistry, Identity, json_digest
 from arctic_rl._endpoint import (
     DEFAULT_MAX_ANSWER_BYTES,
     ClientSettings,
@@ -75,6 +76,8 @@ __all__ = ["CortexService"]
 log = logging.getLogger("arctic_rl")
 
 MAX_EVENTS_PER_POLL = 64
+# A submit's answer (and its x-snowflake-request-id), and the wait_s it was sent with.
+_Submitted = tuple[tuple["AcceptedRequest | RequestStatus", str | None], "float | Unset"]
 
 
 @on_io_loop_methods
@@ -141,6 +144,7 @@ class CortexService:
         # Whether the service serves the contract's proposals (None: not asked yet). Its
         # cost budgets are checked before an upload only when it does.
         self.serves_proposals: bool | None = None
+        self._calls = CallRegistry()  # what an interrupted call leaves for its retry
 
     def __repr__(self) -> str:
         return f"CortexService(base_url={self.base_url!r})"
@@ -169,14 +173,18 @@ class CortexService:
         from arctic_rl._upload import Uploader
 
         budgets = self.serves_proposals is not False
-        return Uploader(self._client, self.chunk_bytes, self._progress, self.polls, budgets)
+        return Uploader(
+            self._client, self.chunk_bytes, self._progress, self.polls, self._calls, budgets
+        )
 
     async def aclose(self) -> None:
         """Close the connection pool and end the I/O loop's thread (a later call opens new
-        ones); calls still running there are cancelled. The caller waits the few
-        milliseconds that takes. On the loop itself, as the blocking client's calls run,
-        only the pool: the loop cannot join its own thread, so that caller stops it."""
+        ones); calls still running there are cancelled and raise `ClientClosedError`. The
+        caller waits the few milliseconds that takes. On the loop itself, as the blocking
+        client's calls run, the other calls and the pool: the loop cannot join its own
+        thread, so that caller stops it."""
         if self.io_loop.is_current():
+            await self.io_loop.begin_close()
             await self._connection.aclose()
         else:
             self.io_loop.stop()  # cancels what still runs there, then closes the pool
@@ -280,20 +288,26 @@ class CortexService:
 
     @timed  # inside the class's bridge: the call is timed on the I/O loop, where it runs
     async def run_chunked(self, job_id: str, operation_id: str, value: Any) -> Any:
-        """Send a DSSST1 value to a chunked operation and return its decoded result."""
-        from cortex_gs_client.models import RequestStatus
+        """Send a DSSST1 value to a chunked operation and return its decoded result; an
+        interrupted identical call is taken over (`_calls`), its chunk group reused."""
 
-        wait_s, started = self._submit_wait_s(job_id), time.monotonic()
-        answer = await self._uploader().upload(job_id, operation_id, value, wait_s=wait_s)
-        first = (answer, None) if isinstance(answer, RequestStatus) else None
-        if first is None:
-            self.polls.submitted(job_id, wait_s, time.monotonic() - started)
-        return await self.wait_request(job_id, answer.request_id, desc=operation_id, first=first)
+        uploader = self._uploader()
+        frame = uploader.frame(operation_id, value)
+
+        async def submit(identity: Identity, wait_s: float | Unset) -> _Submitted:
+            upload = uploader.upload(
+                job_id, operation_id, frame, group_id=identity.key, wait_s=wait_s
+            )
+            return (await upload, None), wait_s
+
+        key = CallKey(operation_id, job_id, frame.sha256())
+        return await self._calls.run(key, self._attached(job_id, operation_id, submit))
 
     async def upload(
         self, job_id: str, operation_id: str, value: Any
     ) -> AcceptedRequest | RequestStatus:
-        return await self._uploader().upload(job_id, operation_id, value)
+        uploader = self._uploader()
+        return await uploader.upload(job_id, operation_id, uploader.frame(operation_id, value))
 
     def _submit_wait_s(self, job_id: str) -> float | Unset:
         """The proposed ``wait_s`` sent with a submit: the long poll's, so a request that
@@ -350,22 +364,56 @@ class CortexService:
     ) -> Any:
         """A JSON submit sent with the proposed ``wait_s``, and its result: read from its
         answer when it finished within ``wait_s`` (200 RequestStatus), else polled (202
-        AcceptedRequest)."""
+        AcceptedRequest). An interrupted identical call is taken over (`_calls`): its
+        request polled, or the submit resent under its Idempotency-Key."""
         from cortex_gs_client.models import AcceptedRequest, RequestStatus
 
         from arctic_rl._polling import send_with_wait_s
 
-        async def send(wait_s: float | Unset) -> tuple[AcceptedRequest | RequestStatus, str | None]:
-            call = operation(job_id, client=self._client, body=body, wait_s=wait_s)
-            return await parsed_and_id(call, AcceptedRequest, RequestStatus)
+        async def submit(identity: Identity, wait_s: float | Unset) -> _Submitted:
+            async def send(
+                held: float | Unset,
+            ) -> tuple[AcceptedRequest | RequestStatus, str | None]:
+                call = operation(
+                    job_id,
+                    client=self._client,
+                    body=body,
+                    wait_s=held,
+                    idempotency_key=identity.key,
+                )
+                return await parsed_and_id(call, AcceptedRequest, RequestStatus)
 
-        started = time.monotonic()
-        sent = await send_with_wait_s(self.polls, job_id, self._submit_wait_s(job_id), send)
-        (answer, sf_request_id), wait_s = sent
-        first = (answer, sf_request_id) if isinstance(answer, RequestStatus) else None
-        if first is None:
-            self.polls.submitted(job_id, wait_s, time.monotonic() - started)
-        return await self.wait_request(job_id, answer.request_id, desc=desc, first=first)
+            return await send_with_wait_s(self.polls, job_id, wait_s, send)
+
+        key = CallKey(desc, job_id, json_digest(body))
+        return await self._calls.run(key, self._attached(job_id, desc, submit))
+
+    def _attached(
+        self,
+        job_id: str,
+        desc: str,
+        submit: Callable[[Identity, float | Unset], Awaitable[_Submitted]],
+    ) -> Callable[[Identity], Awaitable[Any]]:
+        """The call under an identity (`_calls`): submitted unless the service accepted it
+        already, then its result, read from the submit's answer when it finished within
+        ``wait_s`` (200 RequestStatus), else polled."""
+        from cortex_gs_client.models import RequestStatus
+
+        async def attached(identity: Identity) -> Any:
+            first = None
+            if identity.request_id is None:
+                started = time.monotonic()
+                (answer, sf_request_id), wait_s = await submit(
+                    identity, self._submit_wait_s(job_id)
+                )
+                identity.request_id = answer.request_id
+                if isinstance(answer, RequestStatus):
+                    first = (answer, sf_request_id)
+                else:
+                    self.polls.submitted(job_id, wait_s, time.monotonic() - started)
+            return await self.wait_request(job_id, identity.request_id, desc=desc, first=first)
+
+        return attached
 
     async def _poll(
         self, job_id: str, request_id: str, cursor: str | None, wait_s: float

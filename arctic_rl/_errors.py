@@ -23,6 +23,7 @@ __all__ = [
     "CheckpointIdentityError",
     "CheckpointMismatchError",
     "ChunkGroupError",
+    "ClientClosedError",
     "ConfigError",
     "ConflictError",
     "InsufficientStorageError",
@@ -42,6 +43,7 @@ __all__ = [
     "ServerError",
     "ServiceUnavailableError",
     "TokenLayoutError",
+    "TooManyChunkGroupsError",
     "UnexpectedAnswerError",
     "error_from_response",
 ]
@@ -252,6 +254,21 @@ class CheckpointIdentityError(ArcticRLError):
 
 class CheckpointMismatchError(ArcticRLError):
     """The service's step after a save or load is not the one the folder records."""
+
+
+# -- a call's own client and uploads -------------------------------------------------------
+
+
+class ClientClosedError(ArcticRLError):
+    """The client was closed (``aclose``, ``shutdown``, the interpreter's exit) while the
+    call ran. Nothing is retried once closing began; a call the service had accepted may
+    still run there, and the same call on a new client is a new call."""
+
+
+class TooManyChunkGroupsError(ConflictError):
+    """409 ``too_many_chunk_groups``: the job holds as many unfinished uploads as the
+    service allows (uploads cut mid-way, each kept until it expires). The client has
+    already abandoned the ones it left open itself; the message says what else helps."""
 
 
 _BY_STATUS: dict[int, type[APIStatusError]] = {

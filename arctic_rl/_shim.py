@@ -388,7 +388,9 @@ class LegacyCortexClient:
 
     def _release_at_exit(self) -> None:
         """SkyRL's driver never shuts the client it created down: when its process ends,
-        cancel the job (configurable with cortex.cancel_on_shutdown) so it stops running."""
+        cancel the job (configurable with cortex.cancel_on_shutdown) so it stops running;
+        best effort within a few seconds (`AsyncArcticRLClient.shutdown`), so a process
+        whose service has gone away still ends at once."""
         try:
             self._client.shutdown()
         except Exception as exc:  # the process is ending: say so, never raise

@@ -1,10 +1,16 @@
 """Chunked DSSST1 uploads: one chunk group per logical call, streamed one chunk at a time.
 
 The chunk group id is the server's idempotency key for the call: every retry (made by the
-HTTP seam), the one permitted replay (409 chunk_group_restart_required) and the refill of
-missing chunks (409 chunk_group_missing_chunks) reuse it, so the work is scheduled once.
-A large batch is never held twice in memory: chunks are encoded lazily and each body is
-sent in slices.
+HTTP seam), the one permitted replay (409 chunk_group_restart_required), the refill of
+missing chunks (409 chunk_group_missing_chunks) and the same call made again after its
+caller was interrupted (the call's `_calls.Identity`) reuse it, so the work is scheduled
+once. A large batch is never held twice in memory: chunks are encoded lazily and each
+body is sent in slices.
+
+The service keeps a bounded number of unfinished groups per job. When it has no room
+(409 too_many_chunk_groups), the uploads this client left unfinished (its interrupted
+calls') are abandoned (the proposed ``DELETE /{job_id}/chunk-groups/{id}``) and the upload
+tried once more; if that frees nothing, `TooManyChunkGroupsError` says what helps.
 
 Each chunk goes through the generated binary operation (``cortex_gs_client.api``, static
 imports, like every JSON call) and so through the HTTP seam's retries and typed errors.
@@ -22,19 +28,29 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
 import httpx
 from cortex_gs_client import Client
+from cortex_gs_client.api.requests import abandon_chunk_group
 from cortex_gs_client.api.sampling import generate
 from cortex_gs_client.api.training import forward_backward, forward_no_grad
 from cortex_gs_client.models import AcceptedRequest, RequestStatus
 from cortex_gs_client.types import UNSET, File, Response, Unset
 from cortex_gs_contract import CHUNK_OPERATIONS, REQUEST_ID_HEADER, ErrorCode
 
+from arctic_rl import wire
 from arctic_rl._budgets import refuse_over_budget
-from arctic_rl._errors import ArcticRLError, ChunkGroupError, UnexpectedAnswerError
+from arctic_rl._calls import CallRegistry
+from arctic_rl._errors import (
+    APIStatusError,
+    ArcticRLError,
+    ChunkGroupError,
+    ConflictError,
+    TooManyChunkGroupsError,
+    UnexpectedAnswerError,
+)
 from arctic_rl._polling import PollPlanner, send_with_wait_s
 from arctic_rl._progress import Progress, ProgressFactory
 from arctic_rl._timing import current as current_timing
@@ -100,7 +116,8 @@ class Uploader:
     """Sends a value to a chunked operation and returns the service's acceptance.
 
     ``polls``: the service client's poll planner, told when a final chunk is refused for
-    its ``wait_s`` (that chunk is then sent once more without it)."""
+    its ``wait_s`` (that chunk is then sent once more without it). ``calls``: the client's
+    calls, whose left uploads are abandoned when the job has no room for another."""
 
     def __init__(
         self,
@@ -108,6 +125,7 @@ class Uploader:
         chunk_bytes: int,
         progress: ProgressFactory,
         polls: PollPlanner,
+        calls: CallRegistry,
         check_budgets: bool = True,
     ):
         self._client = client
@@ -116,23 +134,44 @@ class Uploader:
         self._polls = polls
         # The proposed cost budgets, checked only against a service that serves them.
         self._check_budgets = check_budgets
+        self._calls = calls
+
+    def frame(self, operation_id: str, value: Any) -> wire.EncodedFrame:
+        """The frame to send (refused over the cost budgets), its digest taken: the chunks'
+        descriptor, and the call's identity (`_calls.CallKey`)."""
+        if self._check_budgets:
+            refuse_over_budget(operation_id, value)
+        return next(encoded(_digested(value)))
 
     async def upload(
-        self, job_id: str, operation_id: str, value: Any, *, wait_s: float | Unset = UNSET
+        self,
+        job_id: str,
+        operation_id: str,
+        frame: wire.EncodedFrame,
+        *,
+        group_id: str | None = None,
+        wait_s: float | Unset = UNSET,
     ) -> AcceptedRequest | RequestStatus:
-        """Stream `value` under one chunk-group id; replay or refill it once when asked.
+        """Stream `frame` under one chunk-group id (a fresh one unless given); replay or
+        refill it once when asked; make room once when the job has too many open.
 
         ``wait_s`` goes with the final chunk: the server may then answer the finished
         request's status instead of its acceptance."""
-        if self._check_budgets:
-            refuse_over_budget(operation_id, value)
-        group_id = uuid.uuid4().hex
+        group_id = group_id or uuid.uuid4().hex
         only: set[int] | None = None
-        replayed = refilled = False
+        replayed = refilled = made_room = False
         while True:
             try:
-                answer = await self._send_group(job_id, operation_id, value, group_id, only, wait_s)
+                answer = await self._send_group(job_id, operation_id, frame, group_id, only, wait_s)
                 return _acceptance(operation_id, answer)
+            except TooManyChunkGroupsError as exc:
+                if made_room:
+                    raise _explained(exc, "abandoning them did not make room") from None
+                left, freed = await self._abandon_left(job_id)
+                if not freed:
+                    kept = f"the service kept all {left} (has it the abandon route?)"
+                    raise _explained(exc, kept if left else "there were none") from None
+                made_room = True
             except ChunkGroupError as exc:
                 if exc.code == ErrorCode.chunk_group_restart_required and not replayed:
                     replayed, only = True, None
@@ -147,14 +186,12 @@ class Uploader:
         self,
         job_id: str,
         operation_id: str,
-        value: Any,
+        frame: wire.EncodedFrame,
         group_id: str,
         only: set[int] | None,
         wait_s: float | Unset,
     ) -> Response[Any]:
         """Encode lazily and POST each chunk (all, or `only` those plus the final one)."""
-        from arctic_rl import wire
-
         chunking = wire.Chunking(
             "request_chunk",
             self.chunk_bytes,
@@ -166,7 +203,7 @@ class Uploader:
         answer: Response[Any] | None = None
         bar: Progress | None = None
         try:
-            for chunk in encoded(wire.iter_chunk_parts(value, chunking)):
+            for chunk in encoded(wire.iter_frame_chunk_parts(frame, chunking)):
                 if only is not None and chunk.index not in only and chunk.index != chunk.total - 1:
                     continue
                 if bar is None:
@@ -193,7 +230,55 @@ class Uploader:
         async def send(held: float | Unset) -> Response[Any]:
             return await post(job_id, client=self._client, body=File(payload=body), wait_s=held)
 
-        return (await send_with_wait_s(self._polls, job_id, wait_s, send))[0]
+        try:
+            return (await send_with_wait_s(self._polls, job_id, wait_s, send))[0]
+        except ConflictError as exc:
+            if exc.code != ErrorCode.too_many_chunk_groups:
+                raise
+            raise TooManyChunkGroupsError(
+                exc.message, status=exc.status, code=exc.code, request_id=exc.request_id
+            ) from None
+
+    async def _abandon_left(self, job_id: str) -> tuple[int, int]:
+        """Abandon the unfinished uploads this client's interrupted calls left open: how
+        many there were, and how many the service dropped (each such call keeps its
+        identity under a new group id)."""
+        left = await self._calls.left_uploads(job_id)
+        freed = 0
+        for key, identity in left:
+            try:
+                await abandon_chunk_group.asyncio_detailed(
+                    job_id, identity.key, client=self._client
+                )
+            except APIStatusError:
+                continue  # gone, or it ran (a retry of it is answered by it), or no route
+            log.info(
+                "arctic_rl: abandoned the unfinished %s upload %s", key.operation, identity.key
+            )
+            identity.renew()
+            freed += 1
+        return len(left), freed
+
+
+def _digested(value: Any) -> Iterator[wire.EncodedFrame]:
+    """The value's frame with its digest taken (one item: timed as encoding)."""
+    frame = wire.encode_frame(value)
+    frame.sha256()
+    yield frame
+
+
+def _explained(exc: TooManyChunkGroupsError, mine: str) -> TooManyChunkGroupsError:
+    """The service's refusal, with what the caller can do about it (``mine``: what became
+    of the unfinished uploads this client had left)."""
+    remedy = (
+        f"{exc.message}. The job's unfinished uploads are uploads cut mid-way (a per-call "
+        f"timeout, a killed process); of those this client left, {mine}. The service "
+        "drops each an hour after its first chunk (the mock: 64 per job, 1 h); until then, "
+        "let the calls of other clients of this job finish, or train on a new job"
+    )
+    return TooManyChunkGroupsError(
+        remedy, status=exc.status, code=exc.code, request_id=exc.request_id
+    )
 
 
 def _acceptance(

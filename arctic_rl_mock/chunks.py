@@ -257,8 +257,9 @@ class ChunkGroups:
             raise ApiError(
                 409,
                 ErrorCode.too_many_chunk_groups,
-                f"job {chunk.job_id} already has {most} unfinished chunk groups; finish one"
-                f" or wait until it expires ({self.settings.chunk_group_ttl_s:g} s after its"
+                f"job {chunk.job_id} already has {most} unfinished chunk groups; finish one,"
+                " abandon one (DELETE /{job_id}/chunk-groups/{chunk_group_id}, proposed) or"
+                f" wait until it expires ({self.settings.chunk_group_ttl_s:g} s after its"
                 " first chunk)",
             )
         group = OpenGroup(chunk.binding, time.time())
@@ -279,6 +280,27 @@ class ChunkGroups:
             " send it again from chunk 0 once space is freed",
             fields={"chunk_group_id": chunk.group_id},
         )
+
+    async def abandon(self, job_id: str, group_id: str) -> None:
+        """The proposed abandon route: drop an unfinished group (its room among the job's
+        unfinished groups is free again); a group that has run stays, and says so."""
+        key = (job_id, group_id)
+        async with self._locks.hold(key):
+            row = await asyncio.to_thread(self.store.groups.get_group, job_id, group_id)
+            if row is not None and row["request_id"] is not None:
+                raise ApiError(
+                    409,
+                    ErrorCode.chunk_group_conflict,
+                    f"chunk group {group_id} has run (request {row['request_id']}); it stays",
+                    fields={"chunk_group_id": group_id},
+                )
+            if row is None and key not in self._open:
+                raise ApiError(
+                    404,
+                    ErrorCode.not_found,
+                    f"job {job_id} has no unfinished chunk group {group_id}",
+                )
+            await self._drop(key)
 
     # -- expiry -------------------------------------------------------------------------
     def _expired(self, created_at: float) -> bool:

@@ -57,8 +57,9 @@ class Settings:
     jobs created without ``experiment_name``.
     The ``max_*``, ``chunk_group_ttl_s`` and ``missing_chunks_listed`` fields are the
     contract's proposed limits: unfinished chunk groups per job and their lifetime from
-    the first chunk, ``total_chunks`` per group, how many missing indexes a
-    ``chunk_group_missing_chunks`` answer lists, prompts per generate / generate-stream /
+    the first chunk (a client frees its own with the proposed abandon route),
+    ``total_chunks`` per group, how many missing indexes a ``chunk_group_missing_chunks``
+    answer lists, prompts per generate / generate-stream /
     log-probs and ``sampling_params.n``; ``max_batch_cost`` and ``max_generation_tokens``
     are the cost budgets (rows x width² of a forward batch, prompts x n x max_tokens of a
     generation).

@@ -14,11 +14,12 @@ from ._chunks import (
     ChunkParts,
     iter_chunk_parts,
     iter_chunks,
+    iter_frame_chunk_parts,
     read_chunk,
     split_chunks,
 )
 from ._decode import loads, read_metadata
-from ._encode import dumps
+from ._encode import EncodedFrame, dumps, encode_frame
 from ._errors import ERROR_CODES, WireError
 from ._limits import CHUNK_HEADROOM, CHUNK_KINDS, DEFAULT_LIMITS, MAX_BODY_BYTES, VERSION, Limits
 
@@ -34,11 +35,14 @@ __all__ = [
     "ChunkFrame",
     "ChunkParts",
     "Chunking",
+    "EncodedFrame",
     "Limits",
     "WireError",
     "dumps",
+    "encode_frame",
     "iter_chunk_parts",
     "iter_chunks",
+    "iter_frame_chunk_parts",
     "join_chunks",
     "loads",
     "read_chunk",

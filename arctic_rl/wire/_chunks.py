@@ -257,6 +257,12 @@ def iter_chunk_parts(
     return _parts_of(encode_frame(value, metadata=metadata), chunking)
 
 
+def iter_frame_chunk_parts(frame: EncodedFrame, chunking: Chunking) -> Iterator[ChunkParts]:
+    """:func:`iter_chunk_parts` of a frame already encoded (`encode_frame`): a sender that
+    needed the frame's digest first hashes its tensors once, not twice."""
+    return _parts_of(frame, chunking)
+
+
 def split_chunks(frame: Buffer, chunking: Chunking) -> list[ChunkFrame]:
     """Cut an encoded frame into chunk frames of at most ``chunking.max_bytes`` each."""
     view = as_memoryview(frame)

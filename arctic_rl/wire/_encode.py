@@ -15,7 +15,7 @@ import json
 import struct
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._dtypes import BY_CODE, BY_NUMPY_STR, BY_TORCH_NAME, DType
@@ -47,17 +47,21 @@ class EncodedFrame:
     prefix: bytes
     segments: list[memoryview]
     size: int
+    _sha256: str | None = field(default=None, repr=False, compare=False)
 
     def parts(self) -> list[bytes | memoryview]:
         """The frame's bytes as an ordered list of buffers."""
         return [self.prefix, *self.segments]
 
     def sha256(self) -> str:
-        """Hex SHA-256 of the whole frame, one pass over each segment."""
-        h = hashlib.sha256(self.prefix)
-        for seg in self.segments:
-            h.update(seg)
-        return h.hexdigest()
+        """Hex SHA-256 of the whole frame, one pass over each segment (once: kept, as the
+        frame is its chunks' descriptor and the identity of the call that sends it)."""
+        if self._sha256 is None:
+            h = hashlib.sha256(self.prefix)
+            for seg in self.segments:
+                h.update(seg)
+            self._sha256 = h.hexdigest()
+        return self._sha256
 
     def join(self) -> bytes:
         """The frame as one bytes object (a single copy of the tensor bytes)."""

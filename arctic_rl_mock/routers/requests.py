@@ -1,10 +1,10 @@
-"""Handler of the ``requests`` operation: poll a data-plane request."""
+"""Handlers of the ``requests`` operations: poll a data-plane request, abandon an upload."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from cortex_gs_contract import CURSOR_PATTERN, REQUEST_ID_PATTERN
+from cortex_gs_contract import CHUNK_GROUP_ID_PATTERN, CURSOR_PATTERN, REQUEST_ID_PATTERN
 from fastapi import Path, Query
 from fastapi.responses import Response
 
@@ -28,3 +28,17 @@ async def get_request(
     service.job_or_404(job_id)
     page = await service.pages.poll(job_id, request_id, cursor, max_events, wait_s or 0.0)
     return request_status(page)
+
+
+async def abandon_chunk_group(
+    job_id: JobIdPath,
+    chunk_group_id: Annotated[
+        str, Path(pattern=CHUNK_GROUP_ID_PATTERN, description="The upload's chunk group id.")
+    ],
+    _: Principal,
+    service: ServiceDep,
+) -> Response:
+    """Proposed: drop an unfinished chunk group, freeing its room among the job's."""
+    service.job_or_404(job_id)
+    await service.chunks.abandon(job_id, chunk_group_id)
+    return Response(status_code=204)

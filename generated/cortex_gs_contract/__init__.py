@@ -946,6 +946,33 @@ OPERATIONS: dict[str, Operation] = {
                 Response(507, "application/json", "Error"),
             ),
         ),
+        Operation(
+            operation_id="abandon_chunk_group",
+            method="DELETE",
+            path="/{job_id}/chunk-groups/{chunk_group_id}",
+            tag="requests",
+            summary="Abandon an unfinished upload (proposed)",
+            proposed=True,
+            request_model=None,
+            request_media_type=None,
+            request_extensions=(),
+            request_description=None,
+            payload_schema=None,
+            chunk_operation=None,
+            parameters=(),
+            proposed_parameters=(),
+            responses=(
+                Response(204, None, None),
+                Response(400, "application/json", "Error"),
+                Response(401, "application/json", "Error"),
+                Response(404, "application/json", "Error"),
+                Response(409, "application/json", "Error"),
+                Response(422, "application/json", "Error"),
+                Response(429, "application/json", "Error"),
+                Response(500, "application/json", "Error"),
+                Response(503, "application/json", "Error"),
+            ),
+        ),
     )
 }
 """Every operation of the contract by operation id, in the contract's order."""

@@ -39,8 +39,15 @@ ROUTES = {
     "run_operation": ("POST", "/{job_id}/operation", "operations"),
     # polling
     "get_request": ("GET", "/{job_id}/requests/{request_id}", "requests"),
+    "abandon_chunk_group": ("DELETE", "/{job_id}/chunk-groups/{chunk_group_id}", "requests"),
 }
-PROPOSED_OPERATIONS = {"forward_no_grad", "log_probs", "sync_weights", "get_capabilities"}
+PROPOSED_OPERATIONS = {
+    "forward_no_grad",
+    "log_probs",
+    "sync_weights",
+    "get_capabilities",
+    "abandon_chunk_group",
+}
 IDEMPOTENT_WITH_KEY = {
     "create_job",
     "step",

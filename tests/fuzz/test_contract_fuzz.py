@@ -149,7 +149,7 @@ def test_todays_view_is_the_contract_without_its_proposals() -> None:
         for method, op in item.items()
         if method != "parameters" and op.get("x-status") == "proposed"
     }
-    assert proposed == {"forward_no_grad", "log_probs", "sync_weights"}
+    assert proposed == {"abandon_chunk_group", "forward_no_grad", "log_probs", "sync_weights"}
     assert operation_ids(SPECS["today"]) == operation_ids(SPEC) - proposed
 
 

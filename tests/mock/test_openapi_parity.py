@@ -154,7 +154,7 @@ def test_app_matches_contract(contract: dict[str, Any], app_doc: dict[str, Any])
 def test_every_operation_is_served(contract: dict[str, Any], app_doc: dict[str, Any]) -> None:
     ids = {op["operationId"] for op in _operations(app_doc).values()}
     assert ids == {op["operationId"] for op in _operations(contract).values()}
-    assert len(ids) == 21
+    assert len(ids) == 22
 
 
 def test_todays_app_serves_todays_view(tmp_path: Path) -> None:
@@ -163,7 +163,8 @@ def test_todays_app_serves_todays_view(tmp_path: Path) -> None:
     app = create_app(Settings(state_dir=tmp_path, token="t")).openapi()
     served = {op["operationId"] for op in _operations(app).values()}
     assert served == {op["operationId"] for op in _operations(today).values()}
-    assert not {"forward_no_grad", "log_probs", "sync_weights", "get_capabilities"} & served
+    assert not {"forward_no_grad", "log_probs", "sync_weights", "get_capabilities"}
+    assert "abandon_chunk_group" not in served & served
 
 
 def test_app_document_has_no_dangling_refs(app_doc: dict[str, Any]) -> None:
@@ -181,6 +182,7 @@ def test_proposals_are_marked_in_the_app_document(
     assert proposed == sorted(k for k, op in _operations(app_doc).items() if op["proposed"])
     assert [path for _, path in proposed] == [
         "/capabilities",
+        "/{job_id}/chunk-groups/{chunk_group_id}",
         "/{job_id}/forward-no-grad",
         "/{job_id}/log-probs",
         "/{job_id}/sync-weights",
