@@ -29,6 +29,8 @@ _EXPORTS: dict[str, str] = {
     "AuthenticationError": "arctic_rl._errors",
     "BackendNotAvailableError": "arctic_rl._errors",
     "BadRequestError": "arctic_rl._errors",
+    "CheckpointIdentityError": "arctic_rl._errors",
+    "CheckpointMismatchError": "arctic_rl._errors",
     "ChunkGroupError": "arctic_rl._errors",
     "ConfigError": "arctic_rl._errors",
     "ConflictError": "arctic_rl._errors",
@@ -64,6 +66,8 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import AuthenticationError as AuthenticationError
     from arctic_rl._errors import BackendNotAvailableError as BackendNotAvailableError
     from arctic_rl._errors import BadRequestError as BadRequestError
+    from arctic_rl._errors import CheckpointIdentityError as CheckpointIdentityError
+    from arctic_rl._errors import CheckpointMismatchError as CheckpointMismatchError
     from arctic_rl._errors import ChunkGroupError as ChunkGroupError
     from arctic_rl._errors import ConfigError as ConfigError
     from arctic_rl._errors import ConflictError as ConflictError

@@ -8,6 +8,7 @@ blocking twin, `ArcticRLClient`, is in `_blocking`.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
@@ -22,6 +23,7 @@ from arctic_rl._requests import (
     plain_params,
     plain_tokens,
 )
+from arctic_rl._resume import delete_from_folder, is_folder, load_from_folder, save_to_folder
 from arctic_rl._sources import resolve_config
 from arctic_rl._timing import TIMING_KEY
 
@@ -112,17 +114,34 @@ class AsyncArcticRLClient:
 
     # -- job lifecycle ------------------------------------------------------------------
 
-    async def start(self) -> dict[str, Any]:
-        """Reconnect when the config names a job; otherwise create one. Wait until running."""
+    async def start(
+        self,
+        *,
+        job_id: str | None = None,
+        source_checkpoint: Mapping[str, str] | None = None,
+        load_optimizer_states: bool = True,
+    ) -> dict[str, Any]:
+        """Reconnect when the config (or `job_id`) names a job; otherwise create one, from
+        `source_checkpoint` ({checkpoint_id, source_job_id}) when given. Wait until running."""
         cfg = self.config
-        job_id = cfg.cortex.job_id or _job_of(cfg.training_job_id or cfg.sampling_job_id)
+        named = cfg.cortex.job_id or _job_of(cfg.training_job_id or cfg.sampling_job_id)
+        job_id = job_id or named
         if job_id is None:
             from cortex_gs_client.models import CreateJobRequest
 
-            body = _model(CreateJobRequest, build_create_job_request(cfg))
-            job_id = await self.service.create_job(body)
+            fields = build_create_job_request(cfg)
+            if source_checkpoint is not None:
+                _from_checkpoint(fields, source_checkpoint, load_optimizer_states)
+            job_id = await self.service.create_job(_model(CreateJobRequest, fields))
             self.owns_job = True
             log.info("arctic_rl: created Cortex job %s", job_id)
+        elif job_id == named and not cfg._reconnecting:
+            log.warning(
+                "arctic_rl: attaching to existing Cortex job %s, which keeps the weights its "
+                "last run left (Cortex has no reset): load a checkpoint to resume, or leave "
+                "cortex.job_id unset to start fresh",
+                job_id,
+            )
         else:
             log.info("arctic_rl: reconnecting to Cortex job %s", job_id)
         self.job_id = job_id
@@ -278,23 +297,42 @@ class AsyncArcticRLClient:
     # -- checkpoints --------------------------------------------------------------------
 
     async def save_checkpoint(
-        self, checkpoint_id: str | None = None, checkpoint_type: str | None = None
+        self,
+        folder: str | os.PathLike[str] | None = None,
+        *,
+        global_step: int | None = None,
+        checkpoint_id: str | None = None,
+        checkpoint_type: str | None = None,
     ) -> dict[str, Any]:
+        """Save on the service. Given a folder (a path): a resumable checkpoint whose
+        identity is written to `<folder>/cortex_checkpoint.json` once the save finished,
+        with the framework's `global_step` (docs/reliability.md, "Resume"). A string
+        without a separator is today's `checkpoint_id` (the service names it anyway)."""
+        if folder is not None and is_folder(folder):
+            return await save_to_folder(self, folder, global_step)
         from cortex_gs_client.models import SaveRequest
 
-        fields = _present(checkpoint_id=checkpoint_id, checkpoint_type=checkpoint_type)
+        fields = _present(checkpoint_id=checkpoint_id or folder, checkpoint_type=checkpoint_type)
         body = _model(SaveRequest, fields)
         return self._answer(await self.service.save_checkpoint(self._require_job_id(), body))
 
     async def load_checkpoint(
         self,
-        checkpoint_id: str,
+        checkpoint: str | os.PathLike[str],
         *,
         source_job_id: str | None = None,
         target_sub_job_id: str | None = None,
+        load_optimizer_states: bool = True,
     ) -> dict[str, Any]:
+        """Load a checkpoint: a folder `save_checkpoint(folder)` wrote (restored and its
+        step checked; returns {global_step, service_step, job_id, checkpoint_id}), or a
+        service checkpoint id."""
+        if is_folder(checkpoint):
+            return await load_from_folder(
+                self, checkpoint, load_optimizer_states=load_optimizer_states
+            )
         fields = _present(
-            checkpoint_id=checkpoint_id,
+            checkpoint_id=checkpoint,
             source_job_id=source_job_id,
             target_sub_job_id=target_sub_job_id,
         )
@@ -307,8 +345,23 @@ class AsyncArcticRLClient:
         checkpoints = await self.service.list_checkpoints(self._require_job_id())
         return [checkpoint.to_dict() for checkpoint in checkpoints]
 
-    async def delete_checkpoint(self, checkpoint_id: str) -> None:
-        await self.service.delete_checkpoint(self._require_job_id(), checkpoint_id)
+    async def delete_checkpoint(self, checkpoint: str | os.PathLike[str]) -> None:
+        """Delete a service checkpoint: the one a folder records (for the frameworks'
+        retention; one already gone counts as deleted), or one named by its id."""
+        if is_folder(checkpoint):
+            await delete_from_folder(self, checkpoint)
+            return
+        await self.service.delete_checkpoint(self._require_job_id(), str(checkpoint))
+
+
+def _from_checkpoint(
+    body: dict[str, Any], source: Mapping[str, str], load_optimizer_states: bool
+) -> None:
+    """Start a create-job body's training sub-job from a saved checkpoint."""
+    for sub in body["sub_job_configs"]:
+        if sub["job_type"] == "training":
+            sub["source_checkpoint_info"] = dict(source)
+            sub["training_config"]["load_optimizer_states"] = load_optimizer_states
 
 
 def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> CortexService:

@@ -241,6 +241,8 @@ class ArcticRLClientConfig(BaseModel):
     # The token-layout convention of the path that built the client (reconnect copies
     # carry it to other processes): arctic_rl.integrations._layout.
     _token_layout: str | None = PrivateAttr(default=None)
+    # A copy made to attach another process to this run's job (not a user naming a job).
+    _reconnecting: bool = PrivateAttr(default=False)
 
     def __repr__(self) -> str:
         # The token is never stored here; keep the repr short and free of large dicts.
@@ -320,6 +322,7 @@ class ArcticRLClientConfig(BaseModel):
         cfg.sampling_job_id = sub_jobs.get("sampling")
         cfg.log_prob_job_id = sub_jobs.get("log_prob")
         cfg._origin = self._origin
+        cfg._reconnecting = True
         return cfg
 
 

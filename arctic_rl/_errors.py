@@ -19,6 +19,8 @@ __all__ = [
     "AuthenticationError",
     "BackendNotAvailableError",
     "BadRequestError",
+    "CheckpointIdentityError",
+    "CheckpointMismatchError",
     "ChunkGroupError",
     "ConfigError",
     "ConflictError",
@@ -214,6 +216,15 @@ class RequestFailedError(ArcticRLError):
 
 class JobFailedError(ArcticRLError):
     """The job ended (failed, cancelled, terminated) while we waited for it to run."""
+
+
+class CheckpointIdentityError(ArcticRLError):
+    """A folder to resume from names no Cortex checkpoint this client can use (no identity
+    file, an unreadable one, or one from another model): refused rather than a fresh start."""
+
+
+class CheckpointMismatchError(ArcticRLError):
+    """The service's step after a save or load is not the one the folder records."""
 
 
 _BY_STATUS: dict[int, type[APIStatusError]] = {

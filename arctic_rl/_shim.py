@@ -302,15 +302,31 @@ class LegacyCortexClient:
         return await self._aio.sync_weights(**known)
 
     async def save_checkpoint(
-        self, checkpoint_id: str | None = None, checkpoint_type: str | None = None, **legacy: Any
+        self,
+        folder: str | os.PathLike[str] | None = None,
+        *,
+        global_step: int | None = None,
+        checkpoint_type: str | None = None,
+        **legacy: Any,
     ) -> dict[str, Any]:
-        """On-prem callers may pass paths or tags; Cortex names and stores checkpoints itself."""
-        _known(legacy, ())
-        return await self._aio.save_checkpoint(checkpoint_id, checkpoint_type)
+        """Given a framework's folder: a resumable Cortex checkpoint recorded there (see
+        `AsyncArcticRLClient.save_checkpoint`). On-prem callers' paths and tags are
+        ignored: Cortex names and stores checkpoints itself."""
+        known = _known(legacy, ("checkpoint_id",))
+        return await self._aio.save_checkpoint(
+            folder, global_step=global_step, checkpoint_type=checkpoint_type, **known
+        )
 
-    async def load_checkpoint(self, checkpoint_id: str, **kwargs: Any) -> dict[str, Any]:
-        known = _known(kwargs, ("source_job_id", "target_sub_job_id"))
-        return await self._aio.load_checkpoint(checkpoint_id, **known)
+    async def load_checkpoint(
+        self, checkpoint: str | os.PathLike[str], **kwargs: Any
+    ) -> dict[str, Any]:
+        """A folder `save_checkpoint(folder)` recorded, or a service checkpoint id."""
+        names = ("source_job_id", "target_sub_job_id", "load_optimizer_states")
+        return await self._aio.load_checkpoint(checkpoint, **_known(kwargs, names))
+
+    async def delete_checkpoint(self, checkpoint: str | os.PathLike[str]) -> None:
+        """Delete the service checkpoint a folder records (retention), or one by id."""
+        await self._aio.delete_checkpoint(checkpoint)
 
     # -- colocation: training and sampling never share GPUs on Cortex ---------------------
 
