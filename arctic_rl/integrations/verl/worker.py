@@ -15,12 +15,13 @@ Checkpoints: verl saves into `<default_local_dir>/global_step_N/actor`. The work
 a resumable Cortex checkpoint and writes its identity there; `load_checkpoint` restores
 it on the service and checks the service is at step N, so the step counts carry on from
 the checkpoint. `max_ckpt_to_keep` deletes the service checkpoints of the older folders,
-as verl's own checkpoint managers delete their older files.
+and the older role folders, as verl's own checkpoint managers delete their older files.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -35,18 +36,16 @@ from verl.single_controller.base.decorator import (
 from verl.utils import hf_tokenizer
 from verl.utils import tensordict_utils as tu
 
+from arctic_rl._errors import CheckpointMismatchError
+from arctic_rl._resume import IDENTITY_FILE
+
 # The backend module registers `cortex` in this (Ray worker) process too.
 from arctic_rl.integrations.verl import backend as _backend  # noqa: F401
 from arctic_rl.integrations.verl._batches import jagged_like
 
-__all__ = ["IDENTITY_FILE", "CortexActorRolloutRefWorker", "StepMismatchError"]
+__all__ = ["CortexActorRolloutRefWorker"]
 
-IDENTITY_FILE = "cortex_checkpoint.json"  # what the client's save_checkpoint writes
 _STEP_FOLDER = re.compile(r"^global_step_(\d+)$")
-
-
-class StepMismatchError(RuntimeError):
-    """The restored Cortex checkpoint is not at the step of the folder verl resumes from."""
 
 
 def _folder_step(local_path: str | Path) -> int | None:
@@ -182,6 +181,7 @@ class CortexActorRolloutRefWorker(Worker):
         if max_ckpt_to_keep and max_ckpt_to_keep > 0:
             for folder in _older_saves(local_path, int(max_ckpt_to_keep)):
                 await self.backend.delete_checkpoint(str(folder))
+                shutil.rmtree(folder)
         return dict(saved)
 
     @register(dispatch_mode=Dispatch.ONE_TO_ALL)
@@ -193,7 +193,7 @@ class CortexActorRolloutRefWorker(Worker):
         loaded = dict(await self.backend.load_checkpoint(str(local_path)))
         expected = _folder_step(local_path)
         if expected is not None and loaded.get("global_step") != expected:
-            raise StepMismatchError(
+            raise CheckpointMismatchError(
                 f"{local_path} resumes verl at step {expected}, but its Cortex checkpoint "
                 f"{loaded.get('checkpoint_id')} was taken at step {loaded.get('global_step')}"
             )
