@@ -183,9 +183,9 @@ def main(out: Path, build: str, steps: int, save_freq: int, overrides: list[str]
             os._exit(0)  # a kill: nothing is destroyed, no exit handler runs
         trainer.global_steps += 1
     report["final_log_probs"] = trainer.probe()
-    report["worker_calls"] = sorted(set(trainer.wg.calls))
     report["job_id"] = trainer.backend.client.job_id
     trainer.wg.destroy()
+    report["worker_calls"] = sorted(set(trainer.wg.calls))
     asyncio.run(trainer.backend.destroy())
     (out / "report.json").write_text(json.dumps(report))
 
