@@ -9,8 +9,9 @@
 # 2. start the project's mock (`python -m arctic_rl_mock --backend reference`) on a free loopback
 #    port with a random token (environment only), a fresh state dir;
 # 3. run skyrl_drive.py and verl_drive.py against it; stop the mock (by its PID); print SUMMARY.
-# Knobs: REALFW2_SKIP_VERL_PROBES=1, REALFW2_MAIN_RUNS=A,B (verl main runs: A = verl@61ed850f +
-# Arctic-Platform@1b47608, B = merged verl 9dfab8e5d + Arctic-Platform main 5864380),
+# Knobs: REALFW2_SKIP_VERL_PROBES=1, REALFW2_SKIP_SKYRL=1, REALFW2_MAIN_RUNS=A,B,R,C (verl main
+# runs, no arctic_platform importable: A = verl@61ed850f, B = release/v0.7.1 9dfab8e5d with the
+# project's worker, R = B's resume scenario, C = PR #7102's V1 trainer at 6329d45bd),
 # REALFW2_DIR (scratch folder, default $TMPDIR/realfw2).
 set -u
 export PROJECT=${PROJECT:-$(pwd)}
@@ -41,6 +42,8 @@ M=${MIRROR:?set MIRROR to the folder that holds the fetched mirrors (owner+name/
 src "$M/NovaSky-AI+SkyRL/repo" a9564572e src/skyrl_a9564572e skyrl integrations skyrl-gym pyproject.toml
 src "$M/verl-project+verl/repo" 61ed850f src/verl_61ed850f verl setup.py requirements.txt
 src "$M/verl-project+verl/repo" 9dfab8e5d src/verl_9dfab8e5d verl
+# verl PR #7102 head (refs/pull/7102/head): its V1 trainer drives remote backends
+src "$M/verl-project+verl/repo" 6329d45bd src/verl_6329d45bd verl
 src "$M/Snowflake-AI-Research+Arctic-Platform/repo" 1b47608 src/ap_1b47608 arctic_platform/integrations
 # main: its verl adapter imports arctic_platform.client (and the package's dependency-group check);
 # its rl/ (the on-prem servers: deepspeed, vLLM) is left out, so the project's seam stands in for it.
@@ -87,9 +90,13 @@ export OMP_NUM_THREADS=1
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 RAY_USAGE_STATS_ENABLED=0 WANDB_MODE=disabled
 PY=$R/venv/bin/python
 S=$(date +%s)
-PYTHONPATH=$R/compat:$R/src/skyrl_a9564572e:$R/src/skyrl_a9564572e/skyrl-gym \
-  timeout 420 $PY skyrl_drive.py "$URL" "$R/run" > run/skyrl_drive.out 2>&1
-echo "skyrl drive rc=$? in $(( $(date +%s) - S ))s (run/skyrl_drive.out)"
+if [ "${REALFW2_SKIP_SKYRL:-0}" = 1 ]; then
+  printf '==== SUMMARY (skyrl) ====\n' > run/skyrl_drive.out
+else
+  PYTHONPATH=$R/compat:$R/src/skyrl_a9564572e:$R/src/skyrl_a9564572e/skyrl-gym \
+    timeout 420 $PY skyrl_drive.py "$URL" "$R/run" > run/skyrl_drive.out 2>&1
+  echo "skyrl drive rc=$? in $(( $(date +%s) - S ))s (run/skyrl_drive.out)"
+fi
 S=$(date +%s)
 timeout 1200 $PY verl_drive.py "$URL" "$R/run" > run/verl_drive.out 2>&1
 echo "verl drive rc=$? in $(( $(date +%s) - S ))s (run/verl_drive.out)"

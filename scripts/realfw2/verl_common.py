@@ -12,6 +12,7 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE / "src"
 VERL_PIN = SRC / "verl_61ed850f"
 VERL_UPSTREAM = SRC / "verl_9dfab8e5d"  # release/v0.7.1 head: the merged RemoteBackend
+VERL_V1 = SRC / "verl_6329d45bd"  # verl PR #7102 head: the V1 trainer drives remote backends
 AP_PIN = SRC / "ap_1b47608"
 AP_MAIN = SRC / "ap_5864380"  # Arctic-Platform main: arctic_platform.client, OnPremConfig
 PLUGIN = "arctic_rl.integrations.verl.register"
@@ -31,6 +32,8 @@ def env_for(verl_src, ap="pin", plugin=True, hide=(), extra=None):
         env["REALFW2_ARCTIC_PLATFORM"] = str(AP_PIN)
     elif ap == "main":
         env["REALFW2_ARCTIC_PLATFORM"] = str(AP_MAIN)
+    elif ap == "none":  # no arctic_platform importable at all: the project's own backend/worker
+        env["REALFW2_ARCTIC_PLATFORM"] = "none"
     else:  # the published arctic-platform 0.1.4 `make setup` put in the project venv
         env.pop("REALFW2_ARCTIC_PLATFORM", None)
     if plugin:
@@ -87,7 +90,11 @@ def doc_overrides(group):
     ]
 
 
-GROUP = {VERL_PIN: "+remote_backend=cortex", VERL_UPSTREAM: "remote_backend=cortex"}
+GROUP = {
+    VERL_PIN: "+remote_backend=cortex",
+    VERL_UPSTREAM: "remote_backend=cortex",
+    VERL_V1: "remote_backend=cortex",
+}
 
 
 def main_overrides(url, run, verl_src):
@@ -116,7 +123,9 @@ def main_overrides(url, run, verl_src):
         "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
         "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
         "algorithm.adv_estimator=grpo",
-        "trainer.total_training_steps=2",
+        f"trainer.total_training_steps={os.environ.get('REALFW2_VERL_STEPS', '2')}",
+        f"trainer.save_freq={os.environ.get('REALFW2_VERL_SAVE_FREQ', '-1')}",
+        "trainer.resume_mode=auto",  # verl's default, spelled out: a relaunch resumes
         "trainer.n_gpus_per_node=1",
         "trainer.nnodes=1",
         "trainer.device=cpu",

@@ -9,13 +9,13 @@ Importable by Ray workers (its folder is on PYTHONPATH, which they inherit).
   - RayPPOTrainer.init_workers runs for real up to `actor_rollout_wg.init_model()` and is
     cut where it builds the reward-loop / agent-loop rollout managers (vLLM servers, the
     published ArcticReplica);
-  - RayPPOTrainer.fit is replaced by `harness_fit`: the rollout is the adapter's generate()
-    (what ArcticReplica calls), everything else is the trainer's REAL methods
-    (_compute_old_log_prob, _compute_ref_log_prob, compute_advantage, _update_actor) over the
-    REAL worker group.
+  - RayPPOTrainer.fit is replaced by `harness_fit`: the rollout is the backend's generate()
+    (what a rollout replica calls), everything else is the trainer's REAL methods
+    (_load_checkpoint, _compute_old_log_prob, _compute_ref_log_prob, compute_advantage,
+    _update_actor, _save_checkpoint at trainer.save_freq) over the REAL worker group.
 * observed(worker_cls): the worker class verl's TaskRunner mapped (verl@61ed850f's generic
   forwarder, or on the merged verl the one the plugin registered through `register_worker`:
-  the published ArcticRLActorRolloutRefWorker), unchanged but for one extra read-only
+  the project's CortexActorRolloutRefWorker), unchanged but for one extra read-only
   method, `facts`, that V6b reads.
 """
 
@@ -30,7 +30,9 @@ import traceback
 import ray
 
 REPORT = os.environ.get("REALFW2_VERL_REPORT", "run/verl_report.jsonl")
-ITERATIONS = int(os.environ.get("REALFW2_VERL_ITERATIONS", "2"))
+STEPS_OUT = os.environ.get("REALFW2_VERL_STEPS_OUT", "run/verl_steps.jsonl")
+# The relaunch scenario: the TaskRunner dies right after this step's save (0: never).
+DIE_AFTER = int(os.environ.get("REALFW2_VERL_DIE_AFTER", "0"))
 
 
 def rec(name, ok, detail=""):
@@ -79,7 +81,8 @@ def observed(worker_cls):
                 "job_id": getattr(client, "job_id", None),
                 "pat_present": bool(os.environ.get("ARCTIC_CORTEX_PAT")),
                 "pad_token_id": self.pad_token_id,
-                "rollout_n": self.actor_config.rollout_n,
+                "rollout_n": getattr(self, "rollout_n", None)
+                or getattr(getattr(self, "actor_config", None), "rollout_n", None),
             }
 
     Observed.__name__ = Observed.__qualname__ = f"Observed{worker_cls.__name__}"
@@ -141,7 +144,7 @@ def _ascii_share(ids):
 
 
 def harness_fit(trainer):
-    """RayPPOTrainer.fit's remote-backend step, ITERATIONS times, with its REAL methods."""
+    """RayPPOTrainer.fit's remote-backend loop with its REAL methods (see the module doc)."""
     import numpy as np
     import torch
     from verl import DataProto
@@ -157,8 +160,21 @@ def harness_fit(trainer):
     from verl.utils.chat_template import apply_chat_template
 
     P = cfg.data.max_prompt_length
+    # RayPPOTrainer.fit's own start: step 0, the REAL _load_checkpoint (resume_mode=auto: the
+    # folder verl's tracker names -> worker load_checkpoint, dataloader state), weights to
+    # the rollout, then steps global_steps + 1 .. total_training_steps.
+    trainer.global_steps = 0
+    trainer._load_checkpoint()
+    rec(
+        f"V20 fit start: real _load_checkpoint (resume_mode={cfg.trainer.resume_mode}) -> global_steps {trainer.global_steps}",
+        True,
+        f"default_local_dir {cfg.trainer.default_local_dir}",
+    )
+    ray.get(trainer.actor_rollout_wg.update_weights(global_steps=trainer.global_steps))
+    trainer.global_steps += 1
     it = iter(trainer.train_dataloader)
-    for step in range(1, ITERATIONS + 1):
+    while trainer.global_steps <= trainer.total_training_steps:
+        step = trainer.global_steps
         try:
             batch_dict = next(it)  # REAL StatefulDataLoader over RLHFDataset (raw_prompt rows)
         except StopIteration:  # next epoch, as fit() does
@@ -182,7 +198,10 @@ def harness_fit(trainer):
             ids = list(ids)[-P:]
             prompts[i, P - len(ids) :] = torch.tensor(ids, dtype=torch.long)
             prompt_mask[i, P - len(ids) :] = 1
-            out = loop.run(backend.generate(ids, {"max_tokens": R, "temperature": 1.0}))
+            # seeded from the step and row, as a recipe may seed its sampling: the rollouts
+            # depend on the weights alone, so a resumed run can match an uninterrupted one
+            params = {"max_tokens": R, "temperature": 1.0, "seed": step * 1000 + i}
+            out = loop.run(backend.generate(ids, params))
             responses.append(list(out[0]["token_ids"])[:R])
         resp = torch.full((len(responses), R), pad, dtype=torch.long)
         resp_mask = torch.zeros(len(responses), R, dtype=torch.long)
@@ -267,12 +286,28 @@ def harness_fit(trainer):
                 all(float(v) == 0.0 for v in inv.values()),
                 f"{inv} (V9: ref == old exactly at step 1)",
             )
-        ray.get(
-            trainer.actor_rollout_wg.update_weights()
-        )  # REAL dispatch (blocking=False) -> sync_weights
+        # REAL dispatch (blocking=False) -> sync_weights, with the step as the manager passes it
+        ray.get(trainer.actor_rollout_wg.update_weights(global_steps=step))
         rec(f"V11 step{step} update_weights (sync_weights)", True, "")
-    ray.get(trainer.actor_rollout_wg.save_checkpoint(cfg.trainer.default_local_dir))
-    rec("V12 save_checkpoint through the worker group", True, "")
+        with open(STEPS_OUT, "a", encoding="utf-8") as fh:
+            untimed = {k: float(v) for k, v in metrics.items() if not k.startswith("timing")}
+            fh.write(json.dumps({"step": step, "rewards": rewards, "metrics": untimed}) + "\n")
+        last = step >= trainer.total_training_steps
+        if cfg.trainer.save_freq > 0 and (last or step % cfg.trainer.save_freq == 0):
+            trainer._save_checkpoint()  # REAL: worker save_checkpoint(local_path, ...) + tracker
+            folder = os.path.join(cfg.trainer.default_local_dir, f"global_step_{step}", "actor")
+            rec(
+                f"V12 step{step} real _save_checkpoint through the worker group",
+                True,
+                f"{folder}: {sorted(os.listdir(folder)) if os.path.isdir(folder) else 'no folder'}",
+            )
+            if step == DIE_AFTER:
+                os._exit(1)  # the run dies here, as a preempted driver does
+        trainer.global_steps += 1
+    probe = loop.run(backend._client.log_probs([[72, 105, 33]], [[97, 98, 99, 100]], top_k=0))
+    with open(STEPS_OUT, "a", encoding="utf-8") as fh:
+        final = [float(x) for x in probe["logprobs"][0]]
+        fh.write(json.dumps({"final_log_probs": final}) + "\n")
     trainer.actor_rollout_wg.destroy()  # REAL -> worker backend.destroy() -> client.shutdown()
     rec("V14 worker-side destroy (shutdown)", True, "")
     trainer._realfw2_backend = backend
