@@ -8,7 +8,7 @@ the release a resume scenario through verl's own save and load (R).
 Probes (verl_probes.py; each a fresh interpreter, as `python -m verl.trainer.main_ppo` would
 be), then the main run: verl's real `main_ppo.main()` (Hydra) -> real `run_ppo` (ray.init) ->
 verl's real TaskRunner.run in a Ray actor (see verl_roles.py for the two cuts) -> real RayWorkerGroup of
-verl's generic forwarder -> the adapter -> the project's LegacyCortexClient -> the mock.
+the forwarder worker (verl's generic one before the merge, the project's after) -> the project's backend -> its LegacyCortexClient -> the mock.
 """
 
 import json
@@ -155,7 +155,7 @@ def main_run(url, run, token, tag, fresh=True, expect_rc=0, **extra):
         and counts["shutdown"] >= 1
     )
     record(
-        f"{tag}.V18 adapter call set over 2 iterations: generate, fwd_no_grad x2/iter, fwd_bwd, step, "
+        f"{tag}.V18 backend call set over 2 iterations: generate, fwd_no_grad x2/iter, fwd_bwd, step, "
         "sync_weights; shutdown",
         ok,
         json.dumps(counts),

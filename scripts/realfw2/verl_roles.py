@@ -186,7 +186,7 @@ def harness_fit(trainer):
         )
         batch = batch.repeat(repeat_times=n, interleave=True)
         # --- stands in for verl's agent loop + the ArcticReplica rollout server ---------------
-        # SingleTurnAgentLoop: real chat template -> prompt ids; the replica calls the adapter's
+        # SingleTurnAgentLoop: real chat template -> prompt ids; the replica calls the backend's
         # generate(); AgentLoopWorker pads prompts left to P and responses right to R.
         prompts = torch.full((len(batch), P), pad, dtype=torch.long)
         prompt_mask = torch.zeros(len(batch), P, dtype=torch.long)
@@ -221,7 +221,7 @@ def harness_fit(trainer):
         batch.meta_info["temperature"] = cfg.actor_rollout_ref.rollout.temperature
         batch.batch["response_mask"] = compute_response_mask(batch)
         rec(
-            f"V7 step{step} generate via the adapter (what ArcticReplica serves)",
+            f"V7 step{step} generate via the backend (what a rollout replica calls)",
             all(responses),
             f"{len(responses)} rollouts, lengths {[len(r) for r in responses]}, rewards {[round(x, 3) for x in rewards]}",
         )
@@ -242,7 +242,7 @@ def harness_fit(trainer):
             for i, (c, ref_row) in enumerate(zip(rows_c, scored["logprobs"], strict=True))
         ]
         rec(
-            f"V8 step{step} old log-probs: real make_njt + no_padding_2_padding slice the adapter's answer right",
+            f"V8 step{step} old log-probs: real make_njt + no_padding_2_padding slice the backend's answer right",
             max(gaps) < 1e-4,
             f"old_log_probs {tuple(lp.shape)}, max |gap| to the log_probs route {max(gaps):.2e}, "
             f"entropys {tuple(batch.batch['entropys'].shape)}, mfu {mfu}",

@@ -49,8 +49,12 @@ _SAMPLING_DEFAULTS = {"temperature": 0.0, "top_p": 1.0, "top_k": 0, "max_tokens"
 
 
 def _get(data: Any, key: str, default: Any = None) -> Any:
-    """A field of verl's TensorDict (tensor or non-tensor), or `default`."""
-    return data.get(key, default)
+    """A field of verl's TensorDict, or `default`: indexing (unlike `get`) gives a
+    non-tensor field's value, not its `NonTensorData` wrapper."""
+    try:
+        return data[key]
+    except KeyError:
+        return default
 
 
 class _CortexBackend(RemoteBackend):

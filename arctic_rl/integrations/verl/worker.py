@@ -155,7 +155,8 @@ class CortexActorRolloutRefWorker(Worker):
         )
         # The forwarder's CPU does none of the work: no utilisation figure of its own.
         metrics = {**result["metrics"], "loss": result["loss"], "mfu": 0.0}
-        wrapped = {k: [v] for k, v in normalize_backend_metrics(metrics).items()}
+        # One verl Metric per key: verl's reduce_metrics aggregates a Metric itself.
+        wrapped = normalize_backend_metrics(metrics)
         return tu.get_tensordict(tensor_dict={}, non_tensor_dict={"metrics": wrapped})
 
     # -- weights and checkpoints -------------------------------------------------------------

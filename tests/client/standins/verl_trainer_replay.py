@@ -75,8 +75,8 @@ def ray_get(refs: list[Future]) -> list[Any]:
 
 
 def metric_values(output: dict[str, Any]) -> dict[str, float]:
-    """verl's reading of an update's metrics: each a list of Metric, one per rank."""
-    return {k: float(v[0].value) for k, v in output["metrics"].items()}
+    """verl's reading of an update's metrics (`reduce_metrics`): a Metric per key."""
+    return {k: float(v.value) for k, v in output["metrics"].items()}
 
 
 class Trainer:
