@@ -129,7 +129,6 @@ def main_overrides(url, run, verl_src):
         "trainer.n_gpus_per_node=1",
         "trainer.nnodes=1",
         "trainer.device=cpu",
-        "trainer.use_legacy_worker_impl=disable",
         "trainer.logger=[console]",
         "trainer.val_before_train=false",
         f"trainer.default_local_dir={run / 'verl_ckpt'}",
@@ -139,4 +138,6 @@ def main_overrides(url, run, verl_src):
         "+ray_kwargs.ray_init._node_ip_address=127.0.0.1",
         f"+ray_kwargs.ray_init._temp_dir={run / 'ray_verl'}",
         f"hydra.run.dir={run / 'hydra_verl'}",
+        # the release's TensorDict worker path (V1 has no other, and no such key)
+        *([] if verl_src == VERL_V1 else ["trainer.use_legacy_worker_impl=disable"]),
     ]

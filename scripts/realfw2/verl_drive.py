@@ -18,7 +18,16 @@ import sys
 import time
 from pathlib import Path
 
-from verl_common import HERE, RESULTS, VERL_PIN, VERL_UPSTREAM, env_for, main_overrides, record
+from verl_common import (
+    HERE,
+    RESULTS,
+    VERL_PIN,
+    VERL_UPSTREAM,
+    VERL_V1,
+    env_for,
+    main_overrides,
+    record,
+)
 from verl_probes import probe_published_adapter, probes
 
 # The main runs: (tag, verl source, Arctic-Platform source, the worker TaskRunner must map).
@@ -26,6 +35,7 @@ from verl_probes import probe_published_adapter, probes
 MAIN_RUNS = {
     "A": (VERL_PIN, "none", "RemoteBackendActorRolloutRefWorker"),  # the fork-era interface
     "B": (VERL_UPSTREAM, "none", "CortexActorRolloutRefWorker"),  # release/v0.7.1
+    "C": (VERL_V1, "none", "CortexActorRolloutRefWorker"),  # PR #7102's V1 trainer
 }
 
 
@@ -80,6 +90,7 @@ def main_run(url, run, token, tag, fresh=True, expect_rc=0, **extra):
             "REALFW2_VERL_STEPS_OUT": str(where / "verl_steps.jsonl"),
             "ARCTIC_REALFW2_TRACE": str(trace),
             "REALFW2_VERL_WORKER": worker,
+            "REALFW2_VERL_V1": "1" if verl_src == VERL_V1 else "0",
             **extra,
         },
     )
@@ -200,25 +211,27 @@ def _steps(where):
     return steps, (final[-1] if final else None)
 
 
-def resume_scenario(url, run, token):
-    """verl's own resume on release/v0.7.1: an uninterrupted 4-step run saving every 2 steps,
-    and the same run killed after its step-2 save then relaunched in the same folder
-    (resume_mode=auto). Steps 1-4 and the final weights must be bit-identical."""
+def resume_scenario(url, run, token, base="B"):
+    """verl's own resume (B: release/v0.7.1, C: the V1 trainer): an uninterrupted 4-step run
+    saving every 2 steps, and the same run killed after its step-2 save then relaunched in
+    the same folder (resume_mode=auto). Steps 1-4 and the final weights must be
+    bit-identical."""
     scenario = {"REALFW2_VERL_STEPS": "4", "REALFW2_VERL_SAVE_FREQ": "2"}
-    main_run(url, run, token, "B_whole", **scenario)
-    main_run(url, run, token, "B_cut", expect_rc=1, REALFW2_VERL_DIE_AFTER="2", **scenario)
-    main_run(url, run, token, "B_cut", fresh=False, **scenario)
-    whole, whole_final = _steps(run / "main_B_whole")
-    cut, cut_final = _steps(run / "main_B_cut")
+    main_run(url, run, token, f"{base}_whole", **scenario)
+    main_run(url, run, token, f"{base}_cut", expect_rc=1, REALFW2_VERL_DIE_AFTER="2", **scenario)
+    main_run(url, run, token, f"{base}_cut", fresh=False, **scenario)
+    whole, whole_final = _steps(run / f"main_{base}_whole")
+    cut, cut_final = _steps(run / f"main_{base}_cut")
     same = [s for s in (1, 2, 3, 4) if s in whole and s in cut and whole[s] == cut[s]]
+    tag = "R" if base == "B" else f"R{base}"
     record(
-        "R.V21 resume (release/v0.7.1): steps 1-4 of the killed-and-relaunched run equal the "
-        "uninterrupted run's (rewards and metrics, timing aside)",
+        f"{tag}.V21 resume ({MAIN_RUNS[base][0].name}): steps 1-4 of the killed-and-relaunched "
+        "run equal the uninterrupted run's (rewards and metrics, timing aside)",
         same == [1, 2, 3, 4],
         f"equal steps {same}; whole {sorted(whole)}, relaunched {sorted(cut)}",
     )
     record(
-        "R.V22 resume: the final weights (log-probs of a fixed sequence) are bit-identical",
+        f"{tag}.V22 resume: the final weights (log-probs of a fixed sequence) are bit-identical",
         whole_final is not None and whole_final == cut_final,
         f"{whole_final} vs {cut_final}",
     )
@@ -234,6 +247,8 @@ def main():
     for tag in filter(None, os.environ.get("REALFW2_MAIN_RUNS", "A,B,R").split(",")):
         if tag == "R":
             resume_scenario(url, run, token)
+        elif tag == "RC":
+            resume_scenario(url, run, token, base="C")
         else:
             main_run(url, run, token, tag)
     if probing:

@@ -143,8 +143,12 @@ def _ascii_share(ids):
     return sum(b < 128 for b in data) / max(1, len(data))
 
 
-def harness_fit(trainer):
-    """RayPPOTrainer.fit's remote-backend loop with its REAL methods (see the module doc)."""
+def harness_fit(trainer, v1=False):
+    """RayPPOTrainer.fit's remote-backend loop with its REAL methods (see the module doc).
+    v1: the V1 trainer, whose real init() already ran _load_checkpoint; its weights go out
+    through its real CheckpointEngineManager (`update_weights(global_steps=, mode=)` on the
+    worker), and its compute calls are made with verl's own TensorDict converters of the
+    same build (RayPPOTrainer's methods, the TransferQueue path being cut)."""
     import numpy as np
     import torch
     from verl import DataProto
@@ -155,7 +159,15 @@ def harness_fit(trainer):
     n = cfg.actor_rollout_ref.rollout.n
     R = cfg.data.max_response_length
     pad = trainer.tokenizer.pad_token_id
-    backend = trainer.backend  # the driver-side CortexBackend RemoteBackendTrainer built
+    # the driver-side CortexBackend the remote-backend trainer built
+    backend = trainer._backend if v1 else trainer.backend
+    if v1:
+        import functools
+
+        from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+
+        for name in ("_compute_old_log_prob", "_compute_ref_log_prob", "_update_actor"):
+            setattr(trainer, name, functools.partial(getattr(RayPPOTrainer, name), trainer))
     loop = _LoopThread()
     from verl.utils.chat_template import apply_chat_template
 
@@ -163,14 +175,22 @@ def harness_fit(trainer):
     # RayPPOTrainer.fit's own start: step 0, the REAL _load_checkpoint (resume_mode=auto: the
     # folder verl's tracker names -> worker load_checkpoint, dataloader state), weights to
     # the rollout, then steps global_steps + 1 .. total_training_steps.
-    trainer.global_steps = 0
-    trainer._load_checkpoint()
+    if not v1:
+        trainer.global_steps = 0
+        trainer._load_checkpoint()
     rec(
         f"V20 fit start: real _load_checkpoint (resume_mode={cfg.trainer.resume_mode}) -> global_steps {trainer.global_steps}",
         True,
         f"default_local_dir {cfg.trainer.default_local_dir}",
     )
-    ray.get(trainer.actor_rollout_wg.update_weights(global_steps=trainer.global_steps))
+
+    def update_weights():
+        if v1:  # REAL: ray.get(actor_wg.update_weights(global_steps=..., mode="remote_backend"))
+            trainer.checkpoint_manager.update_weights(trainer.global_steps)
+        else:  # REAL dispatch (blocking=False), with the step as the manager passes it
+            ray.get(trainer.actor_rollout_wg.update_weights(global_steps=trainer.global_steps))
+
+    update_weights()
     trainer.global_steps += 1
     it = iter(trainer.train_dataloader)
     while trainer.global_steps <= trainer.total_training_steps:
@@ -226,9 +246,8 @@ def harness_fit(trainer):
             f"{len(responses)} rollouts, lengths {[len(r) for r in responses]}, rewards {[round(x, 3) for x in rewards]}",
         )
 
-        old, mfu = trainer._compute_old_log_prob(
-            batch
-        )  # REAL: to_tensordict, left_right_2_no_padding,
+        old = trainer._compute_old_log_prob(batch)  # REAL: to_tensordict, left_right_2_no_padding,
+        old, mfu = old if isinstance(old, tuple) else (old, None)
         batch = batch.union(old)  # wg.compute_log_prob -> make_njt, no_padding_2_padding
         lp = batch.batch["old_log_probs"]
         # independent check: the mock's log_probs route scores the same response tokens
@@ -286,8 +305,7 @@ def harness_fit(trainer):
                 all(float(v) == 0.0 for v in inv.values()),
                 f"{inv} (V9: ref == old exactly at step 1)",
             )
-        # REAL dispatch (blocking=False) -> sync_weights, with the step as the manager passes it
-        ray.get(trainer.actor_rollout_wg.update_weights(global_steps=step))
+        update_weights()
         rec(f"V11 step{step} update_weights (sync_weights)", True, "")
         with open(STEPS_OUT, "a", encoding="utf-8") as fh:
             untimed = {k: float(v) for k, v in metrics.items() if not k.startswith("timing")}
@@ -310,74 +328,106 @@ def harness_fit(trainer):
         fh.write(json.dumps({"final_log_probs": final}) + "\n")
     trainer.actor_rollout_wg.destroy()  # REAL -> worker backend.destroy() -> client.shutdown()
     rec("V14 worker-side destroy (shutdown)", True, "")
+    if v1:
+        return
     trainer._realfw2_backend = backend
 
 
-from verl.trainer.main_ppo import TaskRunner  # noqa: E402  REAL
+if os.environ.get("REALFW2_VERL_V1") == "1":  # PR #7102: the V1 TaskRunner, no RemoteBackendTrainer
+    from verl.trainer.main_ppo import TaskRunnerV1 as _V1  # noqa: E402  REAL
 
+    class _NoServers:
+        """Stands for the LLM-server manager the harness does not build (vLLM / replicas)."""
 
-class HarnessTaskRunner(TaskRunner):
-    def run(self, config):
-        import verl.remote_backend.trainer as rbt
-        from verl.remote_backend.base import RemoteBackendRegistry
+        def get_replicas(self):
+            return []
 
-        rbt.RemoteBackendTrainer.init_workers = harness_init_workers
-        rbt.RemoteBackendTrainer.fit = harness_fit
-        real_create = RemoteBackendRegistry.create.__func__
-        made = {}
+        def get_client(self):
+            return None
 
-        def create(cls, name, main_config):  # observe what RemoteBackendTrainer gets
-            made["backend"] = real_create(cls, name, main_config)
-            return made["backend"]
+    class HarnessTaskRunner(_V1.__ray_actor_class__):
+        def run(self, config):
+            import verl.trainer.ppo.v1.trainer_base as base
+            from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync
 
-        RemoteBackendRegistry.create = classmethod(create)
-        real_destroy = rbt.RemoteBackendTrainer.destroy
+            base.RewardLoopManager = lambda *a, **k: None  # cut: no reward workers
+            base.LLMServerManager.create = classmethod(lambda cls, **k: _NoServers())
+            type(self).init_agent_loop_manager = lambda runner: None  # cut: no agent loop
+            PPOTrainerSync.fit = lambda trainer, _manager: harness_fit(trainer, v1=True)
+            try:
+                super().run(config)  # REAL TaskRunnerV1.run: tq.init, trainer.init(), fit
+                rec("V5 TaskRunnerV1.run (real) completed", True, "")
+            except Exception as exc:
+                rec(
+                    "V5 TaskRunnerV1.run (real) completed",
+                    False,
+                    "".join(traceback.format_exception(exc))[-1500:],
+                )
+else:
+    from verl.trainer.main_ppo import TaskRunner  # noqa: E402  REAL
 
-        def destroy(trainer):
-            backend = trainer.backend
-            import warnings
+    class HarnessTaskRunner(TaskRunner):
+        def run(self, config):
+            import verl.remote_backend.trainer as rbt
+            from verl.remote_backend.base import RemoteBackendRegistry
 
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                real_destroy(
-                    trainer
-                )  # REAL: 61ed850f calls backend.destroy() without await, 9dfab8e5d via asyncio.run
-                import gc
+            rbt.RemoteBackendTrainer.init_workers = harness_init_workers
+            rbt.RemoteBackendTrainer.fit = harness_fit
+            real_create = RemoteBackendRegistry.create.__func__
+            made = {}
 
-                gc.collect()
-            left_open = getattr(backend, "_client", None) is not None
-            never_awaited = [
-                str(w.message)[:90] for w in caught if "never awaited" in str(w.message)
-            ]
-            rec(
-                "V15 RemoteBackendTrainer.destroy() (real) shuts the driver-side client, nothing left un-awaited",
-                not left_open and not never_awaited,
-                f"client still open after destroy: {left_open}; "
-                f"warnings: {[str(w.message)[:90] for w in caught]}",
-            )
-            asyncio.run(
-                backend.destroy()
-            )  # as the merged trainer calls it; a second call is a no-op
-            rec(
-                "V16 a second destroy (through asyncio.run, as the merged trainer calls it) is a no-op",
-                True,
-                "",
-            )
+            def create(cls, name, main_config):  # observe what RemoteBackendTrainer gets
+                made["backend"] = real_create(cls, name, main_config)
+                return made["backend"]
 
-        rbt.RemoteBackendTrainer.destroy = destroy
-        try:
-            super().run(config)  # REAL TaskRunner.run
-            b = made.get("backend")
-            rec(
-                "V5 TaskRunner.run -> RemoteBackendTrainer -> RemoteBackendRegistry.create('cortex', config)",
-                b is not None and type(b).__name__ == "CortexBackend",
-                f"{type(b).__module__}.{type(b).__name__} (bases {[c.__module__ + '.' + c.__name__ for c in type(b).__mro__[1:3]]})"
-                if b is not None
-                else "no backend",
-            )
-        except Exception as exc:
-            rec(
-                "V5 TaskRunner.run (real) completed",
-                False,
-                "".join(traceback.format_exception(exc))[-1500:],
-            )
+            RemoteBackendRegistry.create = classmethod(create)
+            real_destroy = rbt.RemoteBackendTrainer.destroy
+
+            def destroy(trainer):
+                backend = trainer.backend
+                import warnings
+
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    real_destroy(
+                        trainer
+                    )  # REAL: 61ed850f calls backend.destroy() without await, 9dfab8e5d via asyncio.run
+                    import gc
+
+                    gc.collect()
+                left_open = getattr(backend, "_client", None) is not None
+                never_awaited = [
+                    str(w.message)[:90] for w in caught if "never awaited" in str(w.message)
+                ]
+                rec(
+                    "V15 RemoteBackendTrainer.destroy() (real) shuts the driver-side client, nothing left un-awaited",
+                    not left_open and not never_awaited,
+                    f"client still open after destroy: {left_open}; "
+                    f"warnings: {[str(w.message)[:90] for w in caught]}",
+                )
+                asyncio.run(
+                    backend.destroy()
+                )  # as the merged trainer calls it; a second call is a no-op
+                rec(
+                    "V16 a second destroy (through asyncio.run, as the merged trainer calls it) is a no-op",
+                    True,
+                    "",
+                )
+
+            rbt.RemoteBackendTrainer.destroy = destroy
+            try:
+                super().run(config)  # REAL TaskRunner.run
+                b = made.get("backend")
+                rec(
+                    "V5 TaskRunner.run -> RemoteBackendTrainer -> RemoteBackendRegistry.create('cortex', config)",
+                    b is not None and type(b).__name__ == "CortexBackend",
+                    f"{type(b).__module__}.{type(b).__name__} (bases {[c.__module__ + '.' + c.__name__ for c in type(b).__mro__[1:3]]})"
+                    if b is not None
+                    else "no backend",
+                )
+            except Exception as exc:
+                rec(
+                    "V5 TaskRunner.run (real) completed",
+                    False,
+                    "".join(traceback.format_exception(exc))[-1500:],
+                )
