@@ -143,22 +143,96 @@ def _ascii_share(ids):
     return sum(b < 128 for b in data) / max(1, len(data))
 
 
+def _rollout(trainer, backend, loop, step, batch_dict):
+    """Stands in for verl's agent loop and a rollout replica: the batch of step `step`."""
+    import numpy as np
+    import torch
+    from verl import DataProto
+    from verl.trainer.ppo.ray_trainer import compute_response_mask
+    from verl.utils.chat_template import apply_chat_template
+    from verl.utils.model import compute_position_id_with_mask
+
+    cfg = trainer.config
+    n = cfg.actor_rollout_ref.rollout.n
+    R, P = cfg.data.max_response_length, cfg.data.max_prompt_length
+    pad = trainer.tokenizer.pad_token_id
+    batch = DataProto.from_single_dict(batch_dict)
+    batch.non_tensor_batch["uid"] = np.array(
+        [f"s{step}-{i}" for i in range(len(batch))], dtype=object
+    )
+    batch = batch.repeat(repeat_times=n, interleave=True)
+    # --- stands in for verl's agent loop + the ArcticReplica rollout server ---------------
+    # SingleTurnAgentLoop: real chat template -> prompt ids; the replica calls the backend's
+    # generate(); AgentLoopWorker pads prompts left to P and responses right to R.
+    prompts = torch.full((len(batch), P), pad, dtype=torch.long)
+    prompt_mask = torch.zeros(len(batch), P, dtype=torch.long)
+    responses, rewards = [], []
+    for i, messages in enumerate(batch.non_tensor_batch["raw_prompt"]):
+        ids = apply_chat_template(
+            trainer.tokenizer, list(messages), add_generation_prompt=True, tokenize=True
+        )
+        ids = list(ids)[-P:]
+        prompts[i, P - len(ids) :] = torch.tensor(ids, dtype=torch.long)
+        prompt_mask[i, P - len(ids) :] = 1
+        # seeded from the step and row, as a recipe may seed its sampling: the rollouts
+        # depend on the weights alone, so a resumed run can match an uninterrupted one
+        params = {"max_tokens": R, "temperature": 1.0, "seed": step * 1000 + i}
+        out = loop.run(backend.generate(ids, params))
+        responses.append(list(out[0]["token_ids"])[:R])
+    resp = torch.full((len(responses), R), pad, dtype=torch.long)
+    resp_mask = torch.zeros(len(responses), R, dtype=torch.long)
+    scores = torch.zeros(len(responses), R)
+    for i, r in enumerate(responses):
+        resp[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+        resp_mask[i, : len(r)] = 1
+        if r:
+            scores[i, len(r) - 1] = _ascii_share(r)
+        rewards.append(_ascii_share(r))
+    attention = torch.cat([prompt_mask, resp_mask], dim=1)
+    batch.batch["prompts"] = prompts
+    batch.batch["responses"] = resp
+    batch.batch["input_ids"] = torch.cat([prompts, resp], dim=1)
+    batch.batch["attention_mask"] = attention
+    batch.batch["position_ids"] = compute_position_id_with_mask(attention)
+    batch.meta_info["temperature"] = cfg.actor_rollout_ref.rollout.temperature
+    batch.batch["response_mask"] = compute_response_mask(batch)
+    rec(
+        f"V7 step{step} generate via the backend (what a rollout replica calls)",
+        all(responses),
+        f"{len(responses)} rollouts, lengths {[len(r) for r in responses]}, rewards {[round(x, 3) for x in rewards]}",
+    )
+
+    return batch, prompts, prompt_mask, resp, resp_mask, scores, rewards
+
+
+def _save_at(trainer, step):
+    """RayPPOTrainer.fit's save: at save_freq and the last step, the REAL _save_checkpoint;
+    the relaunch scenario's run dies right after the save of step DIE_AFTER."""
+    cfg = trainer.config
+    last = step >= trainer.total_training_steps
+    if cfg.trainer.save_freq > 0 and (last or step % cfg.trainer.save_freq == 0):
+        trainer._save_checkpoint()  # REAL: worker save_checkpoint(local_path, ...) + tracker
+        folder = os.path.join(cfg.trainer.default_local_dir, f"global_step_{step}", "actor")
+        rec(
+            f"V12 step{step} real _save_checkpoint through the worker group",
+            True,
+            f"{folder}: {sorted(os.listdir(folder)) if os.path.isdir(folder) else 'no folder'}",
+        )
+        if step == DIE_AFTER:
+            os._exit(1)  # the run dies here, as a preempted driver does
+
+
 def harness_fit(trainer, v1=False):
     """RayPPOTrainer.fit's remote-backend loop with its REAL methods (see the module doc).
     v1: the V1 trainer, whose real init() already ran _load_checkpoint; its weights go out
     through its real CheckpointEngineManager (`update_weights(global_steps=, mode=)` on the
     worker), and its compute calls are made with verl's own TensorDict converters of the
     same build (RayPPOTrainer's methods, the TransferQueue path being cut)."""
-    import numpy as np
     import torch
-    from verl import DataProto
-    from verl.trainer.ppo.ray_trainer import compute_advantage, compute_response_mask
-    from verl.utils.model import compute_position_id_with_mask
+    from verl.trainer.ppo.ray_trainer import compute_advantage
 
     cfg = trainer.config
     n = cfg.actor_rollout_ref.rollout.n
-    R = cfg.data.max_response_length
-    pad = trainer.tokenizer.pad_token_id
     # the driver-side CortexBackend the remote-backend trainer built
     backend = trainer._backend if v1 else trainer.backend
     if v1:
@@ -169,9 +243,7 @@ def harness_fit(trainer, v1=False):
         for name in ("_compute_old_log_prob", "_compute_ref_log_prob", "_update_actor"):
             setattr(trainer, name, functools.partial(getattr(RayPPOTrainer, name), trainer))
     loop = _LoopThread()
-    from verl.utils.chat_template import apply_chat_template
 
-    P = cfg.data.max_prompt_length
     # RayPPOTrainer.fit's own start: step 0, the REAL _load_checkpoint (resume_mode=auto: the
     # folder verl's tracker names -> worker load_checkpoint, dataloader state), weights to
     # the rollout, then steps global_steps + 1 .. total_training_steps.
@@ -200,50 +272,8 @@ def harness_fit(trainer, v1=False):
         except StopIteration:  # next epoch, as fit() does
             it = iter(trainer.train_dataloader)
             batch_dict = next(it)
-        batch = DataProto.from_single_dict(batch_dict)
-        batch.non_tensor_batch["uid"] = np.array(
-            [f"s{step}-{i}" for i in range(len(batch))], dtype=object
-        )
-        batch = batch.repeat(repeat_times=n, interleave=True)
-        # --- stands in for verl's agent loop + the ArcticReplica rollout server ---------------
-        # SingleTurnAgentLoop: real chat template -> prompt ids; the replica calls the backend's
-        # generate(); AgentLoopWorker pads prompts left to P and responses right to R.
-        prompts = torch.full((len(batch), P), pad, dtype=torch.long)
-        prompt_mask = torch.zeros(len(batch), P, dtype=torch.long)
-        responses, rewards = [], []
-        for i, messages in enumerate(batch.non_tensor_batch["raw_prompt"]):
-            ids = apply_chat_template(
-                trainer.tokenizer, list(messages), add_generation_prompt=True, tokenize=True
-            )
-            ids = list(ids)[-P:]
-            prompts[i, P - len(ids) :] = torch.tensor(ids, dtype=torch.long)
-            prompt_mask[i, P - len(ids) :] = 1
-            # seeded from the step and row, as a recipe may seed its sampling: the rollouts
-            # depend on the weights alone, so a resumed run can match an uninterrupted one
-            params = {"max_tokens": R, "temperature": 1.0, "seed": step * 1000 + i}
-            out = loop.run(backend.generate(ids, params))
-            responses.append(list(out[0]["token_ids"])[:R])
-        resp = torch.full((len(responses), R), pad, dtype=torch.long)
-        resp_mask = torch.zeros(len(responses), R, dtype=torch.long)
-        scores = torch.zeros(len(responses), R)
-        for i, r in enumerate(responses):
-            resp[i, : len(r)] = torch.tensor(r, dtype=torch.long)
-            resp_mask[i, : len(r)] = 1
-            if r:
-                scores[i, len(r) - 1] = _ascii_share(r)
-            rewards.append(_ascii_share(r))
-        attention = torch.cat([prompt_mask, resp_mask], dim=1)
-        batch.batch["prompts"] = prompts
-        batch.batch["responses"] = resp
-        batch.batch["input_ids"] = torch.cat([prompts, resp], dim=1)
-        batch.batch["attention_mask"] = attention
-        batch.batch["position_ids"] = compute_position_id_with_mask(attention)
-        batch.meta_info["temperature"] = cfg.actor_rollout_ref.rollout.temperature
-        batch.batch["response_mask"] = compute_response_mask(batch)
-        rec(
-            f"V7 step{step} generate via the backend (what a rollout replica calls)",
-            all(responses),
-            f"{len(responses)} rollouts, lengths {[len(r) for r in responses]}, rewards {[round(x, 3) for x in rewards]}",
+        batch, prompts, prompt_mask, resp, resp_mask, scores, rewards = _rollout(
+            trainer, backend, loop, step, batch_dict
         )
 
         old = trainer._compute_old_log_prob(batch)  # REAL: to_tensordict, left_right_2_no_padding,
@@ -310,17 +340,7 @@ def harness_fit(trainer, v1=False):
         with open(STEPS_OUT, "a", encoding="utf-8") as fh:
             untimed = {k: float(v) for k, v in metrics.items() if not k.startswith("timing")}
             fh.write(json.dumps({"step": step, "rewards": rewards, "metrics": untimed}) + "\n")
-        last = step >= trainer.total_training_steps
-        if cfg.trainer.save_freq > 0 and (last or step % cfg.trainer.save_freq == 0):
-            trainer._save_checkpoint()  # REAL: worker save_checkpoint(local_path, ...) + tracker
-            folder = os.path.join(cfg.trainer.default_local_dir, f"global_step_{step}", "actor")
-            rec(
-                f"V12 step{step} real _save_checkpoint through the worker group",
-                True,
-                f"{folder}: {sorted(os.listdir(folder)) if os.path.isdir(folder) else 'no folder'}",
-            )
-            if step == DIE_AFTER:
-                os._exit(1)  # the run dies here, as a preempted driver does
+        _save_at(trainer, step)
         trainer.global_steps += 1
     probe = loop.run(backend._client.log_probs([[72, 105, 33]], [[97, 98, 99, 100]], top_k=0))
     with open(STEPS_OUT, "a", encoding="utf-8") as fh:
@@ -334,7 +354,7 @@ def harness_fit(trainer, v1=False):
 
 
 if os.environ.get("REALFW2_VERL_V1") == "1":  # PR #7102: the V1 TaskRunner, no RemoteBackendTrainer
-    from verl.trainer.main_ppo import TaskRunnerV1 as _V1  # noqa: E402  REAL
+    from verl.trainer.main_ppo import TaskRunnerV1 as _V1
 
     class _NoServers:
         """Stands for the LLM-server manager the harness does not build (vLLM / replicas)."""
@@ -364,7 +384,7 @@ if os.environ.get("REALFW2_VERL_V1") == "1":  # PR #7102: the V1 TaskRunner, no 
                     "".join(traceback.format_exception(exc))[-1500:],
                 )
 else:
-    from verl.trainer.main_ppo import TaskRunner  # noqa: E402  REAL
+    from verl.trainer.main_ppo import TaskRunner
 
     class HarnessTaskRunner(TaskRunner):
         def run(self, config):
