@@ -148,7 +148,9 @@ async def load_from_folder(
 
     A client with a job loads into it (`/load`, naming the recorded job when it is
     another one); a client not yet started attaches to the recorded job when it still
-    runs, else creates its job from the checkpoint (`source_checkpoint_info`)."""
+    runs, else creates its job from the checkpoint (`source_checkpoint_info`, with
+    `load_optimizer_states`). The restored weights are then synced to the job's sampling
+    sub-jobs, which a load leaves as they were."""
     identity = read_identity(folder)
     model = client.config.model_name
     if identity.model_name != model:
@@ -156,6 +158,7 @@ async def load_from_folder(
             f"{folder} records a checkpoint of {identity.model_name!r} (job "
             f"{identity.job_id}); this client trains {model!r}"
         )
+    other = None
     if client.job_id is None and not await _attach_if_running(client, identity.job_id):
         await client.start(
             source_checkpoint={
@@ -176,6 +179,14 @@ async def load_from_folder(
             f"{folder} records service step {identity.service_step} for checkpoint "
             f"{identity.checkpoint_id} of job {identity.job_id}; the service's step after "
             f"loading it is {step}"
+        )
+    if "sampling" in client.sub_jobs:  # the sampler serves the restored weights, not stale ones
+        await client.sync_weights()
+    if other is not None and await _still_running(client, other):
+        log.warning(
+            "arctic_rl: job %s, whose checkpoint this run resumed from, still runs (its "
+            "driver stopped without cancelling it): cancel it if nothing else uses it",
+            other,
         )
     log.info(
         "arctic_rl: resumed job %s from checkpoint %s of job %s (service step %d, step %s)",
@@ -212,15 +223,19 @@ async def delete_identity(client: AsyncArcticRLClient, identity: CheckpointIdent
     )
 
 
-async def _attach_if_running(client: AsyncArcticRLClient, job_id: str) -> bool:
-    """Make a client not yet started attach to `job_id` when that job still runs."""
+async def _still_running(client: AsyncArcticRLClient, job_id: str) -> bool:
     from arctic_rl._tracking import normalize_state
 
     try:
         job = await client.service.get_job(job_id)
     except NotFoundError:
         return False
-    if normalize_state(job.status) != "running":
+    return normalize_state(job.status) == "running"
+
+
+async def _attach_if_running(client: AsyncArcticRLClient, job_id: str) -> bool:
+    """Make a client not yet started attach to `job_id` when that job still runs."""
+    if not await _still_running(client, job_id):
         return False
     await client.start(job_id=job_id)
     return True

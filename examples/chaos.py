@@ -6,7 +6,11 @@ reference backend) twice with the same seed, each time against a fresh mock subp
 - once under chaos: the client reaches the mock through a fault proxy that cuts uploads
   and answers and sheds load with 503/429 at random requests (``tests/faults/proxy.py``),
   while the mock itself is killed with SIGKILL at random moments, each time while a
-  request runs, and restarted on the same state directory and port;
+  request runs, and restarted on the same state directory and port; and the loop runs in
+  a driver process of its own that saves after each iteration through the SDK
+  (``save_checkpoint(folder)``) and is itself killed with SIGKILL after random saves,
+  then relaunched: it resumes from its last save (``load_checkpoint(folder)``, into the
+  new job it creates) as a preempted training driver would;
 - once clean.
 
 It then prints both runs side by side (per iteration: reward, loss, grad_norm, kl and
@@ -22,6 +26,7 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
+import json
 import logging
 import os
 import random
@@ -71,6 +76,7 @@ class ChaosSettings:
     iterations: int = 6
     kills: int = 3
     faults: int = 12
+    driver_kills: int = 2
     # How long each request stays ``running`` on the mock: a wide window for the kills.
     request_latency_s: float = 0.05
     backend: str = "reference"
@@ -89,6 +95,7 @@ class Outcome:
     kills: int = 0
     kills_while_running: int = 0
     faults_hit: int = 0
+    driver_kills: int = 0
 
     def same_as(self, other: Outcome) -> bool:
         """Bit-identical metrics, samples and final weights."""
@@ -286,17 +293,20 @@ async def fingerprint(client: Any, settings: DemoSettings) -> str:
     return f"{digest[:16]} at {checkpoint.get('checkpoint_id')}"
 
 
-def train_once(base_url: str, settings: ChaosSettings) -> Outcome:
-    """The demo's loop on a fresh job, then the fingerprint of its final weights.
-
-    The loop makes SkyRL's calls (its answers go back as `old_log_probs`), so the client
-    is built on SkyRL's path, whose layout convention it needs (docs/layout.md)."""
+def skyrl_client(base_url: str, settings: ChaosSettings) -> Any:
+    """The legacy client on SkyRL's path: the loop makes SkyRL's calls (its answers go back
+    as `old_log_probs`), whose layout convention it needs (docs/layout.md)."""
     from arctic_rl import create_arctic_rl_client
     from arctic_rl.integrations.skyrl import use_cortex
 
     config = client_config(base_url, settings)
     use_cortex(config.cortex)
-    client = create_arctic_rl_client(config)
+    return create_arctic_rl_client(config)
+
+
+def train_once(base_url: str, settings: ChaosSettings) -> Outcome:
+    """The demo's loop on a fresh job, then the fingerprint of its final weights."""
+    client = skyrl_client(base_url, settings)
 
     async def session() -> Outcome:
         history = await train(client, settings.demo)
@@ -306,6 +316,51 @@ def train_once(base_url: str, settings: ChaosSettings) -> Outcome:
         return asyncio.run(session())
     finally:
         client.shutdown()
+
+
+# -- the driver process (examples/chaos_driver.py), killed after random saves ------------
+
+LATEST = "latest"  # the last iteration whose save finished, as a training driver records it
+
+
+def last_saved(run_dir: Path) -> int:
+    """The iteration of the driver's last finished save (0: none yet)."""
+    path = run_dir / LATEST
+    return int(path.read_text()) if path.exists() else 0
+
+
+def driver_kill_targets(rng: random.Random, settings: ChaosSettings) -> list[int]:
+    """Sorted iterations after whose save the driver is killed."""
+    return sorted(rng.sample(range(1, settings.iterations), settings.driver_kills))
+
+
+def run_driver(
+    workdir: Path, base_url: str, settings: ChaosSettings, targets: list[int]
+) -> Outcome:
+    """Launch the driver; SIGKILL it once its last save reaches each target, and relaunch
+    it; return what its last launch reports and how many times it was killed."""
+    run_dir = workdir / "run"
+    run_dir.mkdir()
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    cmd = [
+        sys.executable, "-m", "examples.chaos_driver", str(run_dir), base_url,
+        "--seed", str(settings.seed), "--iterations", str(settings.iterations),
+    ]  # fmt: skip
+    kills = 0
+    with (workdir / "driver.log").open("ab") as log:
+        for target in [*targets, None]:
+            driver = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+            while target is not None and driver.poll() is None and last_saved(run_dir) < target:
+                time.sleep(0.005)
+            if target is not None and driver.poll() is None:
+                driver.send_signal(signal.SIGKILL)  # right after a save, as a preemption
+                kills += 1
+            if driver.wait() not in (0, -signal.SIGKILL):
+                tail = (workdir / "driver.log").read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"the driver failed (exit {driver.returncode}):\n{tail}")
+    outcome = json.loads((run_dir / "outcome.json").read_text())
+    rows = [tuple(r) for r in outcome["rows"]]
+    return Outcome(rows, outcome["fingerprint"], driver_kills=kills)
 
 
 @contextlib.contextmanager
@@ -330,10 +385,12 @@ def run(workdir: Path, settings: ChaosSettings, *, chaos: bool) -> Outcome:
             return train_once(mock.base_url, settings)
         faults = random_faults(rng, settings.faults, settings.iterations)
         killer = Killer(mock, kill_targets(rng, settings))
+        targets = driver_kill_targets(rng, settings)
         with ProxyThread(mock.port, faults) as proxy:
             killer.start()
             try:
-                outcome = train_once(proxy.url(mock.base_url, mock.port), settings)
+                url = proxy.url(mock.base_url, mock.port)
+                outcome = run_driver(workdir, url, settings, targets)
             finally:
                 killer.finish()
         return replace(
@@ -353,7 +410,8 @@ def report(chaotic: Outcome, clean: Outcome) -> str:
     lines.append(f"final weights: {chaotic.fingerprint} (chaos) / {clean.fingerprint} (clean)")
     lines.append(
         f"chaos: {chaotic.kills} SIGKILLs of the mock ({chaotic.kills_while_running} while a "
-        f"request ran), {chaotic.faults_hit} network faults"
+        f"request ran), {chaotic.faults_hit} network faults, {chaotic.driver_kills} SIGKILLs "
+        f"of the driver (each relaunch resumed from its last save)"
     )
     same = "bit-identical" if chaotic.same_as(clean) else "DIFFERENT"
     lines.append(f"metrics, samples and final weights: {same}")
@@ -368,13 +426,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=defaults.iterations)
     parser.add_argument("--kills", type=int, default=defaults.kills)
     parser.add_argument("--faults", type=int, default=defaults.faults)
+    parser.add_argument("--driver-kills", type=int, default=defaults.driver_kills)
     args = parser.parse_args(argv)
     logging.getLogger("stamina").setLevel(logging.ERROR)  # a line per retry: the point here
     settings = ChaosSettings(
-        seed=args.seed, iterations=args.iterations, kills=args.kills, faults=args.faults
+        seed=args.seed,
+        iterations=args.iterations,
+        kills=args.kills,
+        faults=args.faults,
+        driver_kills=args.driver_kills,
     )
     with tempfile.TemporaryDirectory(prefix="arctic-rl-chaos-") as tmp:
-        plan = f"{settings.kills} kills, {settings.faults} faults, {settings.iterations} iterations"
+        plan = (
+            f"{settings.kills} kills, {settings.faults} faults, {settings.driver_kills} driver "
+            f"kills, {settings.iterations} iterations"
+        )
         print(f"chaos run (seed {settings.seed}): {plan} ...", flush=True)
         chaotic = run(Path(tmp) / "chaos", settings, chaos=True)
         print("clean run, same seed ...", flush=True)

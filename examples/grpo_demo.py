@@ -164,14 +164,16 @@ async def train(
     client: Any,
     settings: DemoSettings,
     on_iteration: Callable[[IterationStats], None] | None = None,
+    first: int = 1,
 ) -> list[IterationStats]:
-    """The GRPO loop, making SkyRL's calls on the legacy client; one stats row per iteration."""
+    """The GRPO loop, making SkyRL's calls on the legacy client; one stats row per iteration
+    from `first` (a resumed run starts after its last save) to `settings.iterations`."""
     target = settings.target.encode()[0]
     prompts = [p for p in PROMPTS for _ in range(settings.group_size)]
     prompt_ids = [list(p.encode()) for p in prompts]
     sampling = {"max_tokens": settings.max_tokens, "temperature": 1.0}
     history: list[IterationStats] = []
-    for iteration in range(1, settings.iterations + 1):
+    for iteration in range(first, settings.iterations + 1):
         started = time.perf_counter()
         phases: dict[str, float] = {}
         outputs = await client.generate(prompts, sampling)

@@ -19,11 +19,16 @@ SkyRL sends its `fwd_no_grad` answer back as `old_log_probs`, in the answer's ro
 the clients built on this path (and their reconnect copies) read every `[B, T]` log-prob
 input that way and send it token-aligned, as the contract asks (docs/layout.md).
 
-SkyRL's trainer ends `train()` with `dispatch.finalize_pending_saves(model)`, which its
-Arctic dispatch does not define (an upstream gap: the run would fail after its last
-step). Wherever the seam is installed, `complete_dispatch` gives that dispatch a no-op
-one (Cortex saves synchronously: nothing is pending), logged once; a SkyRL that defines
-it keeps its own.
+Resume (`trainer.resume_mode=latest`, SkyRL's default) works with no change to SkyRL:
+its Arctic dispatch saves on the service without the folder SkyRL gives it and its
+`load_checkpoint` only logs, so wherever the seam is installed `complete_dispatch`
+replaces both. The save takes a resumable Cortex checkpoint and records its identity in
+`global_step_N/policy/` (docs/reliability.md, "Resume"); the load restores it into the
+run's job (from the interrupted run's job, which it names) and checks the step, or fails
+when the folder records none. SkyRL's retention (`trainer.max_ckpts_to_keep`) deletes the
+service checkpoints of the folders it removes. Its trainer also ends `train()` with
+`dispatch.finalize_pending_saves(model)`, which the dispatch does not define: supplied as
+a no-op (Cortex saves before the call returns), unless that SkyRL defines it.
 
 The token is read from the variable `pat_env` names; it must start with `ARCTIC_` for
 SkyRL to forward it to the Ray task.
@@ -31,19 +36,24 @@ SkyRL to forward it to the Ray task.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import functools
 import importlib
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
 from arctic_rl import _pth_hook
 from arctic_rl._config import CORTEX_FILE_ENV, SELECT_ENV, CortexConfig
 from arctic_rl._errors import ConfigError
+from arctic_rl._resume import IDENTITY_FILE, delete_identity, read_identity
 from arctic_rl._shim import route_on_prem_to_cortex
 from arctic_rl._sources import resolve_config
 from arctic_rl.integrations._layout import SKYRL
@@ -59,10 +69,12 @@ __all__ = [
 ]
 
 log = logging.getLogger("arctic_rl")
+T = TypeVar("T")
 
 SKYRL_ENTRYPOINT = "integrations.arctic_rl.entrypoint"
 FILE_ARG = "arctic_rl.cortex_file="
 SETTING_ARG = "arctic_rl.cortex."
+GLOBAL_STEP_PREFIX = "global_step_"  # SkyRL's checkpoint folders
 FORWARDED_PREFIX = "ARCTIC_"  # what SkyRL's entrypoint forwards to its Ray task
 # SkyRL's strict config rejects these; say where the setting goes instead.
 _REJECTED_BY_SKYRL = ("trainer.arctic_rl.cortex", "trainer.arctic_rl.backend")
@@ -93,16 +105,77 @@ def _no_pending_saves(self: Any, model: str | None = None) -> None:
     """Cortex saves a checkpoint before the save call returns: nothing is left to drain."""
 
 
+def _blocking(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a client call from SkyRL's synchronous dispatch, which its trainer calls inside
+    its own running loop: on a fresh loop in a worker thread, as SkyRL's helper does."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def _global_step_of(folder: str) -> int | None:
+    """SkyRL's step from its folder layout (`<ckpt_path>/global_step_N/policy`)."""
+    name = Path(folder).parent.name
+    if name.startswith(GLOBAL_STEP_PREFIX) and name[len(GLOBAL_STEP_PREFIX) :].isdigit():
+        return int(name[len(GLOBAL_STEP_PREFIX) :])
+    return None
+
+
+def _save_checkpoint(self: Any, model: str, ckpt_dir: str, tokenizer: Any = None) -> None:
+    """A resumable Cortex checkpoint, recorded in the folder SkyRL saves its own state in."""
+    _blocking(self.client.save_checkpoint(ckpt_dir, global_step=_global_step_of(ckpt_dir)))
+
+
+def _load_checkpoint(
+    self: Any, model: str, ckpt_dir: str, load_optimizer_states: bool = True, **_: Any
+) -> None:
+    """Restore the Cortex checkpoint the folder records (an error when it records none)."""
+    _blocking(self.client.load_checkpoint(ckpt_dir, load_optimizer_states=load_optimizer_states))
+
+
+def _with_service_retention(cleanup: Callable[[Any], None]) -> Callable[[Any], None]:
+    """SkyRL's `_cleanup_old_checkpoints`, then the service checkpoints of the folders it
+    removed deleted too (unless a folder it kept records the same one)."""
+
+    @functools.wraps(cleanup)
+    def cleanup_old_checkpoints(self: Any) -> None:
+        root = Path(self.cfg.trainer.ckpt_path)
+        before = {
+            path.parent: read_identity(path.parent)
+            for path in root.glob(f"{GLOBAL_STEP_PREFIX}*/*/{IDENTITY_FILE}")
+        }
+        cleanup(self)
+        kept = {(i.job_id, i.checkpoint_id) for f, i in before.items() if f.exists()}
+        client = self.dispatch.client.client.aio
+        for folder, identity in before.items():
+            if not folder.exists() and (identity.job_id, identity.checkpoint_id) not in kept:
+                _blocking(delete_identity(client, identity))
+
+    cleanup_old_checkpoints.__arctic_rl_retention__ = True  # type: ignore[attr-defined]
+    return cleanup_old_checkpoints
+
+
 def complete_dispatch(trainer_module: ModuleType) -> None:
-    """Give SkyRL's Arctic dispatch the `finalize_pending_saves` its trainer calls at the
-    end of `train()`, when that SkyRL lacks it (a no-op, logged)."""
+    """Complete SkyRL's Arctic trainer for Cortex (see the module doc): the dispatch's save
+    and load go through the folder SkyRL gives them, its retention deletes the service
+    checkpoints too, and `finalize_pending_saves` exists."""
     dispatch = getattr(trainer_module, "_ArcticDispatch", None)
-    if dispatch is None or hasattr(dispatch, "finalize_pending_saves"):
+    if dispatch is None:
         return
-    dispatch.finalize_pending_saves = _no_pending_saves
+    dispatch.save_checkpoint = _save_checkpoint
+    dispatch.load_checkpoint = _load_checkpoint
+    if not hasattr(dispatch, "finalize_pending_saves"):
+        dispatch.finalize_pending_saves = _no_pending_saves
+        log.info(
+            "arctic_rl: SkyRL's Arctic dispatch has no finalize_pending_saves, which its "
+            "trainer calls after training; supplied as a no-op (Cortex leaves no save pending)"
+        )
+    trainer = getattr(trainer_module, "ArcticPPOTrainer", None)
+    cleanup = getattr(trainer, "_cleanup_old_checkpoints", None)
+    if cleanup is not None and not getattr(cleanup, "__arctic_rl_retention__", False):
+        trainer._cleanup_old_checkpoints = _with_service_retention(cleanup)  # type: ignore[union-attr]
     log.info(
-        "arctic_rl: SkyRL's Arctic dispatch has no finalize_pending_saves, which its trainer "
-        "calls after training; supplied as a no-op (Cortex leaves no save pending)"
+        "arctic_rl: SkyRL's Arctic dispatch saves and resumes through Cortex checkpoints "
+        "recorded in SkyRL's checkpoint folders (trainer.resume_mode=latest works)"
     )
 
 

@@ -356,6 +356,7 @@ class ReferenceBackend:
             meta = {
                 "global_steps": str(job.global_steps),
                 "weight_version": str(job.weight_version),
+                "generate_calls": str(job.generate_calls),
                 "model": json.dumps(self.model_config.__dict__),
             }
             weights = {k: v.detach().cpu().contiguous() for k, v in job.policy.state_dict().items()}
@@ -366,7 +367,12 @@ class ReferenceBackend:
             return {"global_steps": job.global_steps, "avg_loss": job.last_avg_loss}
 
     def load_checkpoint(self, job_id: str, directory: Path) -> dict[str, Any]:
-        """Restore the policy (and optimizer when saved); pending gradients are dropped."""
+        """Restore the policy (and optimizer when saved); pending gradients are dropped.
+
+        The sampling counters come back too (the weight version and the count of unseeded
+        generate calls, which seeds the next one), so a run resumed from a checkpoint
+        samples what the uninterrupted run sampled after its save; the sampling copy
+        changes on the next sync-weights, as on the service."""
         job = self._job(job_id)
         model_path = directory / MODEL_FILE
         if not model_path.is_file():
@@ -379,7 +385,10 @@ class ReferenceBackend:
             opt_path = directory / OPTIMIZER_FILE
             if opt_path.is_file() and job.settings.load_optimizer_states:
                 job.optimizer.restore(load_file(str(opt_path)), _metadata(opt_path))
-            job.global_steps = int(_metadata(model_path).get("global_steps", 0))
+            saved = _metadata(model_path)
+            job.global_steps = int(saved.get("global_steps", 0))
+            job.weight_version = int(saved.get("weight_version", job.weight_version))
+            job.generate_calls = int(saved.get("generate_calls", job.generate_calls))
             job.changed |= {TRAIN, GRADS}
             return {"global_steps": job.global_steps}
 

@@ -3,9 +3,10 @@ and ends exactly where a clean run with the same seed ends (``make chaos``, shor
 
 The mock is a real ``python -m arctic_rl_mock`` subprocess, killed with SIGKILL while a
 request runs (the store says so) and restarted on the same state dir and port; the
-client is the legacy client the demo uses, over real HTTP. "Exactly" is bit-for-bit:
-each iteration's reward, loss, grad_norm, kl and sample, and the final weights' exact
-log-probabilities of a probe with the saved checkpoint's step.
+client is the legacy client the demo uses, over real HTTP, in a driver process that
+saves after each iteration and is itself killed after saves and relaunched. "Exactly" is
+bit-for-bit: each iteration's reward, loss, grad_norm, kl and sample, and the final
+weights' exact log-probabilities of a probe with the saved checkpoint's step.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 from arctic_rl import _shim
 from examples import chaos
 
-SETTINGS = chaos.ChaosSettings(seed=3, iterations=6, kills=3, faults=0)
+SETTINGS = chaos.ChaosSettings(seed=3, iterations=6, kills=3, faults=0, driver_kills=0)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -52,8 +53,20 @@ def test_a_run_survives_sigkills_of_the_service(tmp_path: Path, clean: chaos.Out
 
 
 def test_a_run_survives_faults_and_a_sigkill(tmp_path: Path, clean: chaos.Outcome) -> None:
-    settings = chaos.ChaosSettings(seed=5, iterations=6, kills=1, faults=10)
+    settings = chaos.ChaosSettings(seed=5, iterations=6, kills=1, faults=10, driver_kills=0)
     outcome = chaos.run(tmp_path, settings, chaos=True)
     assert (outcome.kills, outcome.kills_while_running) == (1, 1)
     assert outcome.faults_hit >= 5
+    assert_same(outcome, clean)
+
+
+def test_a_run_survives_sigkills_of_its_driver(tmp_path: Path, clean: chaos.Outcome) -> None:
+    """The training driver itself is killed after saves and relaunched: each launch
+    resumes from the last save through the SDK (a new job loading the killed one's
+    checkpoint), while the mock is killed too."""
+    settings = chaos.ChaosSettings(seed=3, iterations=6, kills=1, faults=0, driver_kills=2)
+    outcome = chaos.run(tmp_path, settings, chaos=True)
+    assert (outcome.driver_kills, outcome.kills) == (2, 1)
+    log = (tmp_path / "driver.log").read_text()
+    assert log.count("whose checkpoint this run resumed from, still runs") == 2
     assert_same(outcome, clean)

@@ -181,20 +181,26 @@ def test_chaos_transcript_is_a_whole_make_chaos_run():
     assert lines[0] == expanded(recipe.group(1))
     seed, iterations = int(expanded("$(SEED)")), int(expanded("$(ITERATIONS)"))
     plan = re.fullmatch(
-        rf"chaos run \(seed {seed}\): (\d+) kills, (\d+) faults, (\d+) iterations \.\.\.",
+        rf"chaos run \(seed {seed}\): (\d+) kills, (\d+) faults, (\d+) driver kills, "
+        rf"(\d+) iterations \.\.\.",
         lines[1],
     )
-    assert plan and int(plan[3]) == iterations and lines[2] == "clean run, same seed ..."
+    assert plan and int(plan[4]) == iterations and lines[2] == "clean run, same seed ..."
     rows = [ln.split() for ln in lines[4:-3]]
     assert [int(r[0]) for r in rows] == list(range(1, iterations + 1))
     final = re.fullmatch(r"final weights: (.+) \(chaos\) / (.+) \(clean\)", lines[-3])
     hits = re.fullmatch(
-        r"chaos: (\d+) SIGKILLs of the mock \((\d+) while .*, (\d+) network.*", lines[-2]
+        r"chaos: (\d+) SIGKILLs of the mock \((\d+) while .*, (\d+) network faults, "
+        r"(\d+) SIGKILLs of the driver .*",
+        lines[-2],
     )
     assert final and hits
-    kills, while_running, faults = map(int, hits.groups())
+    kills, while_running, faults, driver_kills = map(int, hits.groups())
     assert kills == int(plan[1]) and while_running <= kills and faults <= int(plan[2])
-    chaotic = chaos.Outcome([(r[0], *r[1:4]) for r in rows], final[1], kills, while_running, faults)
+    assert driver_kills == int(plan[3])
+    chaotic = chaos.Outcome(
+        [(r[0], *r[1:4]) for r in rows], final[1], kills, while_running, faults, driver_kills
+    )
     clean = chaos.Outcome([(r[0], *r[5:8]) for r in rows], final[2])
     assert lines[3:] == chaos.report(chaotic, clean).splitlines()
     assert lines[-1] == "metrics, samples and final weights: bit-identical"

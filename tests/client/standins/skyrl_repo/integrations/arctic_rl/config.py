@@ -23,6 +23,9 @@ DEFAULTS: dict[str, Any] = {
     "trainer.epochs": 1,
     "trainer.export_path": ".",
     "trainer.ckpt_path": "ckpt",
+    "trainer.resume_mode": "latest",
+    "trainer.ckpt_interval": 10,
+    "trainer.max_ckpts_to_keep": -1,
     "generator.n_samples_per_prompt": 4,
     "generator.sampling_params.max_generate_length": 8,
     "generator.sampling_params.temperature": 1.0,
@@ -34,9 +37,27 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def parse(argv: list[str]) -> dict[str, Any]:
+class SkyRLConfig(dict):
+    """The dotted settings, also read as SkyRL's dataclass config is (`cfg.trainer.ckpt_path`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Section(self, name)
+
+
+class _Section:
+    def __init__(self, cfg: SkyRLConfig, prefix: str) -> None:
+        self._cfg, self._prefix = cfg, prefix
+
+    def __getattr__(self, name: str) -> Any:
+        key = f"{self._prefix}.{name}"
+        return self._cfg[key] if key in self._cfg else _Section(self._cfg, key)
+
+
+def parse(argv: list[str]) -> SkyRLConfig:
     """`key=value` overrides onto the defaults; an unknown key fails like SkyRL's parse."""
-    cfg = dict(DEFAULTS)
+    cfg = SkyRLConfig(DEFAULTS)
     unknown = []
     for entry in argv:
         key, _, raw = entry.partition("=")

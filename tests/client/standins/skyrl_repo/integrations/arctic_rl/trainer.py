@@ -1,12 +1,21 @@
 """SkyRL's Arctic trainer and generator, replayed: per iteration the calls and payloads
-its `ArcticGenerator` and `_ArcticDispatch` make, with a reward (share of the byte 'a')."""
+its `ArcticGenerator` and `_ArcticDispatch` make, with a reward (share of the byte 'a').
+
+The dispatch runs its calls as SkyRL's does (`_run`: inside the trainer's loop, each on a
+fresh loop in a worker thread); like SkyRL's, its `save_checkpoint` saves without the
+folder, its `load_checkpoint` only logs and it has no `finalize_pending_saves`. The core
+trainer (`skyrl.train.trainer.RayPPOTrainer`) saves, resumes and prunes around it.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import logging
 from typing import Any
 
 import torch
+from skyrl.train.trainer import RayPPOTrainer
 
 PROMPTS = ("Say it: ", "Again: ")
 TARGET = ord("a")
@@ -62,7 +71,18 @@ def meta(batch: dict[str, torch.Tensor], n: int, entropy: bool) -> dict[str, Any
     }
 
 
-async def iteration(client: Any, cfg: dict[str, Any]) -> float:
+def _run(coro: Any) -> Any:
+    """SkyRL's helper: `asyncio.run`, else (inside a running loop) a fresh loop in a thread."""
+    try:
+        return asyncio.run(coro)
+    except RuntimeError:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(
+                lambda c=coro: asyncio.new_event_loop().run_until_complete(c)
+            ).result()
+
+
+async def iteration(client: Any, dispatch: _ArcticDispatch, cfg: dict[str, Any]) -> dict[str, Any]:
     n = cfg["generator.n_samples_per_prompt"]
     prompts = [p for p in PROMPTS for _ in range(n)]
     sampling = {
@@ -81,13 +101,15 @@ async def iteration(client: Any, cfg: dict[str, Any]) -> float:
     old_meta = {k: v for k, v in step_meta.items() if k not in loss_only}
     old_meta["calculate_entropy"] = False
     forward = {k: batch[k] for k in ("input_ids", "attention_mask", "prompts", "position_ids")}
-    old = await client.fwd_no_grad(
-        {
-            "batch": forward,
-            "meta": old_meta,
-            "processing": {"post": ["compute_entropy_and_logprobs"], "loss_fn": None},
-        },
-        reference_model=False,
+    old = _run(
+        dispatch.client.fwd_no_grad(
+            {
+                "batch": forward,
+                "meta": old_meta,
+                "processing": {"post": ["compute_entropy_and_logprobs"], "loss_fn": None},
+            },
+            reference_model=False,
+        )
     )
     logprobs = old["batch"].get("logprobs")
     seq = batch["input_ids"].shape[-1]
@@ -100,38 +122,73 @@ async def iteration(client: Any, cfg: dict[str, Any]) -> float:
         "old_log_probs": left_pad(logprobs, seq),
     }
     train["loss_mask"] = train["response_mask"]
-    result = await client.fwd_bwd(
-        {
-            "batch": train,
-            "meta": step_meta,
-            "processing": {
-                "post": ["apply_temperature", "compute_entropy_and_logprobs"],
-                "loss_fn": "verl_grpo",
-            },
-        }
+    result = _run(
+        dispatch.client.fwd_bwd(
+            {
+                "batch": train,
+                "meta": step_meta,
+                "processing": {
+                    "post": ["apply_temperature", "compute_entropy_and_logprobs"],
+                    "loss_fn": "verl_grpo",
+                },
+            }
+        )
     )
     metrics = result.get("metrics", result)
     assert "loss" in metrics, metrics
-    step = await client.step()
+    step = _run(dispatch.client.step())
     assert isinstance(step.get("metrics", step), dict)
-    await client.sync_weights(cuda_ipc=False, low_memory=False)
-    return float(rewards.mean())
+    return {
+        "reward": float(rewards.mean()),
+        "responses": responses,
+        "policy": untimed(metrics),
+        "optim": untimed(step),
+    }
+
+
+def untimed(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer without its `timing/*` figures (they differ from run to run)."""
+    return {
+        k: untimed(v) if isinstance(v, dict) else v
+        for k, v in answer.items()
+        if k != "timing" and not k.startswith("timing/")
+    }
 
 
 class _ArcticDispatch:
-    """SkyRL's Arctic dispatch defines no `finalize_pending_saves`, which SkyRL's core
-    trainer calls once training is done."""
+    """SkyRL's Arctic dispatch as far as checkpoints go: its save ignores the folder, its
+    load only logs, and it defines no `finalize_pending_saves`."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
 
+    def save_checkpoint(self, model: str, ckpt_dir: str, tokenizer: Any = None) -> None:
+        _run(self.client.save_checkpoint())
+
+    def load_checkpoint(self, model: str, ckpt_dir: str, **kwargs: Any) -> None:
+        logging.getLogger("skyrl").info("Arctic RL: load_checkpoint for %s, delegated", model)
+
+    async def save_weights_for_sampler(self) -> None:
+        await self.client.sync_weights(cuda_ipc=False, low_memory=False)
+
+
+class ArcticPPOTrainer(RayPPOTrainer):
+    def __init__(self, cfg: dict[str, Any], client: Any) -> None:
+        self._client = client
+        self.rewards: list[float] = []
+        super().__init__(cfg)
+
+    def build_models(self) -> None:
+        self.dispatch = _ArcticDispatch(self._client)
+
+    async def run_step(self) -> dict[str, Any]:
+        metrics = await iteration(self._client, self.dispatch, self.cfg)
+        self.rewards.append(metrics["reward"])
+        return metrics
+
 
 def train(client: Any, cfg: dict[str, Any], iterations: int) -> list[float]:
-    dispatch = _ArcticDispatch(client)
-
-    async def loop() -> list[float]:
-        return [await iteration(dispatch.client, cfg) for _ in range(iterations)]
-
-    rewards = asyncio.run(loop())
-    dispatch.finalize_pending_saves("policy")  # the end of SkyRL's RayPPOTrainer.train
-    return rewards
+    """This process's rewards, one per step it ran (a resumed run starts after its save)."""
+    trainer = ArcticPPOTrainer(type(cfg)({**cfg, "trainer.total_steps": iterations}), client)
+    asyncio.run(trainer.train())
+    return trainer.rewards
