@@ -174,10 +174,7 @@ def _rollout(trainer, backend, loop, step, batch_dict):
         ids = list(ids)[-P:]
         prompts[i, P - len(ids) :] = torch.tensor(ids, dtype=torch.long)
         prompt_mask[i, P - len(ids) :] = 1
-        # seeded from the step and row, as a recipe may seed its sampling: the rollouts
-        # depend on the weights alone, so a resumed run can match an uninterrupted one
-        params = {"max_tokens": R, "temperature": 1.0, "seed": step * 1000 + i}
-        out = loop.run(backend.generate(ids, params))
+        out = loop.run(backend.generate(ids, {"max_tokens": R, "temperature": 1.0}))
         responses.append(list(out[0]["token_ids"])[:R])
     resp = torch.full((len(responses), R), pad, dtype=torch.long)
     resp_mask = torch.zeros(len(responses), R, dtype=torch.long)
@@ -338,7 +335,7 @@ def harness_fit(trainer, v1=False):
         update_weights()
         rec(f"V11 step{step} update_weights (sync_weights)", True, "")
         with open(STEPS_OUT, "a", encoding="utf-8") as fh:
-            untimed = {k: float(v) for k, v in metrics.items() if not k.startswith("timing")}
+            untimed = {k: float(v) for k, v in metrics.items() if "timing/" not in k}
             fh.write(json.dumps({"step": step, "rewards": rewards, "metrics": untimed}) + "\n")
         _save_at(trainer, step)
         trainer.global_steps += 1

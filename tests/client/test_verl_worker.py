@@ -6,8 +6,8 @@ uses, `max_ckpt_to_keep` retention on the service, and verl's own resume.
 The resume runs are verl's pattern: a run saves at `save_freq`, dies right after a save (a
 kill: no destroy, no exit handler), and a new process finds verl's tracker file, calls the
 worker's `load_checkpoint` on `global_step_N/actor` and carries on. Its steps and final
-weights must be bit-identical to a run that was never interrupted. Sampling is seeded
-from the step, so the rollouts depend on the weights alone.
+weights must be bit-identical to a run that was never interrupted: unseeded sampling
+included, whose state travels with the service's checkpoint.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ def _launch(mock, out: Path, build: str, steps: int, save_freq: int, **env: str)
         "PYTHONPATH": os.pathsep.join([str(STANDINS / "verl_merged"), str(STANDINS)]),
         "OMP_NUM_THREADS": "1",
         "VERL_USE_EXTERNAL_MODULES": "arctic_rl.integrations.verl.register",
-        "ARCTIC_REPLAY_SEEDED": "1",
         PAT_ENV: mock.token,
         **env,
     }

@@ -127,17 +127,7 @@ class Trainer:
         n = self.cfg.actor_rollout_ref.rollout.n
         prompts = [list(p.encode()) for p in PROMPTS for _ in range(n)]
         sampling = {"max_tokens": self.cfg.data.max_response_length, "temperature": 1.0}
-        if os.environ.get("ARCTIC_REPLAY_SEEDED"):  # seeds from the step, as a recipe may set
-            outputs = [
-                (
-                    await self.replica.generate(
-                        p, {**sampling, "seed": self.global_steps * 1000 + i}
-                    )
-                )[0]
-                for i, p in enumerate(prompts)
-            ]
-        else:
-            outputs = [(await self.replica.generate(p, sampling))[0] for p in prompts]
+        outputs = [(await self.replica.generate(p, sampling))[0] for p in prompts]
         responses = [list(o["token_ids"]) for o in outputs]
         # the share of ASCII bytes: it differs within each group, so advantages are not zero
         rewards = torch.tensor([sum(t < 128 for t in r) / max(1, len(r)) for r in responses])
