@@ -75,10 +75,10 @@ def last_error(text):
 # The documented verl command (docs/verl.md), pointed at a host (composition only). The
 # `remote_backend` group: `remote_backend=cortex` on the merged verl, `+remote_backend=cortex`
 # on 61ed850f, whose defaults list has no remote_backend entry.
-def doc_overrides(group):
+def doc_overrides(group, v1=False):
     return [
         "hydra.searchpath=[pkg://arctic_rl.integrations.verl]",
-        "trainer.remote_backend=cortex",
+        *([] if v1 else ["trainer.remote_backend=cortex"]),
         group,
         "actor_rollout_ref.rollout.name=arctic",
         "actor_rollout_ref.rollout.agent.num_workers=1",
@@ -100,7 +100,8 @@ GROUP = {
 def main_overrides(url, run, verl_src):
     return [
         "hydra.searchpath=[pkg://arctic_rl.integrations.verl]",
-        "trainer.remote_backend=cortex",
+        # V1's config has no trainer.remote_backend: its main_ppo takes it from the group choice
+        *([] if verl_src == VERL_V1 else ["trainer.remote_backend=cortex"]),
         GROUP[verl_src],  # as documented per verl version
         "actor_rollout_ref.rollout.name=arctic",
         f"remote_backend.cortex.base_url={url}",

@@ -91,7 +91,8 @@ def probes(run: Path):
     # V2: the documented Hydra command, per verl version, with the plugin on
     for tag, verl_src in (("V2", VERL_PIN), ("V2b", VERL_UPSTREAM), ("V2c", VERL_V1)):
         rc, out, err, dt = py(
-            COMPOSE % (hydra_dir, doc_overrides(GROUP[verl_src])), env_for(verl_src, ap="none")
+            COMPOSE % (hydra_dir, doc_overrides(GROUP[verl_src], v1=verl_src == VERL_V1)),
+            env_for(verl_src, ap="none"),
         )
         comp = next((ln for ln in out.splitlines() if ln.startswith("COMPOSED")), None)
         ok = comp is not None and '"cortex": {' in comp and "myorg-myaccount" in comp
