@@ -72,10 +72,10 @@ if [ ! -f venv/.realfw2-installed ]; then
 fi
 # verl's V1 trainer (PR #7102) imports TransferQueue; its ray[default] extras are left out
 # (no dashboard or metrics agents on this loopback cluster)
-if [ ! -f venv/.realfw2-transferqueue ]; then
+if [ ! -f venv/.realfw2-v1deps ]; then
   venv/bin/pip install -q --disable-pip-version-check -c constraints.txt --no-deps \
-    transferqueue==0.1.11 pyzmq msgspec 2>&1 | { grep -v "^WARNING: Location" || true; }
-  [ "${PIPESTATUS[0]}" -eq 0 ] && touch venv/.realfw2-transferqueue
+    transferqueue==0.1.11 pyzmq msgspec cachetools 2>&1 | { grep -v "^WARNING: Location" || true; }
+  [ "${PIPESTATUS[0]}" -eq 0 ] && touch venv/.realfw2-v1deps
 fi
 [ -f run/tiny-byte-lm/tokenizer.json ] || venv/bin/python make_assets.py run >/dev/null
 
