@@ -134,7 +134,13 @@ def main_overrides(url, run, verl_src):
         "trainer.val_before_train=false",
         f"trainer.default_local_dir={run / 'verl_ckpt'}",
         # local Ray: 4 logical CPUs (TaskRunner 1 + verl's resource-pool bundle, CPU: 3), loopback
-        "ray_kwargs.ray_init.num_cpus=4",
+        # V1 adds TransferQueue's controller and one storage unit (1 CPU each; 8 by default)
+        f"ray_kwargs.ray_init.num_cpus={6 if verl_src == VERL_V1 else 4}",
+        *(
+            ["transfer_queue.backend.SimpleStorage.num_data_storage_units=1"]
+            if verl_src == VERL_V1
+            else []
+        ),
         "+ray_kwargs.ray_init.include_dashboard=false",
         "+ray_kwargs.ray_init._node_ip_address=127.0.0.1",
         f"+ray_kwargs.ray_init._temp_dir={run / 'ray_verl'}",
