@@ -149,7 +149,11 @@ def _rollout(trainer, backend, loop, step, batch_dict):
     import torch
     from verl import DataProto
     from verl.trainer.ppo.ray_trainer import compute_response_mask
-    from verl.utils.chat_template import apply_chat_template
+
+    try:  # release/v0.7.1
+        from verl.utils.chat_template import apply_chat_template
+    except ImportError:  # PR #7102 moved it, same signature
+        from verl.utils.tokenizer.chat_template import apply_chat_template
     from verl.utils.model import compute_position_id_with_mask
 
     cfg = trainer.config
