@@ -7,7 +7,7 @@ the release a resume scenario through verl's own save and load (R).
 
 Probes (verl_probes.py; each a fresh interpreter, as `python -m verl.trainer.main_ppo` would
 be), then the main run: verl's real `main_ppo.main()` (Hydra) -> real `run_ppo` (ray.init) ->
-verl's real TaskRunner.run in a Ray actor (see verl_roles.py for the two cuts) -> real RayWorkerGroup of
+verl's real TaskRunner.run in a Ray actor (verl_runners.py; verl_roles.py for the two cuts) -> real RayWorkerGroup of
 the forwarder worker (verl's generic one before the merge, the project's after) -> the project's backend -> its LegacyCortexClient -> the mock.
 """
 
@@ -44,7 +44,7 @@ def driver(url, run, tag):
     os.environ["ARCTIC_CORTEX_PAT"] = os.environ.pop("REALFW2_MOCK_TOKEN")
     import ray
     import verl.trainer.main_ppo as mp  # REAL; `import verl` loads the plugin (VERL_USE_EXTERNAL_MODULES)
-    from verl_roles import HarnessTaskRunner
+    from verl_runners import HarnessTaskRunner
 
     real_run_ppo = mp.run_ppo
     mp.run_ppo = lambda config, task_runner_class=None: real_run_ppo(
