@@ -50,13 +50,15 @@ print("IMPORTED", cls.__name__, [c.__module__ for c in cls.__mro__[1:4]], publis
 """
 
 
-# Keys of the run itself (the `...` of the documented command): V1's main_ppo validates the
-# config before it starts anything, and refuses an actor without a micro-batch size.
-RUN_KEYS = [
-    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
-    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
-    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
-]
+def run_keys(run: Path) -> list[str]:
+    """Keys of the run itself (the `...` of the documented command): V1's main_ppo validates
+    the config (micro-batch sizes, the model's own config) before it starts anything."""
+    return [
+        f"actor_rollout_ref.model.path={run / 'tiny-byte-lm'}",
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
+    ]
 
 
 def probes(run: Path):
@@ -101,7 +103,7 @@ def probes(run: Path):
     for tag, verl_src in (("V2", VERL_PIN), ("V2b", VERL_UPSTREAM), ("V2c", VERL_V1)):
         rc, out, err, dt = py(
             COMPOSE
-            % (hydra_dir, doc_overrides(GROUP[verl_src], v1=verl_src == VERL_V1) + RUN_KEYS),
+            % (hydra_dir, doc_overrides(GROUP[verl_src], v1=verl_src == VERL_V1) + run_keys(run)),
             env_for(verl_src, ap="none"),
         )
         comp = next((ln for ln in out.splitlines() if ln.startswith("COMPOSED")), None)
