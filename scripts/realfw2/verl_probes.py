@@ -52,9 +52,10 @@ print("IMPORTED", cls.__name__, [c.__module__ for c in cls.__mro__[1:4]], publis
 
 def run_keys(run: Path) -> list[str]:
     """Keys of the run itself (the `...` of the documented command): V1's main_ppo validates
-    the config (micro-batch sizes, the model's own config) before it starts anything."""
+    the config (micro-batch sizes, the models' own configs) before it starts anything."""
     return [
         f"actor_rollout_ref.model.path={run / 'tiny-byte-lm'}",
+        "algorithm.adv_estimator=grpo",  # no critic (whose model V1 would load too)
         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
         "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
         "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
