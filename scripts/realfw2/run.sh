@@ -9,10 +9,10 @@
 # 2. start the project's mock (`python -m arctic_rl_mock --backend reference`) on a free loopback
 #    port with a random token (environment only), a fresh state dir;
 # 3. run skyrl_drive.py and verl_drive.py against it; stop the mock (by its PID); print SUMMARY.
-# Knobs: REALFW2_SKIP_VERL_PROBES=1, REALFW2_SKIP_SKYRL=1, REALFW2_MAIN_RUNS=A,B,R,C (verl main
-# runs, no arctic_platform importable: A = verl@61ed850f, B = release/v0.7.1 9dfab8e5d with the
-# project's worker, R = B's resume scenario, C = PR #7102's V1 trainer at 6329d45bd),
-# REALFW2_DIR (scratch folder, default $TMPDIR/realfw2).
+# Knobs: REALFW2_PARTS (default "skyrl verl"), REALFW2_SKIP_VERL_PROBES=1, REALFW2_MAIN_RUNS=
+# A,B,R,C,RC (verl main runs, no arctic_platform importable: A = verl@61ed850f, B = release/v0.7.1
+# 9dfab8e5d with the project's worker, R = B's resume scenario, C = PR #7102's V1 trainer at
+# 6329d45bd, RC = C's resume scenario), REALFW2_DIR (scratch folder, default $TMPDIR/realfw2).
 set -u
 export PROJECT=${PROJECT:-$(pwd)}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -36,7 +36,19 @@ src() {  # mirror-git-dir commit dest paths...
     exit 2
   fi
   rm -rf "$dest" && mkdir -p "$dest"
-  git --git-dir="$git" archive "$commit" -- "$@" | tar -x -C "$dest" && touch "$dest/.ok"
+  # path by path, each from its own tree: an archive of the whole commit limited by
+  # pathspecs still reads blobs outside them, and fails on a mirror that lacks one
+  local p
+  for p in "$@"; do
+    mkdir -p "$dest/$(dirname "$p")"
+    if [ "$(git --git-dir="$git" cat-file -t "$commit:$p")" = tree ]; then
+      git --git-dir="$git" archive --prefix="$p/" "$commit:$p" | tar -x -C "$dest"
+      [ "${PIPESTATUS[*]}" = "0 0" ] || { echo "cannot read $p at $commit from $git" >&2; exit 2; }
+    else
+      git --git-dir="$git" show "$commit:$p" > "$dest/$p" || exit 2
+    fi
+  done
+  touch "$dest/.ok"
 }
 M=${MIRROR:?set MIRROR to the folder that holds the fetched mirrors (owner+name/repo)}
 src "$M/NovaSky-AI+SkyRL/repo" a9564572e src/skyrl_a9564572e skyrl integrations skyrl-gym pyproject.toml
@@ -96,24 +108,27 @@ export OMP_NUM_THREADS=1
 # nothing leaves the machine: no hub look-ups, no usage stats, no trackers
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 RAY_USAGE_STATS_ENABLED=0 WANDB_MODE=disabled
 PY=$R/venv/bin/python
-S=$(date +%s)
-if [ "${REALFW2_SKIP_SKYRL:-0}" = 1 ]; then
-  printf '==== SUMMARY (skyrl) ====\n' > run/skyrl_drive.out
-else
+PARTS=${REALFW2_PARTS:-skyrl verl}
+OUTS=()
+if [[ " $PARTS " == *" skyrl "* ]]; then
+  S=$(date +%s)
   PYTHONPATH=$R/compat:$R/src/skyrl_a9564572e:$R/src/skyrl_a9564572e/skyrl-gym \
-    timeout 420 $PY skyrl_drive.py "$URL" "$R/run" > run/skyrl_drive.out 2>&1
+    timeout 1200 $PY skyrl_drive.py "$URL" "$R/run" > run/skyrl_drive.out 2>&1
   echo "skyrl drive rc=$? in $(( $(date +%s) - S ))s (run/skyrl_drive.out)"
+  OUTS+=(run/skyrl_drive.out)
 fi
-S=$(date +%s)
-timeout 1200 $PY verl_drive.py "$URL" "$R/run" > run/verl_drive.out 2>&1
-echo "verl drive rc=$? in $(( $(date +%s) - S ))s (run/verl_drive.out)"
+if [[ " $PARTS " == *" verl "* ]]; then
+  S=$(date +%s)
+  timeout 1200 $PY verl_drive.py "$URL" "$R/run" > run/verl_drive.out 2>&1
+  echo "verl drive rc=$? in $(( $(date +%s) - S ))s (run/verl_drive.out)"
+  OUTS+=(run/verl_drive.out)
+fi
 
 echo
 echo "==== SUMMARY ===="
-for f in run/skyrl_drive.out run/verl_drive.out; do
-  [ "$f" = run/skyrl_drive.out ] && [ "${REALFW2_SKIP_SKYRL:-0}" = 1 ] && continue
+for f in "${OUTS[@]}"; do
   sed -n '/^==== SUMMARY/,$p' "$f" | grep -E '^(PASS|FAIL)' || echo "FAIL  $(basename "$f" .out): no summary (see $f)"
 done
-P=$(cat run/skyrl_drive.out run/verl_drive.out | sed -n '/^==== SUMMARY/,$p' | grep -c '^PASS')
-F=$(cat run/skyrl_drive.out run/verl_drive.out | sed -n '/^==== SUMMARY/,$p' | grep -c '^FAIL')
+P=$(cat "${OUTS[@]}" | sed -n '/^==== SUMMARY/,$p' | grep -c '^PASS')
+F=$(cat "${OUTS[@]}" | sed -n '/^==== SUMMARY/,$p' | grep -c '^FAIL')
 echo "realfw2: $P passed, $F failed in $(( $(date +%s) - T0 ))s"

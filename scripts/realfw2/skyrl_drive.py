@@ -12,6 +12,7 @@ has ARCTIC_REALFW2_TRACE) and from the mock, and prints PASS/FAIL lines.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -30,7 +31,9 @@ def record(name, ok, detail=""):
 
 
 def recipe(run: Path, cortex_file: Path, extra=()):
-    return [
+    """The user's command line; an entry of `extra` replaces the base entry of its key."""
+    replaced = {entry.split("=", 1)[0] for entry in extra}
+    base = [
         "trainer.override_entrypoint=arctic_rl.integrations.skyrl",
         f"arctic_rl.cortex_file={cortex_file}",
         f"trainer.policy.model.path={run / 'tiny-byte-lm'}",
@@ -57,8 +60,8 @@ def recipe(run: Path, cortex_file: Path, extra=()):
         "data.dataloader.num_workers=0",
         f"trainer.ckpt_path={run / 'skyrl' / 'ckpt'}",
         f"trainer.export_path={run / 'skyrl' / 'export'}",
-        *extra,
     ]
+    return [e for e in base if e.split("=", 1)[0] not in replaced] + list(extra)
 
 
 # --------------------------------------------------------------------------- driver
@@ -190,7 +193,8 @@ def _auth(token):
     }
 
 
-def run_driver(run, cortex_file, tag, extra_env):
+def driver_env(run, tag, extra_env):
+    """The driver's environment, its trace file and its Ray dir fresh."""
     trace = run / f"skyrl_trace_{tag}.jsonl"
     trace.unlink(missing_ok=True)
     env = {
@@ -207,16 +211,44 @@ def run_driver(run, cortex_file, tag, extra_env):
     }
     shutil.rmtree(run / f"ray_{tag}", ignore_errors=True)
     env.pop("ARCTIC_RL_BACKEND", None)  # nothing selected up front: the entrypoint selects Cortex
+    return env, trace
+
+
+def kill_ray(ray_dir: str):
+    """SIGKILL the rest of a killed driver's Ray (raylet, workers, the Ray task): they run
+    in sessions of their own, and carry the driver's REALFW2_RAY_DIR in their environment."""
+    mark = f"REALFW2_RAY_DIR={ray_dir}".encode()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if mark in environ.read_bytes().split(b"\0"):
+                os.kill(int(environ.parent.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+
+
+def run_driver(run, cortex_file, tag, extra_env, extra=(), kill_when=None):
+    """The driver to its end, or SIGKILLed with its whole process group, Ray included, as
+    soon as `kill_when()` is true."""
+    env, trace = driver_env(run, tag, extra_env)
     t0 = time.time()
     log = run / f"skyrl_driver_{tag}.log"
+    cmd = [sys.executable, __file__, "--driver", str(run), str(cortex_file), *extra]
     with open(log, "w") as fh:
-        p = subprocess.run(
-            [sys.executable, __file__, "--driver", str(run), str(cortex_file)],
-            env=env,
-            stdout=fh,
-            stderr=subprocess.STDOUT,
-            timeout=480,
+        p = subprocess.Popen(
+            cmd, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True
         )
+        try:
+            while kill_when is not None and p.poll() is None and not kill_when():
+                if time.time() - t0 > 480:
+                    break
+                time.sleep(0.05)
+            if kill_when is not None and p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                kill_ray(env["REALFW2_RAY_DIR"])
+            p.wait(timeout=max(1, 480 - (time.time() - t0)))
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
     return p.returncode, time.time() - t0, log, read_trace(trace)
 
 
@@ -338,6 +370,9 @@ def main():
             f"GET job -> {code} status={state}",
         )
     negative_pat_name(run, cortex_file, url, token)
+    from skyrl_resume import resume_scenario  # R1-R5
+
+    resume_scenario(url, token, run, cortex_file, record, run_driver)
     print("\n==== SUMMARY (skyrl) ====")
     for name, ok, _ in RESULTS:
         print(f"{'PASS' if ok else 'FAIL'}  {name}")

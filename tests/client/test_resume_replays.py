@@ -1,11 +1,13 @@
-"""SkyRL's run, killed after a save and relaunched with `trainer.resume_mode=latest`,
-ends bit-identical to the run never interrupted (the reference backend, same seed).
+"""A SkyRL or verl run, killed after a save and relaunched to resume, ends bit-identical
+to the run never interrupted (the mock's reference backend, same seed).
 
-The replay (`standins/skyrl_repo`) is SkyRL's flow: `main_base` dispatches to our
-entrypoint, the driver creates the job, a fresh "Ray task" process reconnects and trains;
-SkyRL's core trainer saves `global_step_N/` every `ckpt_interval` steps through the Arctic
-dispatch, prunes to `max_ckpts_to_keep` and, relaunched, resumes from the latest folder.
-The interrupted run is stopped with SIGKILL (driver and task), as a preempted node is.
+SkyRL (`standins/skyrl_repo`): `main_base` dispatches to our entrypoint, the driver creates
+the job, a fresh "Ray task" process reconnects and trains; SkyRL's core trainer saves
+`global_step_N/` every `ckpt_interval` steps through the Arctic dispatch, prunes to
+`max_ckpts_to_keep` and, relaunched with `resume_mode=latest`, resumes from the latest
+folder. verl (`standins/verl_resume_replay.py`): the verl replay's driver and worker with
+the save, resume (`auto`) and retention of verl's trainer around the worker's steps. The
+interrupted run is stopped with SIGKILL (its whole process group), as a preempted node is.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -27,14 +30,26 @@ from arctic_rl._resume import IDENTITY_FILE
 
 STANDINS = Path(__file__).parent / "standins"
 PAT_ENV = "ARCTIC_REPLAY_PAT"
-STEPS = 6
-HELD_AT = 4  # the save the interrupted run is killed after
-KEEP = 2
+STEPS = 4
+HELD_AT = 2  # the save the interrupted run is killed after
+KEEP = 1
 
 
 @pytest.fixture
 def reference_mock(live_mock_factory: Any) -> Any:
     return live_mock_factory("reference")
+
+
+def _launch(cmd: list[str], run: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        cmd,
+        env={"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "1", **env},
+        cwd=run,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: the kill takes driver and task
+    )
 
 
 def _skyrl(tmp_path: Path, mock: Any, run: Path, **env: str) -> subprocess.Popen[str]:
@@ -53,23 +68,33 @@ def _skyrl(tmp_path: Path, mock: Any, run: Path, **env: str) -> subprocess.Popen
         "generator.n_samples_per_prompt=8",
     ]
     environ = {
-        "PATH": os.environ["PATH"],
         "PYTHONPATH": str(STANDINS / "skyrl_repo"),
-        "OMP_NUM_THREADS": "1",
         PAT_ENV: mock.token,
         "ARCTIC_REPLAY_ITERATIONS": str(STEPS),
         **env,
     }
-    cmd = [sys.executable, "-m", "skyrl.train.entrypoints.main_base", *argv]
-    return subprocess.Popen(
-        cmd,
-        env=environ,
-        cwd=run,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group: the kill takes driver and task
-    )
+    return _launch([sys.executable, "-m", "skyrl.train.entrypoints.main_base", *argv], run, environ)
+
+
+def _verl(tmp_path: Path, mock: Any, run: Path, **env: str) -> subprocess.Popen[str]:
+    run.mkdir(exist_ok=True)
+    overrides = [
+        f"remote_backend.cortex.base_url={mock.base_url}",
+        f"remote_backend.cortex.pat_env={PAT_ENV}",
+        "remote_backend.cortex.long_poll_s=2",
+        "remote_backend.cortex.progress=false",
+        f"trainer.default_local_dir={run / 'ckpt'}",
+    ]
+    environ = {
+        "PYTHONPATH": str(STANDINS / "verl_repo"),
+        "VERL_USE_EXTERNAL_MODULES": "arctic_rl.integrations.verl.register",
+        PAT_ENV: mock.token,
+        "ARCTIC_REPLAY_ITERATIONS": str(STEPS),
+        "ARCTIC_REPLAY_KEEP": str(KEEP),
+        **env,
+    }
+    script = str(STANDINS / "verl_resume_replay.py")
+    return _launch([sys.executable, script, str(run), *overrides], run, environ)
 
 
 def _finished(process: subprocess.Popen[str]) -> str:
@@ -82,23 +107,23 @@ def _metrics(run: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
 
 
-def _final_state(mock: Any, run: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The identity of the last save, and its checkpoint's tensors on the service."""
-    identity = json.loads(
-        (run / "ckpt" / f"global_step_{STEPS}" / "policy" / IDENTITY_FILE).read_text()
-    )
+def _identity(run: Path, step: int) -> dict[str, Any]:
+    """What the folder of `step` records (`policy/` for SkyRL, `actor/` for verl)."""
+    (folder,) = [p for p in (run / "ckpt" / f"global_step_{step}").iterdir() if p.is_dir()]
+    return json.loads((folder / IDENTITY_FILE).read_text())
+
+
+def _final_tensors(mock: Any, identity: dict[str, Any]) -> dict[str, Any]:
+    """The final checkpoint's weights and optimizer state, as the service stored them."""
     where = mock.state_dir / "checkpoints" / identity["job_id"] / identity["checkpoint_id"]
-    tensors = {
-        f"{name}:{k}": v
+    return {
+        f"{name}:{key}": value
         for name in ("model", "optimizer")
-        for k, v in load_file(where / f"{name}.safetensors").items()
+        for key, value in load_file(where / f"{name}.safetensors").items()
     }
-    return identity, tensors
 
 
 def _listed(mock: Any, job_id: str) -> list[str]:
-    import sqlite3
-
     store = sqlite3.connect(f"file:{mock.state_dir / 'mock.sqlite3'}?mode=ro", uri=True)
     rows = store.execute(
         "SELECT checkpoint_id FROM checkpoints WHERE job_id = ? ORDER BY global_steps", (job_id,)
@@ -107,14 +132,15 @@ def _listed(mock: Any, job_id: str) -> list[str]:
     return [row[0] for row in rows]
 
 
-def test_skyrl_killed_after_a_save_resumes_bit_identical(
-    tmp_path: Path, reference_mock: Any
+@pytest.mark.parametrize("launch", [_skyrl, _verl], ids=["skyrl", "verl"])
+def test_killed_after_a_save_a_run_resumes_bit_identical(
+    tmp_path: Path, reference_mock: Any, launch: Any
 ) -> None:
     whole = tmp_path / "whole"
-    _finished(_skyrl(tmp_path, reference_mock, whole))
+    _finished(launch(tmp_path, reference_mock, whole))
 
     broken = tmp_path / "broken"
-    first = _skyrl(tmp_path, reference_mock, broken, ARCTIC_REPLAY_HOLD_AFTER_STEP=str(HELD_AT))
+    first = launch(tmp_path, reference_mock, broken, ARCTIC_REPLAY_HOLD_AFTER_STEP=str(HELD_AT))
     deadline = time.monotonic() + 240
     while not (broken / "held").exists():
         assert first.poll() is None, first.communicate()[1][-3000:]
@@ -123,31 +149,27 @@ def test_skyrl_killed_after_a_save_resumes_bit_identical(
     os.killpg(first.pid, signal.SIGKILL)
     first.communicate(timeout=60)
     assert first.returncode == -signal.SIGKILL
-    killed_job = json.loads(
-        (broken / "ckpt" / f"global_step_{HELD_AT}" / "policy" / IDENTITY_FILE).read_text()
-    )["job_id"]
+    killed_job = _identity(broken, HELD_AT)["job_id"]
     assert [m["global_step"] for m in _metrics(broken)] == list(range(1, HELD_AT + 1))
 
-    stderr = _finished(_skyrl(tmp_path, reference_mock, broken))
+    stderr = _finished(launch(tmp_path, reference_mock, broken))
     assert f"job {killed_job}, whose checkpoint this run resumed from, still runs" in stderr
 
-    # Per step: rewards, sampled tokens, the loss's and the step's metrics (timing aside).
+    # Per step: rewards, sampled tokens, the loss's and the step's metrics (timing aside);
+    # the steps the service reports carry on from the checkpoint's.
     assert _metrics(broken) == _metrics(whole)
-    assert [m["optim"]["global_steps"] for m in _metrics(broken)] == list(range(1, STEPS + 1))
-    (whole_id, whole_tensors), (resumed_id, resumed_tensors) = (
-        _final_state(reference_mock, whole),
-        _final_state(reference_mock, broken),
-    )
-    assert resumed_id["job_id"] not in (whole_id["job_id"], killed_job)
+    whole_final, resumed_final = _identity(whole, STEPS), _identity(broken, STEPS)
+    assert resumed_final["job_id"] not in (whole_final["job_id"], killed_job)
+    assert resumed_final["service_step"] == whole_final["service_step"] == STEPS
+    whole_tensors = _final_tensors(reference_mock, whole_final)
+    resumed_tensors = _final_tensors(reference_mock, resumed_final)
     assert resumed_tensors.keys() == whole_tensors.keys()
     assert all(resumed_tensors[k].equal(whole_tensors[k]) for k in whole_tensors)
 
-    # Retention: SkyRL kept the newest KEEP folders; the service keeps what they record.
+    # Retention: the framework kept its newest folder; the service keeps what it records,
+    # and the folders removed took their checkpoints along, in the job that saved each.
     kept = sorted(p.name for p in (broken / "ckpt").glob("global_step_*"))
-    assert kept == [f"global_step_{HELD_AT}", f"global_step_{STEPS}"]
-    assert _listed(reference_mock, whole_id["job_id"]) == [
-        f"global_step{HELD_AT}",
-        f"global_step{STEPS}",
-    ]
-    assert _listed(reference_mock, killed_job) == [f"global_step{HELD_AT}"]
-    assert _listed(reference_mock, resumed_id["job_id"]) == [f"global_step{STEPS}"]
+    assert kept == [f"global_step_{STEPS}"]
+    assert _listed(reference_mock, whole_final["job_id"]) == [f"global_step{STEPS}"]
+    assert _listed(reference_mock, killed_job) == []
+    assert _listed(reference_mock, resumed_final["job_id"]) == [f"global_step{STEPS}"]
