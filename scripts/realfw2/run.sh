@@ -9,9 +9,10 @@
 # 2. start the project's mock (`python -m arctic_rl_mock --backend reference`) on a free loopback
 #    port with a random token (environment only), a fresh state dir;
 # 3. run skyrl_drive.py and verl_drive.py against it; stop the mock (by its PID); print SUMMARY.
-# Knobs: REALFW2_SKIP_VERL_PROBES=1, REALFW2_MAIN_RUNS=A,B (verl main runs: A = verl@61ed850f +
-# Arctic-Platform@1b47608, B = merged verl 9dfab8e5d + Arctic-Platform main 5864380),
-# REALFW2_DIR (scratch folder, default $TMPDIR/realfw2), REALFW2_PARTS (default "skyrl verl").
+# Knobs: REALFW2_PARTS (default "skyrl verl"), REALFW2_SKIP_VERL_PROBES=1, REALFW2_MAIN_RUNS=
+# A,B,R,C,RC (verl main runs, no arctic_platform importable: A = verl@61ed850f, B = release/v0.7.1
+# 9dfab8e5d with the project's worker, R = B's resume scenario, C = PR #7102's V1 trainer at
+# 6329d45bd, RC = C's resume scenario), REALFW2_DIR (scratch folder, default $TMPDIR/realfw2).
 set -u
 export PROJECT=${PROJECT:-$(pwd)}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -53,6 +54,8 @@ M=${MIRROR:?set MIRROR to the folder that holds the fetched mirrors (owner+name/
 src "$M/NovaSky-AI+SkyRL/repo" a9564572e src/skyrl_a9564572e skyrl integrations skyrl-gym pyproject.toml
 src "$M/verl-project+verl/repo" 61ed850f src/verl_61ed850f verl setup.py requirements.txt
 src "$M/verl-project+verl/repo" 9dfab8e5d src/verl_9dfab8e5d verl
+# verl PR #7102 head (refs/pull/7102/head): its V1 trainer drives remote backends
+src "$M/verl-project+verl/repo" 6329d45bd src/verl_6329d45bd verl
 src "$M/Snowflake-AI-Research+Arctic-Platform/repo" 1b47608 src/ap_1b47608 arctic_platform/integrations
 # main: its verl adapter imports arctic_platform.client (and the package's dependency-group check);
 # its rl/ (the on-prem servers: deepspeed, vLLM) is left out, so the project's seam stands in for it.
@@ -78,6 +81,13 @@ if [ ! -f venv/.realfw2-installed ]; then
   fi
   touch venv/.realfw2-installed
   echo "setup: venv installed in $(( $(date +%s) - S ))s, $(du -sm venv | cut -f1) MiB"
+fi
+# verl's V1 trainer (PR #7102) imports TransferQueue; its ray[default] extras are left out
+# (no dashboard or metrics agents on this loopback cluster)
+if [ ! -f venv/.realfw2-v1deps ]; then
+  venv/bin/pip install -q --disable-pip-version-check -c constraints.txt --no-deps \
+    transferqueue==0.1.11 pyzmq msgspec cachetools 2>&1 | { grep -v "^WARNING: Location" || true; }
+  [ "${PIPESTATUS[0]}" -eq 0 ] && touch venv/.realfw2-v1deps
 fi
 [ -f run/tiny-byte-lm/tokenizer.json ] || venv/bin/python make_assets.py run >/dev/null
 

@@ -12,6 +12,7 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE / "src"
 VERL_PIN = SRC / "verl_61ed850f"
 VERL_UPSTREAM = SRC / "verl_9dfab8e5d"  # release/v0.7.1 head: the merged RemoteBackend
+VERL_V1 = SRC / "verl_6329d45bd"  # verl PR #7102 head: the V1 trainer drives remote backends
 AP_PIN = SRC / "ap_1b47608"
 AP_MAIN = SRC / "ap_5864380"  # Arctic-Platform main: arctic_platform.client, OnPremConfig
 PLUGIN = "arctic_rl.integrations.verl.register"
@@ -31,6 +32,8 @@ def env_for(verl_src, ap="pin", plugin=True, hide=(), extra=None):
         env["REALFW2_ARCTIC_PLATFORM"] = str(AP_PIN)
     elif ap == "main":
         env["REALFW2_ARCTIC_PLATFORM"] = str(AP_MAIN)
+    elif ap == "none":  # no arctic_platform importable at all: the project's own backend/worker
+        env["REALFW2_ARCTIC_PLATFORM"] = "none"
     else:  # the published arctic-platform 0.1.4 `make setup` put in the project venv
         env.pop("REALFW2_ARCTIC_PLATFORM", None)
     if plugin:
@@ -72,10 +75,10 @@ def last_error(text):
 # The documented verl command (docs/verl.md), pointed at a host (composition only). The
 # `remote_backend` group: `remote_backend=cortex` on the merged verl, `+remote_backend=cortex`
 # on 61ed850f, whose defaults list has no remote_backend entry.
-def doc_overrides(group):
+def doc_overrides(group, v1=False):
     return [
         "hydra.searchpath=[pkg://arctic_rl.integrations.verl]",
-        "trainer.remote_backend=cortex",
+        *([] if v1 else ["trainer.remote_backend=cortex"]),
         group,
         "actor_rollout_ref.rollout.name=arctic",
         "actor_rollout_ref.rollout.agent.num_workers=1",
@@ -87,13 +90,18 @@ def doc_overrides(group):
     ]
 
 
-GROUP = {VERL_PIN: "+remote_backend=cortex", VERL_UPSTREAM: "remote_backend=cortex"}
+GROUP = {
+    VERL_PIN: "+remote_backend=cortex",
+    VERL_UPSTREAM: "remote_backend=cortex",
+    VERL_V1: "remote_backend=cortex",
+}
 
 
 def main_overrides(url, run, verl_src):
     return [
         "hydra.searchpath=[pkg://arctic_rl.integrations.verl]",
-        "trainer.remote_backend=cortex",
+        # V1's config has no trainer.remote_backend: its main_ppo takes it from the group choice
+        *([] if verl_src == VERL_V1 else ["trainer.remote_backend=cortex"]),
         GROUP[verl_src],  # as documented per verl version
         "actor_rollout_ref.rollout.name=arctic",
         f"remote_backend.cortex.base_url={url}",
@@ -116,18 +124,27 @@ def main_overrides(url, run, verl_src):
         "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
         "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
         "algorithm.adv_estimator=grpo",
-        "trainer.total_training_steps=2",
+        f"trainer.total_training_steps={os.environ.get('REALFW2_VERL_STEPS', '2')}",
+        f"trainer.save_freq={os.environ.get('REALFW2_VERL_SAVE_FREQ', '-1')}",
+        "trainer.resume_mode=auto",  # verl's default, spelled out: a relaunch resumes
         "trainer.n_gpus_per_node=1",
         "trainer.nnodes=1",
         "trainer.device=cpu",
-        "trainer.use_legacy_worker_impl=disable",
         "trainer.logger=[console]",
         "trainer.val_before_train=false",
         f"trainer.default_local_dir={run / 'verl_ckpt'}",
         # local Ray: 4 logical CPUs (TaskRunner 1 + verl's resource-pool bundle, CPU: 3), loopback
-        "ray_kwargs.ray_init.num_cpus=4",
+        # V1 adds TransferQueue's controller and one storage unit (1 CPU each; 8 by default)
+        f"ray_kwargs.ray_init.num_cpus={6 if verl_src == VERL_V1 else 4}",
+        *(
+            ["transfer_queue.backend.SimpleStorage.num_data_storage_units=1"]
+            if verl_src == VERL_V1
+            else []
+        ),
         "+ray_kwargs.ray_init.include_dashboard=false",
         "+ray_kwargs.ray_init._node_ip_address=127.0.0.1",
         f"+ray_kwargs.ray_init._temp_dir={run / 'ray_verl'}",
         f"hydra.run.dir={run / 'hydra_verl'}",
+        # the release's TensorDict worker path (V1 has no other, and no such key)
+        *([] if verl_src == VERL_V1 else ["trainer.use_legacy_worker_impl=disable"]),
     ]

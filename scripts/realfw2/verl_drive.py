@@ -1,13 +1,14 @@
-"""Drive REAL verl with the project's verl plugin and the REAL Arctic adapters against the mock
-Cortex GS: verl@61ed850f (the fork-era interface) with Arctic-Platform@1b47608, and the
-merged verl (release/v0.7.1, 9dfab8e5d) with Arctic-Platform main (5864380).
+"""Drive REAL verl with the project's verl plugin, backend and forwarder worker against the mock
+Cortex GS, with no arctic_platform importable: verl@61ed850f (the fork-era interface, verl's
+generic worker) and the merged verl (release/v0.7.1, 9dfab8e5d, the project's worker), and on
+the release a resume scenario through verl's own save and load (R).
 
     python verl_drive.py SERVICE_URL RUN_DIR        (token in $REALFW2_MOCK_TOKEN)
 
 Probes (verl_probes.py; each a fresh interpreter, as `python -m verl.trainer.main_ppo` would
 be), then the main run: verl's real `main_ppo.main()` (Hydra) -> real `run_ppo` (ray.init) ->
-verl's real TaskRunner.run in a Ray actor (see verl_roles.py for the two cuts) -> real RayWorkerGroup of
-verl's generic forwarder -> the adapter -> the project's LegacyCortexClient -> the mock.
+verl's real TaskRunner.run in a Ray actor (verl_runners.py; verl_roles.py for the two cuts) -> real RayWorkerGroup of
+the forwarder worker (verl's generic one before the merge, the project's after) -> the project's backend -> its LegacyCortexClient -> the mock.
 """
 
 import json
@@ -17,13 +18,24 @@ import sys
 import time
 from pathlib import Path
 
-from verl_common import HERE, RESULTS, VERL_PIN, VERL_UPSTREAM, env_for, main_overrides, record
+from verl_common import (
+    HERE,
+    RESULTS,
+    VERL_PIN,
+    VERL_UPSTREAM,
+    VERL_V1,
+    env_for,
+    main_overrides,
+    record,
+)
 from verl_probes import probe_published_adapter, probes
 
-# The main runs: (tag, verl source, Arctic-Platform source, the worker TaskRunner must map)
+# The main runs: (tag, verl source, Arctic-Platform source, the worker TaskRunner must map).
+# "none": nothing of arctic_platform is importable; the backend and worker are the project's.
 MAIN_RUNS = {
-    "A": (VERL_PIN, "pin", "RemoteBackendActorRolloutRefWorker"),  # the fork-era interface
-    "B": (VERL_UPSTREAM, "main", "ArcticRLActorRolloutRefWorker"),  # merged verl + AP main
+    "A": (VERL_PIN, "none", "RemoteBackendActorRolloutRefWorker"),  # the fork-era interface
+    "B": (VERL_UPSTREAM, "none", "CortexActorRolloutRefWorker"),  # release/v0.7.1
+    "C": (VERL_V1, "none", "CortexActorRolloutRefWorker"),  # PR #7102's V1 trainer
 }
 
 
@@ -32,7 +44,7 @@ def driver(url, run, tag):
     os.environ["ARCTIC_CORTEX_PAT"] = os.environ.pop("REALFW2_MOCK_TOKEN")
     import ray
     import verl.trainer.main_ppo as mp  # REAL; `import verl` loads the plugin (VERL_USE_EXTERNAL_MODULES)
-    from verl_roles import HarnessTaskRunner
+    from verl_runners import HarnessTaskRunner
 
     real_run_ppo = mp.run_ppo
     mp.run_ppo = lambda config, task_runner_class=None: real_run_ppo(
@@ -40,7 +52,7 @@ def driver(url, run, tag):
     )  # REAL run_ppo, its own hook
     sys.argv = [
         "verl.trainer.main_ppo",
-        *main_overrides(url, run / f"main_{tag}", MAIN_RUNS[tag][0]),
+        *main_overrides(url, run / f"main_{tag}", MAIN_RUNS[tag.split("_")[0]][0]),
     ]
     mp.main()  # REAL Hydra entry point
     print("DRIVER: main_ppo.main() returned", flush=True)
@@ -57,26 +69,32 @@ def _order(r):
     return (int("".join(ch for ch in head if ch.isdigit()) or 0), r["name"])
 
 
-def main_run(url, run, token, tag):
-    verl_src, ap, worker = MAIN_RUNS[tag]
+def main_run(url, run, token, tag, fresh=True, expect_rc=0, **extra):
+    verl_src, ap, worker = MAIN_RUNS[tag.split("_")[0]]
     where = run / f"main_{tag}"
     import shutil
 
-    shutil.rmtree(where, ignore_errors=True)
-    where.mkdir(parents=True)
-    for name in ("tiny-byte-lm", "data"):
-        (where / name).symlink_to(run / name)
+    if fresh:
+        shutil.rmtree(where, ignore_errors=True)
+        where.mkdir(parents=True)
+        for name in ("tiny-byte-lm", "data"):
+            (where / name).symlink_to(run / name)
     report, trace = where / "verl_report.jsonl", where / "verl_trace.jsonl"
+    for stale in (report, trace):  # a relaunch reports on its own launch only
+        stale.unlink(missing_ok=True)
     env = env_for(
         verl_src,
         ap=ap,
         extra={
             "REALFW2_VERL_REPORT": str(report),
+            "REALFW2_VERL_STEPS_OUT": str(where / "verl_steps.jsonl"),
             "ARCTIC_REALFW2_TRACE": str(trace),
             "REALFW2_VERL_WORKER": worker,
+            "REALFW2_VERL_V1": "1" if verl_src == VERL_V1 else "0",
+            **extra,
         },
     )
-    log = where / "verl_driver.log"
+    log = where / f"verl_driver{'' if fresh else '_relaunch'}.log"
     t0 = time.time()
     with open(log, "w") as fh:
         p = subprocess.run(
@@ -88,12 +106,17 @@ def main_run(url, run, token, tag):
             cwd=str(where),
         )
     dt = time.time() - t0
-    label = f"[{tag}: verl@{verl_src.name[5:]} + Arctic-Platform {ap}]"
+    label = f"[{tag}: verl@{verl_src.name[5:]}, arctic_platform {ap}]"
+    ending = "exits 0" if expect_rc == 0 else "dies after its save, as a preempted run"
     record(
-        f"{tag}.V3 main run {label}: real verl main_ppo.main() (Hydra) -> run_ppo -> TaskRunner actor exits 0",
-        p.returncode == 0,
+        f"{tag}.V3 main run {label}: real verl main_ppo.main() (Hydra) -> run_ppo -> TaskRunner actor {ending}",
+        (p.returncode == 0) == (expect_rc == 0),
         f"rc={p.returncode} in {dt:.0f}s (log {log})",
     )
+    if expect_rc != 0:
+        for r in sorted(read_jsonl(report), key=_order):
+            record(f"{tag}.{r['name']}", r["ok"], r["detail"])
+        return
     if p.returncode != 0:
         print("---- driver log, last error lines ----")
         print("\n".join(ln[:300] for ln in log.read_text().splitlines() if "Error" in ln)[-1500:])
@@ -106,8 +129,8 @@ def main_run(url, run, token, tag):
             isinstance(backend, dict) and backend.get("type") == "onprem"
         )
         record(
-            f"{tag}.V4 driver-side backend: the adapter's on-prem config served from Cortex (LegacyCortexClient)",
-            c0["client"] == "LegacyCortexClient" and on_prem,
+            f"{tag}.V4 driver-side backend: the project's CortexBackend built a Cortex config (LegacyCortexClient)",
+            c0["client"] == "LegacyCortexClient" and backend == "cortex" and not on_prem,
             json.dumps({k: c0[k] for k in ("pid", "config", "client", "job_id")})[:400],
         )
     else:
@@ -143,7 +166,7 @@ def main_run(url, run, token, tag):
         and counts["shutdown"] >= 1
     )
     record(
-        f"{tag}.V18 adapter call set over 2 iterations: generate, fwd_no_grad x2/iter, fwd_bwd, step, "
+        f"{tag}.V18 backend call set over 2 iterations: generate, fwd_no_grad x2/iter, fwd_bwd, step, "
         "sync_weights; shutdown",
         ok,
         json.dumps(counts),
@@ -181,6 +204,39 @@ def main_run(url, run, token, tag):
     )
 
 
+def _steps(where):
+    rows = read_jsonl(where / "verl_steps.jsonl")
+    steps = {r["step"]: r for r in rows if "step" in r}
+    final = [r["final_log_probs"] for r in rows if "final_log_probs" in r]
+    return steps, (final[-1] if final else None)
+
+
+def resume_scenario(url, run, token, base="B"):
+    """verl's own resume (B: release/v0.7.1, C: the V1 trainer): an uninterrupted 4-step run
+    saving every 2 steps, and the same run killed after its step-2 save then relaunched in
+    the same folder (resume_mode=auto). Steps 1-4 and the final weights must be
+    bit-identical."""
+    scenario = {"REALFW2_VERL_STEPS": "4", "REALFW2_VERL_SAVE_FREQ": "2"}
+    main_run(url, run, token, f"{base}_whole", **scenario)
+    main_run(url, run, token, f"{base}_cut", expect_rc=1, REALFW2_VERL_DIE_AFTER="2", **scenario)
+    main_run(url, run, token, f"{base}_cut", fresh=False, **scenario)
+    whole, whole_final = _steps(run / f"main_{base}_whole")
+    cut, cut_final = _steps(run / f"main_{base}_cut")
+    same = [s for s in (1, 2, 3, 4) if s in whole and s in cut and whole[s] == cut[s]]
+    tag = "R" if base == "B" else f"R{base}"
+    record(
+        f"{tag}.V21 resume ({MAIN_RUNS[base][0].name}): steps 1-4 of the killed-and-relaunched "
+        "run equal the uninterrupted run's (rewards and metrics, timing aside)",
+        same == [1, 2, 3, 4],
+        f"equal steps {same}; whole {sorted(whole)}, relaunched {sorted(cut)}",
+    )
+    record(
+        f"{tag}.V22 resume: the final weights (log-probs of a fixed sequence) are bit-identical",
+        whole_final is not None and whole_final == cut_final,
+        f"{whole_final} vs {cut_final}",
+    )
+
+
 def main():
     url, run = sys.argv[1], Path(sys.argv[2])
     token = os.environ["REALFW2_MOCK_TOKEN"]
@@ -188,8 +244,13 @@ def main():
     probing = os.environ.get("REALFW2_SKIP_VERL_PROBES") != "1"
     if probing:
         probes(run)
-    for tag in filter(None, os.environ.get("REALFW2_MAIN_RUNS", "A,B").split(",")):
-        main_run(url, run, token, tag)
+    for tag in filter(None, os.environ.get("REALFW2_MAIN_RUNS", "A,B,R").split(",")):
+        if tag == "R":
+            resume_scenario(url, run, token)
+        elif tag == "RC":
+            resume_scenario(url, run, token, base="C")
+        else:
+            main_run(url, run, token, tag)
     if probing:
         probe_published_adapter(run, url, token)
     print("\n==== SUMMARY (verl) ====")

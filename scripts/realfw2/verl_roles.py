@@ -1,21 +1,21 @@
-"""Roles the verl drive (verl_drive.py) plugs into REAL verl code (61ed850f or the merged 9dfab8e5d).
+"""Roles the verl drive (verl_drive.py) plugs into REAL verl code (61ed850f, 9dfab8e5d, 6329d45bd).
 
 Importable by Ray workers (its folder is on PYTHONPATH, which they inherit).
 
-* HarnessTaskRunner: passed to verl's real `run_ppo(config, task_runner_class=...)` (its own
+* HarnessTaskRunner (verl_runners.py): passed to verl's real `run_ppo(config, task_runner_class=...)` (its own
   hook "for recipe to change TaskRunner"). Its run() is verl's REAL TaskRunner.run (role
   mapping -> the remote backend's forwarder worker, validate_config, hf_tokenizer, RLHFDataset,
   RemoteBackendTrainer(...) which builds the backend through the registry), with two cuts:
   - RayPPOTrainer.init_workers runs for real up to `actor_rollout_wg.init_model()` and is
     cut where it builds the reward-loop / agent-loop rollout managers (vLLM servers, the
     published ArcticReplica);
-  - RayPPOTrainer.fit is replaced by `harness_fit`: the rollout is the adapter's generate()
-    (what ArcticReplica calls), everything else is the trainer's REAL methods
-    (_compute_old_log_prob, _compute_ref_log_prob, compute_advantage, _update_actor) over the
-    REAL worker group.
+  - RayPPOTrainer.fit is replaced by `harness_fit`: the rollout is the backend's generate()
+    (what a rollout replica calls), everything else is the trainer's REAL methods
+    (_load_checkpoint, _compute_old_log_prob, _compute_ref_log_prob, compute_advantage,
+    _update_actor, _save_checkpoint at trainer.save_freq) over the REAL worker group.
 * observed(worker_cls): the worker class verl's TaskRunner mapped (verl@61ed850f's generic
   forwarder, or on the merged verl the one the plugin registered through `register_worker`:
-  the published ArcticRLActorRolloutRefWorker), unchanged but for one extra read-only
+  the project's CortexActorRolloutRefWorker), unchanged but for one extra read-only
   method, `facts`, that V6b reads.
 """
 
@@ -25,12 +25,13 @@ import asyncio
 import json
 import os
 import threading
-import traceback
 
 import ray
 
 REPORT = os.environ.get("REALFW2_VERL_REPORT", "run/verl_report.jsonl")
-ITERATIONS = int(os.environ.get("REALFW2_VERL_ITERATIONS", "2"))
+STEPS_OUT = os.environ.get("REALFW2_VERL_STEPS_OUT", "run/verl_steps.jsonl")
+# The relaunch scenario: the TaskRunner dies right after this step's save (0: never).
+DIE_AFTER = int(os.environ.get("REALFW2_VERL_DIE_AFTER", "0"))
 
 
 def rec(name, ok, detail=""):
@@ -79,7 +80,8 @@ def observed(worker_cls):
                 "job_id": getattr(client, "job_id", None),
                 "pat_present": bool(os.environ.get("ARCTIC_CORTEX_PAT")),
                 "pad_token_id": self.pad_token_id,
-                "rollout_n": self.actor_config.rollout_n,
+                "rollout_n": getattr(self, "rollout_n", None)
+                or getattr(getattr(self, "actor_config", None), "rollout_n", None),
             }
 
     Observed.__name__ = Observed.__qualname__ = f"Observed{worker_cls.__name__}"
@@ -140,76 +142,142 @@ def _ascii_share(ids):
     return sum(b < 128 for b in data) / max(1, len(data))
 
 
-def harness_fit(trainer):
-    """RayPPOTrainer.fit's remote-backend step, ITERATIONS times, with its REAL methods."""
+def _rollout(trainer, backend, loop, step, batch_dict):
+    """Stands in for verl's agent loop and a rollout replica: the batch of step `step`."""
     import numpy as np
     import torch
     from verl import DataProto
-    from verl.trainer.ppo.ray_trainer import compute_advantage, compute_response_mask
+    from verl.trainer.ppo.ray_trainer import compute_response_mask
+
+    try:  # release/v0.7.1
+        from verl.utils.chat_template import apply_chat_template
+    except ImportError:  # PR #7102 moved it, same signature
+        from verl.utils.tokenizer.chat_template import apply_chat_template
     from verl.utils.model import compute_position_id_with_mask
 
     cfg = trainer.config
     n = cfg.actor_rollout_ref.rollout.n
-    R = cfg.data.max_response_length
+    R, P = cfg.data.max_response_length, cfg.data.max_prompt_length
     pad = trainer.tokenizer.pad_token_id
-    backend = trainer.backend  # the driver-side CortexBackend RemoteBackendTrainer built
-    loop = _LoopThread()
-    from verl.utils.chat_template import apply_chat_template
+    batch = DataProto.from_single_dict(batch_dict)
+    batch.non_tensor_batch["uid"] = np.array(
+        [f"s{step}-{i}" for i in range(len(batch))], dtype=object
+    )
+    batch = batch.repeat(repeat_times=n, interleave=True)
+    # --- stands in for verl's agent loop + the ArcticReplica rollout server ---------------
+    # SingleTurnAgentLoop: real chat template -> prompt ids; the replica calls the backend's
+    # generate(); AgentLoopWorker pads prompts left to P and responses right to R.
+    prompts = torch.full((len(batch), P), pad, dtype=torch.long)
+    prompt_mask = torch.zeros(len(batch), P, dtype=torch.long)
+    responses, rewards = [], []
+    for i, messages in enumerate(batch.non_tensor_batch["raw_prompt"]):
+        ids = apply_chat_template(
+            trainer.tokenizer, list(messages), add_generation_prompt=True, tokenize=True
+        )
+        ids = list(ids)[-P:]
+        prompts[i, P - len(ids) :] = torch.tensor(ids, dtype=torch.long)
+        prompt_mask[i, P - len(ids) :] = 1
+        out = loop.run(backend.generate(ids, {"max_tokens": R, "temperature": 1.0}))
+        responses.append(list(out[0]["token_ids"])[:R])
+    resp = torch.full((len(responses), R), pad, dtype=torch.long)
+    resp_mask = torch.zeros(len(responses), R, dtype=torch.long)
+    scores = torch.zeros(len(responses), R)
+    for i, r in enumerate(responses):
+        resp[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+        resp_mask[i, : len(r)] = 1
+        if r:
+            scores[i, len(r) - 1] = _ascii_share(r)
+        rewards.append(_ascii_share(r))
+    attention = torch.cat([prompt_mask, resp_mask], dim=1)
+    batch.batch["prompts"] = prompts
+    batch.batch["responses"] = resp
+    batch.batch["input_ids"] = torch.cat([prompts, resp], dim=1)
+    batch.batch["attention_mask"] = attention
+    batch.batch["position_ids"] = compute_position_id_with_mask(attention)
+    batch.meta_info["temperature"] = cfg.actor_rollout_ref.rollout.temperature
+    batch.batch["response_mask"] = compute_response_mask(batch)
+    rec(
+        f"V7 step{step} generate via the backend (what a rollout replica calls)",
+        all(responses),
+        f"{len(responses)} rollouts, lengths {[len(r) for r in responses]}, rewards {[round(x, 3) for x in rewards]}",
+    )
 
-    P = cfg.data.max_prompt_length
+    return batch, prompts, prompt_mask, resp, resp_mask, scores, rewards
+
+
+def _save_at(trainer, step):
+    """RayPPOTrainer.fit's save: at save_freq and the last step, the REAL _save_checkpoint;
+    the relaunch scenario's run dies right after the save of step DIE_AFTER."""
+    cfg = trainer.config
+    last = step >= trainer.total_training_steps
+    if cfg.trainer.save_freq > 0 and (last or step % cfg.trainer.save_freq == 0):
+        trainer._save_checkpoint()  # REAL: worker save_checkpoint(local_path, ...) + tracker
+        folder = os.path.join(cfg.trainer.default_local_dir, f"global_step_{step}", "actor")
+        rec(
+            f"V12 step{step} real _save_checkpoint through the worker group",
+            True,
+            f"{folder}: {sorted(os.listdir(folder)) if os.path.isdir(folder) else 'no folder'}",
+        )
+        if step == DIE_AFTER:
+            os._exit(1)  # the run dies here, as a preempted driver does
+
+
+def harness_fit(trainer, v1=False):
+    """RayPPOTrainer.fit's remote-backend loop with its REAL methods (see the module doc).
+    v1: the V1 trainer, whose real init() already ran _load_checkpoint; its weights go out
+    through its real CheckpointEngineManager (`update_weights(global_steps=, mode=)` on the
+    worker), and its compute calls are made with verl's own TensorDict converters of the
+    same build (RayPPOTrainer's methods, the TransferQueue path being cut)."""
+    import torch
+    from verl.trainer.ppo.ray_trainer import compute_advantage
+
+    cfg = trainer.config
+    n = cfg.actor_rollout_ref.rollout.n
+    # the driver-side CortexBackend the remote-backend trainer built
+    backend = trainer._backend if v1 else trainer.backend
+    if v1:
+        import functools
+
+        from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+
+        for name in ("_compute_old_log_prob", "_compute_ref_log_prob", "_update_actor"):
+            setattr(trainer, name, functools.partial(getattr(RayPPOTrainer, name), trainer))
+    loop = _LoopThread()
+
+    # RayPPOTrainer.fit's own start: step 0, the REAL _load_checkpoint (resume_mode=auto: the
+    # folder verl's tracker names -> worker load_checkpoint, dataloader state), weights to
+    # the rollout, then steps global_steps + 1 .. total_training_steps.
+    if not v1:
+        trainer.global_steps = 0
+        trainer._load_checkpoint()
+    rec(
+        f"V20 fit start: real _load_checkpoint (resume_mode={cfg.trainer.resume_mode}) -> global_steps {trainer.global_steps}",
+        True,
+        f"default_local_dir {cfg.trainer.default_local_dir}",
+    )
+
+    def update_weights():
+        if v1:  # REAL: ray.get(actor_wg.update_weights(global_steps=..., mode="remote_backend"))
+            trainer.checkpoint_manager.update_weights(trainer.global_steps)
+        else:  # REAL dispatch (blocking=False), with the step as the manager passes it
+            ray.get(trainer.actor_rollout_wg.update_weights(global_steps=trainer.global_steps))
+
+    update_weights()
+    trainer.global_steps += 1
     it = iter(trainer.train_dataloader)
-    for step in range(1, ITERATIONS + 1):
+    while trainer.global_steps <= trainer.total_training_steps:
+        step = trainer.global_steps
         try:
             batch_dict = next(it)  # REAL StatefulDataLoader over RLHFDataset (raw_prompt rows)
         except StopIteration:  # next epoch, as fit() does
             it = iter(trainer.train_dataloader)
             batch_dict = next(it)
-        batch = DataProto.from_single_dict(batch_dict)
-        batch.non_tensor_batch["uid"] = np.array(
-            [f"s{step}-{i}" for i in range(len(batch))], dtype=object
-        )
-        batch = batch.repeat(repeat_times=n, interleave=True)
-        # --- stands in for verl's agent loop + the ArcticReplica rollout server ---------------
-        # SingleTurnAgentLoop: real chat template -> prompt ids; the replica calls the adapter's
-        # generate(); AgentLoopWorker pads prompts left to P and responses right to R.
-        prompts = torch.full((len(batch), P), pad, dtype=torch.long)
-        prompt_mask = torch.zeros(len(batch), P, dtype=torch.long)
-        responses, rewards = [], []
-        for i, messages in enumerate(batch.non_tensor_batch["raw_prompt"]):
-            ids = apply_chat_template(
-                trainer.tokenizer, list(messages), add_generation_prompt=True, tokenize=True
-            )
-            ids = list(ids)[-P:]
-            prompts[i, P - len(ids) :] = torch.tensor(ids, dtype=torch.long)
-            prompt_mask[i, P - len(ids) :] = 1
-            out = loop.run(backend.generate(ids, {"max_tokens": R, "temperature": 1.0}))
-            responses.append(list(out[0]["token_ids"])[:R])
-        resp = torch.full((len(responses), R), pad, dtype=torch.long)
-        resp_mask = torch.zeros(len(responses), R, dtype=torch.long)
-        scores = torch.zeros(len(responses), R)
-        for i, r in enumerate(responses):
-            resp[i, : len(r)] = torch.tensor(r, dtype=torch.long)
-            resp_mask[i, : len(r)] = 1
-            if r:
-                scores[i, len(r) - 1] = _ascii_share(r)
-            rewards.append(_ascii_share(r))
-        attention = torch.cat([prompt_mask, resp_mask], dim=1)
-        batch.batch["prompts"] = prompts
-        batch.batch["responses"] = resp
-        batch.batch["input_ids"] = torch.cat([prompts, resp], dim=1)
-        batch.batch["attention_mask"] = attention
-        batch.batch["position_ids"] = compute_position_id_with_mask(attention)
-        batch.meta_info["temperature"] = cfg.actor_rollout_ref.rollout.temperature
-        batch.batch["response_mask"] = compute_response_mask(batch)
-        rec(
-            f"V7 step{step} generate via the adapter (what ArcticReplica serves)",
-            all(responses),
-            f"{len(responses)} rollouts, lengths {[len(r) for r in responses]}, rewards {[round(x, 3) for x in rewards]}",
+        batch, prompts, prompt_mask, resp, resp_mask, scores, rewards = _rollout(
+            trainer, backend, loop, step, batch_dict
         )
 
-        old, mfu = trainer._compute_old_log_prob(
-            batch
-        )  # REAL: to_tensordict, left_right_2_no_padding,
+        old = trainer._compute_old_log_prob(batch)  # REAL: to_tensordict, left_right_2_no_padding,
+        old, mfu = old if isinstance(old, tuple) else (old, None)
         batch = batch.union(old)  # wg.compute_log_prob -> make_njt, no_padding_2_padding
         lp = batch.batch["old_log_probs"]
         # independent check: the mock's log_probs route scores the same response tokens
@@ -223,7 +291,7 @@ def harness_fit(trainer):
             for i, (c, ref_row) in enumerate(zip(rows_c, scored["logprobs"], strict=True))
         ]
         rec(
-            f"V8 step{step} old log-probs: real make_njt + no_padding_2_padding slice the adapter's answer right",
+            f"V8 step{step} old log-probs: real make_njt + no_padding_2_padding slice the backend's answer right",
             max(gaps) < 1e-4,
             f"old_log_probs {tuple(lp.shape)}, max |gap| to the log_probs route {max(gaps):.2e}, "
             f"entropys {tuple(batch.batch['entropys'].shape)}, mfu {mfu}",
@@ -267,82 +335,19 @@ def harness_fit(trainer):
                 all(float(v) == 0.0 for v in inv.values()),
                 f"{inv} (V9: ref == old exactly at step 1)",
             )
-        ray.get(
-            trainer.actor_rollout_wg.update_weights()
-        )  # REAL dispatch (blocking=False) -> sync_weights
+        update_weights()
         rec(f"V11 step{step} update_weights (sync_weights)", True, "")
-    ray.get(trainer.actor_rollout_wg.save_checkpoint(cfg.trainer.default_local_dir))
-    rec("V12 save_checkpoint through the worker group", True, "")
+        with open(STEPS_OUT, "a", encoding="utf-8") as fh:
+            untimed = {k: float(v) for k, v in metrics.items() if "timing/" not in k}
+            fh.write(json.dumps({"step": step, "rewards": rewards, "metrics": untimed}) + "\n")
+        _save_at(trainer, step)
+        trainer.global_steps += 1
+    probe = loop.run(backend._client.log_probs([[72, 105, 33]], [[97, 98, 99, 100]], top_k=0))
+    with open(STEPS_OUT, "a", encoding="utf-8") as fh:
+        final = [float(x) for x in probe["logprobs"][0]]
+        fh.write(json.dumps({"final_log_probs": final}) + "\n")
     trainer.actor_rollout_wg.destroy()  # REAL -> worker backend.destroy() -> client.shutdown()
     rec("V14 worker-side destroy (shutdown)", True, "")
+    if v1:
+        return
     trainer._realfw2_backend = backend
-
-
-from verl.trainer.main_ppo import TaskRunner  # noqa: E402  REAL
-
-
-class HarnessTaskRunner(TaskRunner):
-    def run(self, config):
-        import verl.remote_backend.trainer as rbt
-        from verl.remote_backend.base import RemoteBackendRegistry
-
-        rbt.RemoteBackendTrainer.init_workers = harness_init_workers
-        rbt.RemoteBackendTrainer.fit = harness_fit
-        real_create = RemoteBackendRegistry.create.__func__
-        made = {}
-
-        def create(cls, name, main_config):  # observe what RemoteBackendTrainer gets
-            made["backend"] = real_create(cls, name, main_config)
-            return made["backend"]
-
-        RemoteBackendRegistry.create = classmethod(create)
-        real_destroy = rbt.RemoteBackendTrainer.destroy
-
-        def destroy(trainer):
-            backend = trainer.backend
-            import warnings
-
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                real_destroy(
-                    trainer
-                )  # REAL: 61ed850f calls backend.destroy() without await, 9dfab8e5d via asyncio.run
-                import gc
-
-                gc.collect()
-            left_open = getattr(backend, "_client", None) is not None
-            never_awaited = [
-                str(w.message)[:90] for w in caught if "never awaited" in str(w.message)
-            ]
-            rec(
-                "V15 RemoteBackendTrainer.destroy() (real) shuts the driver-side client, nothing left un-awaited",
-                not left_open and not never_awaited,
-                f"client still open after destroy: {left_open}; "
-                f"warnings: {[str(w.message)[:90] for w in caught]}",
-            )
-            asyncio.run(
-                backend.destroy()
-            )  # as the merged trainer calls it; a second call is a no-op
-            rec(
-                "V16 a second destroy (through asyncio.run, as the merged trainer calls it) is a no-op",
-                True,
-                "",
-            )
-
-        rbt.RemoteBackendTrainer.destroy = destroy
-        try:
-            super().run(config)  # REAL TaskRunner.run
-            b = made.get("backend")
-            rec(
-                "V5 TaskRunner.run -> RemoteBackendTrainer -> RemoteBackendRegistry.create('cortex', config)",
-                b is not None and type(b).__name__ == "CortexBackend",
-                f"{type(b).__module__}.{type(b).__name__} (bases {[c.__module__ + '.' + c.__name__ for c in type(b).__mro__[1:3]]})"
-                if b is not None
-                else "no backend",
-            )
-        except Exception as exc:
-            rec(
-                "V5 TaskRunner.run (real) completed",
-                False,
-                "".join(traceback.format_exception(exc))[-1500:],
-            )

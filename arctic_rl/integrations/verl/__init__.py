@@ -1,21 +1,22 @@
 """verl: the `cortex` remote backend, selected through verl's plugin and Hydra group.
 
 - `VERL_USE_EXTERNAL_MODULES=arctic_rl.integrations.verl.register` loads the plugin in
-  every verl process; it registers the backend name `cortex` (the published Arctic
-  adapter, reading its Cortex settings from `config.remote_backend.cortex`).
+  every verl process; it registers the backend name `cortex` (`backend.CortexBackend`,
+  reading its Cortex settings from `config.remote_backend.cortex`) and, on verl's
+  release registry, its forwarder worker (`worker.CortexActorRolloutRefWorker`).
 - `'hydra.searchpath=[pkg://arctic_rl.integrations.verl]'` plus `remote_backend=cortex`
   (`+remote_backend=cortex` on a verl whose defaults list has no `remote_backend` entry)
-  loads `remote_backend/cortex.yaml` (the adapter's keys and a `cortex:` block).
+  loads `remote_backend/cortex.yaml` (the job's GPUs and seed, and a `cortex:` block).
 - `trainer.remote_backend=cortex` makes verl use it.
 
 verl's registry comes in two shapes, told apart by what it has (`registry_shape`):
 "merged" (verl's release branch: `register_worker` / `get_worker`, no module table) and
-"fork" (the pre-merge branch: a lazy `MODULES` name -> module table, no worker slot).
+"fork" (the pre-merge branch: a lazy `MODULES` name -> module table, no worker slot;
+its generic worker in verl core drives the backend).
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,13 +24,10 @@ from arctic_rl._config import ArcticRLClientConfig, CortexConfig, _to_plain
 from arctic_rl._errors import ConfigError
 
 __all__ = [
-    "ADAPTER",
     "BACKEND_MODULE",
     "BACKEND_NAME",
     "CONFIG_DIR",
     "GROUP_FILE",
-    "PUBLISHED_PLUGIN",
-    "PUBLISHED_WORKER",
     "RegistryShape",
     "client_config",
     "cortex_settings",
@@ -41,9 +39,6 @@ CONFIG_DIR = Path(__file__).resolve().parent
 GROUP_FILE = CONFIG_DIR / "remote_backend" / "cortex.yaml"
 BACKEND_NAME = "cortex"
 BACKEND_MODULE = "arctic_rl.integrations.verl.backend"
-ADAPTER = "arctic_platform.integrations.verl.adapter"
-PUBLISHED_PLUGIN = "arctic_platform.integrations.verl.register"
-PUBLISHED_WORKER = "arctic_platform.integrations.verl.worker"
 RegistryShape = Literal["merged", "fork", "unknown"]
 
 
@@ -58,9 +53,11 @@ def registry_shape(registry: Any) -> RegistryShape:
 
 
 def load_worker() -> type:
-    """The forwarder worker of the `cortex` backend on the merged registry: the published
-    adapter's own worker, which awaits every backend call (loaded on first lookup)."""
-    return importlib.import_module(PUBLISHED_WORKER).ArcticRLActorRolloutRefWorker  # type: ignore[no-any-return]
+    """The forwarder worker of the `cortex` backend on the merged registry (imported on
+    first lookup: it needs verl's worker machinery, which `import verl` does not load)."""
+    from arctic_rl.integrations.verl.worker import CortexActorRolloutRefWorker
+
+    return CortexActorRolloutRefWorker
 
 
 def cortex_settings(cfg: Any) -> CortexConfig:

@@ -1,89 +1,227 @@
-"""The verl remote backend `cortex`: verl's Arctic adapter with its client on Cortex.
+"""The verl remote backend `cortex`: verl's RemoteBackend, served by this package's client.
 
 verl's registry imports this module for `trainer.remote_backend=cortex` (the plugin
-`register` names it). The seam is the adapter's own client construction,
-`_initialize_client(reconnect_job_config, rl_server_state)`, which every published
-adapter has and which `CortexBackend` overrides:
+`register` names it). On the driver `from_config(cfg)` creates the Cortex job from the
+composed config (`_job.job_config`); in the forwarder worker and any rollout replica
+`from_config(cfg, handle=...)` attaches to that job from the reconnect config, which
+carries every Cortex setting but the token.
 
-- in a forwarder worker or rollout replica (a reconnect config given): this package's
-  factory serves the pickled reconnect config, which carries every Cortex setting but
-  the token;
-- on the driver: the adapter builds its config as usual (model, optimizer, DeepSpeed and
-  vLLM settings) and hands it to whatever it constructs clients with; for that one call
-  those names (`create_arctic_rl_client` of adapters that import a factory, whether from
-  `arctic_platform.rl` or `arctic_platform.client`, and `AsyncArcticRLClient` of those
-  that construct the client class) are this package's factory, which serves the
-  adapter's on-prem config (flat `backend="local"`, or nested `OnPremConfig`) from Cortex
-  with the settings in `config.remote_backend.cortex`.
+The compute calls take verl's TensorDict (see `_batches` for the shapes) and answer in
+the shapes verl's forwarder workers read: `compute_log_prob` gives `{model_output:
+{log_probs, entropy?}, metrics}` with dense `[B, P + R]` answers, `update_actor` gives
+`{loss, metrics, global_token_num}` after one `fwd_bwd` + `step` per PPO mini-batch and
+epoch, as verl's own actor updates. Checkpoints go through the client's resume API: the
+identity of each Cortex checkpoint sits in the folder verl chose.
 
-The clients built here read per-token inputs in verl's layout: the adapter left-pads
-verl's response-aligned tensors to full width, which is the contract's layout already.
-
-verl's two registry shapes drive the backend differently. The merged one (and its
-published forwarder worker) awaits every call. The fork-era generic worker calls
+verl's two registry shapes drive the backend differently. The merged one (and this
+package's forwarder worker) awaits every call. The fork-era generic worker calls
 `compute_log_prob`, `update_actor`, `save_checkpoint` and `destroy` without `await`, and
-its trainer calls `destroy` the same way; there those four run to completion (the
-adapter defines them `async`) and return their value in a form that may also be awaited,
-for a worker that does.
+its trainer calls `destroy` the same way; there those four run to completion and return
+their value in a form that may also be awaited.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
-from collections.abc import Callable, Coroutine, Generator, Iterator
-from contextlib import contextmanager
-from types import ModuleType
+from collections.abc import Callable, Coroutine, Generator, Mapping
 from typing import Any, TypeVar
 
-from verl.remote_backend.base import RemoteBackendRegistry
+import numpy as np
+from verl.remote_backend.base import RemoteBackend, RemoteBackendRegistry
 
-from arctic_rl import _pth_hook
-from arctic_rl._errors import BackendNotAvailableError
 from arctic_rl._io_loop import IOLoop
-from arctic_rl._shim import create_arctic_rl_client, route_on_prem_to_cortex
-from arctic_rl.integrations._layout import VERL
-from arctic_rl.integrations.verl import ADAPTER, BACKEND_NAME, cortex_settings, registry_shape
+from arctic_rl._shim import create_arctic_rl_client
+from arctic_rl.integrations.verl import BACKEND_NAME, registry_shape
+from arctic_rl.integrations.verl._batches import dense_rows, left_padded, lengths
+from arctic_rl.integrations.verl._job import job_config, optimizer_steps_per_trainer_step
 
 __all__ = ["CortexBackend"]
 
 T = TypeVar("T")
-# What published adapters construct their client with, by the name they import it under.
-_CONSTRUCTORS = ("create_arctic_rl_client", "AsyncArcticRLClient")
-
-_pth_hook.install()
-try:
-    _adapter = importlib.import_module(ADAPTER)
-except ImportError as exc:
-    raise BackendNotAvailableError(
-        f"the verl backend {BACKEND_NAME!r} runs verl's Arctic adapter, which ships in "
-        f"arctic-platform (install it with its verl extra): {exc}"
-    ) from exc
+_LOG_PROB_POST = {"post": ["compute_entropy_and_logprobs"], "loss_fn": None}
+_TRAIN_POST = {
+    "post": ["apply_temperature", "compute_entropy_and_logprobs"],
+    "loss_fn": "verl_grpo",
+}
+# Response-aligned per-token inputs of an update, sent token-aligned at full width.
+_PER_TOKEN = ("old_log_probs", "advantages", "response_mask", "ref_log_prob")
+_SAMPLING_DEFAULTS = {"temperature": 0.0, "top_p": 1.0, "top_k": 0, "max_tokens": 1024}
 
 
-def _cortex_factory(config: Any, *_args: Any, **_kwargs: Any) -> Any:
-    """Stands for the adapter's client constructor on the driver: the on-prem config it
-    built is served from Cortex (the routing `from_config` set)."""
-    return create_arctic_rl_client(config)
-
-
-@contextmanager
-def _constructs_cortex_clients(module: ModuleType) -> Iterator[None]:
-    """For the duration: the adapter module's client constructors are this factory."""
-    names = [n for n in _CONSTRUCTORS if hasattr(module, n)]
-    if not names:
-        raise BackendNotAvailableError(
-            f"{module.__name__} constructs its client with none of {_CONSTRUCTORS}: this "
-            f"version of the Arctic adapter is not supported by the {BACKEND_NAME!r} backend"
-        )
-    saved = {n: getattr(module, n) for n in names}
+def _get(data: Any, key: str, default: Any = None) -> Any:
+    """A field of verl's TensorDict, or `default`: indexing (unlike `get`) gives a
+    non-tensor field's value, not its `NonTensorData` wrapper."""
     try:
-        for name in names:
-            setattr(module, name, _cortex_factory)
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(module, name, value)
+        return data[key]
+    except KeyError:
+        return default
+
+
+class _CortexBackend(RemoteBackend):
+    """verl's RemoteBackend on a Cortex job (see the module doc)."""
+
+    def __init__(self, config: Any, client: Any) -> None:
+        self.config = config
+        self._client: Any = client
+
+    @classmethod
+    def from_config(cls, main_config: Any, *, handle: dict[str, Any] | None = None) -> Any:
+        if handle is None:
+            return cls(main_config, create_arctic_rl_client(job_config(main_config)))
+        return cls(main_config, create_arctic_rl_client(handle["rl_client_reconnect_config"]))
+
+    def reconnect_handle(self) -> dict[str, Any]:
+        """The reconnect config; Cortex runs no on-prem server, so no server state."""
+        reconnect = self._client.reconnect_config()
+        return {"rl_client_reconnect_config": reconnect, "rl_server_state": None}
+
+    def requires_single_forwarder(self) -> bool:
+        """Cortex runs the whole batch: one forwarder, or every call would repeat."""
+        return True
+
+    @property
+    def client(self) -> Any:
+        """The legacy client this backend calls (None once destroyed)."""
+        return self._client
+
+    # -- compute ------------------------------------------------------------------------
+
+    def _meta(self, data: Any, rollout_n: int, entropy: bool, pad: int) -> dict[str, Any]:
+        _, _, width_p, width_r = lengths(data)
+        return {
+            "rollout_n": rollout_n,
+            "max_prompt_len": width_p,
+            "max_response_len": width_r,
+            "temperature": _get(data, "temperature"),
+            "calculate_entropy": entropy,
+            "pad_token_id": pad,
+        }
+
+    async def compute_log_prob(
+        self,
+        data: Any,
+        *,
+        ref: bool,
+        calculate_entropy: bool,
+        rollout_n: int,
+        temperature: Any = None,
+        pad_token_id: int,
+    ) -> dict[str, Any]:
+        batch = {
+            "input_ids": dense_rows(data, "input_ids", pad_token_id),
+            "attention_mask": data["attention_mask"],
+            "prompts": data["prompts"],
+        }
+        payload = {
+            "batch": batch,
+            "meta": self._meta(data, rollout_n, calculate_entropy, pad_token_id),
+            "processing": dict(_LOG_PROB_POST),
+        }
+        answer = await self._client.fwd_no_grad(payload, reference_model=ref)
+        output = {"log_probs": answer["batch"]["logprobs"]}
+        if calculate_entropy and "entropy" in answer["batch"]:
+            output["entropy"] = answer["batch"]["entropy"]
+        return {"model_output": output, "metrics": dict(answer.get("metrics", {}))}
+
+    async def update_actor(
+        self,
+        data: Any,
+        *,
+        actor_config: Any,
+        pad_token_id: int,
+        rollout_n: int,
+        temperature: Any = None,
+    ) -> dict[str, Any]:
+        input_ids = dense_rows(data, "input_ids", pad_token_id)
+        width = input_ids.shape[1]
+        batch = {"input_ids": input_ids, "attention_mask": data["attention_mask"]}
+        for name in _PER_TOKEN:
+            value = _get(data, name)
+            if value is not None and (name != "ref_log_prob" or _flag(actor_config, "use_kl_loss")):
+                batch[name] = left_padded(value, width)
+        batch["loss_mask"] = batch["response_mask"]
+        meta = self._meta(data, rollout_n, _flag(actor_config, "calculate_entropy"), pad_token_id)
+        meta["actor_config"] = _plain_fields(actor_config)
+        meta["policy_loss_config"] = _plain_fields(getattr(actor_config, "policy_loss", None))
+        mini_batch = int(self.config.actor_rollout_ref.actor.ppo_mini_batch_size)
+        meta["global_batch_size"] = mini_batch * rollout_n
+        weights = _get(data, "rollout_is_weights")
+        chunks = optimizer_steps_per_trainer_step(self.config) // int(
+            self.config.actor_rollout_ref.actor.ppo_epochs
+        )
+        rows = input_ids.shape[0] // chunks
+        if rows * chunks != input_ids.shape[0]:
+            raise ValueError(f"{input_ids.shape[0]} rows do not split into {chunks} mini-batches")
+        losses: list[float] = []
+        gathered: dict[str, list[Any]] = {}
+        for _epoch in range(int(self.config.actor_rollout_ref.actor.ppo_epochs)):
+            for lo in range(0, input_ids.shape[0], rows):
+                part = {k: v[lo : lo + rows] for k, v in batch.items()}
+                part_meta = dict(meta, batch_num_tokens=part["response_mask"].sum())
+                part_meta["rollout_is_weights"] = (
+                    None if weights is None else weights[lo : lo + rows]
+                )
+                metrics = await self._train_step({"batch": part, "meta": part_meta})
+                losses.append(metrics.pop("loss"))
+                for key, value in metrics.items():
+                    gathered.setdefault(key, []).append(value)
+        last_lr = gathered.pop("last_lr", None)
+        reduced: dict[str, Any] = {k: float(np.mean(v)) for k, v in gathered.items()}
+        if last_lr is not None:
+            reduced["lr"] = last_lr[-1]
+        tokens = [int(n) for n in data["input_ids"].offsets().diff().tolist()]
+        return {"loss": float(np.mean(losses)), "metrics": reduced, "global_token_num": tokens}
+
+    async def _train_step(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """One optimizer step: forward-backward on a mini-batch, then step; their metrics."""
+        payload["processing"] = dict(_TRAIN_POST)
+        forward = await self._client.fwd_bwd(payload)
+        stepped = await self._client.step()
+        return {**stepped["metrics"], **forward["metrics"]}
+
+    async def generate(
+        self, prompt_ids: list[int], sampling_params: Mapping[str, Any], routing_key: Any = None
+    ) -> list[Any]:
+        """What a rollout replica asks for one prompt (token ids)."""
+        params = {**_SAMPLING_DEFAULTS, **dict(sampling_params)}
+        return await self._client.generate(prompts=[list(prompt_ids)], sampling_params=params)  # type: ignore[no-any-return]
+
+    # -- weights, checkpoints, lifecycle ---------------------------------------------------
+
+    async def update_weights(self) -> dict[str, Any]:
+        return await self._client.sync_weights()  # type: ignore[no-any-return]
+
+    async def save_checkpoint(
+        self, folder: str | None = None, *, global_step: int | None = None
+    ) -> dict[str, Any]:
+        """A resumable Cortex checkpoint; with a folder, its identity is written there."""
+        return await self._client.save_checkpoint(folder, global_step=global_step)  # type: ignore[no-any-return]
+
+    async def load_checkpoint(self, folder: str) -> dict[str, Any]:
+        """Restore the Cortex checkpoint whose identity `folder` holds."""
+        return await self._client.load_checkpoint(folder)  # type: ignore[no-any-return]
+
+    async def delete_checkpoint(self, folder: str) -> None:
+        await self._client.delete_checkpoint(folder)
+
+    async def destroy(self) -> None:
+        """Idempotent: verl may call it on several paths."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.shutdown()
+
+
+def _flag(config: Any, name: str) -> bool:
+    value = config.get(name) if isinstance(config, Mapping) else getattr(config, name, False)
+    return bool(value)
+
+
+def _plain_fields(obj: Any) -> dict[str, Any]:
+    """An actor or loss config's scalar fields, for the request's metadata."""
+    if obj is None:
+        return {}
+    fields = obj if isinstance(obj, Mapping) else vars(obj)
+    return {k: v for k, v in fields.items() if isinstance(v, str | int | float | bool | type(None))}
 
 
 @functools.cache
@@ -91,36 +229,6 @@ def _settling_loop() -> IOLoop:
     """One loop for every settled call, which may come from inside a running loop: started
     once, not a loop (and a thread) per call."""
     return IOLoop("arctic-rl-settle")
-
-
-def _settle(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion from sync code, even inside a running event loop."""
-    return _settling_loop().run(coro)
-
-
-class _CortexClient:
-    """The client seam (see the module doc); first in the bases, before the adapter."""
-
-    @classmethod
-    def from_config(cls, main_config: Any, *, handle: dict[str, Any] | None = None) -> Any:
-        route_on_prem_to_cortex(cortex_settings(main_config), layout=VERL.name)
-        return super().from_config(main_config, handle=handle)  # type: ignore[misc]
-
-    def _initialize_client(
-        self, reconnect_job_config: Any = None, rl_server_state: Any = None
-    ) -> Any:
-        if reconnect_job_config is not None:
-            return create_arctic_rl_client(reconnect_job_config, rl_server_state)
-        with _constructs_cortex_clients(_adapter):
-            return super()._initialize_client(None, None)  # type: ignore[misc]
-
-    def reconnect_handle(self) -> dict[str, Any]:
-        """What workers pass back to `from_config`: the reconnect config; Cortex runs no
-        on-prem server, so there is no server state to share."""
-        return {
-            "rl_client_reconnect_config": self._client.reconnect_config(),  # type: ignore[attr-defined]
-            "rl_server_state": None,
-        }
 
 
 class _Answer(dict[str, Any]):
@@ -154,11 +262,12 @@ class _Settled(Coroutine[Any, Any, T]):
 
 def _settled(name: str) -> Callable[..., Any]:
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        value = _settle(getattr(super(_ForkEraCalls, self), name)(*args, **kwargs))
+        coro = getattr(_CortexBackend, name)(self, *args, **kwargs)
+        value = _settling_loop().run(coro)
         return _Answer(value) if isinstance(value, dict) else _Settled(value)
 
     call.__name__ = name
-    call.__doc__ = f"The adapter's async {name}, run to completion (awaiting is optional)."
+    call.__doc__ = f"The backend's async {name}, run to completion (awaiting is optional)."
     return call
 
 
@@ -171,14 +280,13 @@ class _ForkEraCalls:
     destroy = _settled("destroy")
 
 
-_FORK_ERA = registry_shape(RemoteBackendRegistry) == "fork"
 _BASES: tuple[type, ...] = (
-    (_CortexClient, _ForkEraCalls, _adapter.ArcticRLClientWrapper)
-    if _FORK_ERA
-    else (_CortexClient, _adapter.ArcticRLClientWrapper)
+    (_ForkEraCalls, _CortexBackend)
+    if registry_shape(RemoteBackendRegistry) == "fork"
+    else (_CortexBackend,)
 )
 
 
 @RemoteBackendRegistry.register(BACKEND_NAME)
 class CortexBackend(*_BASES):  # type: ignore[misc]
-    """verl's Arctic adapter with its client served from Cortex."""
+    """verl's remote backend on Cortex."""

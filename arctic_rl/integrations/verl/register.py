@@ -4,14 +4,11 @@ Load it with `VERL_USE_EXTERNAL_MODULES=arctic_rl.integrations.verl.register` (v
 imports the listed modules whenever it is imported, so nothing here may break `import
 verl`: every failure is logged, never raised). In order, it
 
-1. answers `arctic_platform.rl` from this package (the adapter imports from there);
-2. loads the published Arctic plugin when installed, for its rollout replica `arctic`
-   (one built for another verl raises on import, AttributeError included; logged);
-3. registers `cortex` the way this verl's registry asks (see `registry_shape`):
+1. registers `cortex` the way this verl's registry asks (see `registry_shape`):
    merged: the backend class is imported now (that registry has no lazy table) and, once
-   it loaded, the published forwarder worker is named lazily through `register_worker`; fork: the
-   backend module goes into the lazy `MODULES` table (imported on first use);
-4. logs once, at INFO on the `arctic_rl` logger, what it chose.
+   it loaded, this package's forwarder worker is named lazily through `register_worker`;
+   fork: the backend module goes into the lazy `MODULES` table (imported on first use);
+2. logs once, at INFO on the `arctic_rl` logger, what it chose.
 """
 
 from __future__ import annotations
@@ -26,14 +23,7 @@ if importlib.util.find_spec("verl") is None:  # loaded by hand, without verl
         "VERL_USE_EXTERNAL_MODULES=arctic_rl.integrations.verl.register for verl to load it"
     )
 
-from arctic_rl import _pth_hook
-from arctic_rl.integrations.verl import (
-    BACKEND_MODULE,
-    BACKEND_NAME,
-    PUBLISHED_PLUGIN,
-    load_worker,
-    registry_shape,
-)
+from arctic_rl.integrations.verl import BACKEND_MODULE, BACKEND_NAME, load_worker, registry_shape
 
 __all__: list[str] = []
 
@@ -44,7 +34,7 @@ def _try_import(name: str) -> str | None:
     """Import a module; the error it raised, as text, or None when it loaded."""
     try:
         importlib.import_module(name)
-    except Exception as exc:  # any error: a plugin for another verl raises AttributeError
+    except Exception as exc:  # any error: a backend built for another verl may raise anything
         return f"{type(exc).__name__}: {exc}"
     return None
 
@@ -82,14 +72,7 @@ def _load() -> None:
     except ImportError as exc:
         log.warning("arctic_rl: this verl has no remote backends (%s); nothing registered", exc)
         return
-    _pth_hook.install()
-    published = _try_import(PUBLISHED_PLUGIN)
-    chose = _register(RemoteBackendRegistry)
-    log.info(
-        "arctic_rl: verl plugin: %s; published Arctic plugin %s",
-        chose,
-        "loaded" if published is None else f"not loaded ({published})",
-    )
+    log.info("arctic_rl: verl plugin: %s", _register(RemoteBackendRegistry))
 
 
 _load()

@@ -4,7 +4,8 @@
     python verl_plugin_probe.py drive BASE_URL PAT_ENV
 
 `import`: `import verl` (its bootstrap loads the plugins in VERL_USE_EXTERNAL_MODULES) with
-the `arctic_rl` log captured, then what the registry holds. `drive`: the backend built on
+the `arctic_rl` log captured, then what the registry holds and whether anything of the
+published `arctic_platform` package was imported. `drive`: the backend built on
 the driver from the composed config, re-attached as a worker would, then the calls each
 verl interface makes: the pre-merge worker (a registry with `MODULES`) calls from inside
 its event loop without `await` and its trainer destroys without `await`; the merged
@@ -22,8 +23,10 @@ import warnings
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
+from verl_replay import verl_batch
 
 PROMPTS, COMPLETIONS = [[104, 105], [111]], [[33], [107, 33]]
+LOG_PROB = {"ref": False, "calculate_entropy": True, "rollout_n": 1, "pad_token_id": 0}
 
 
 class _Collect(logging.Handler):
@@ -62,7 +65,8 @@ def probe_import() -> dict[str, Any]:
     out["backends"] = sorted(registry._backends)  # after the lookup (it may import)
     if hasattr(registry, "get_worker"):
         worker = registry.get_worker("cortex")
-        out["worker"] = None if worker is None else worker.__name__
+        out["worker"] = None if worker is None else f"{worker.__module__}.{worker.__name__}"
+    out["published_imported"] = sorted(m for m in sys.modules if m.startswith("arctic_platform"))
     return out
 
 
@@ -71,7 +75,15 @@ def compose(base_url: str, pat_env: str) -> DictConfig:
 
     cfg = OmegaConf.create(
         {
-            "actor_rollout_ref": {"model": {"path": "tiny-byte-lm"}, "rollout": {"n": 2}},
+            "actor_rollout_ref": {
+                "model": {"path": "tiny-byte-lm"},
+                "rollout": {"n": 2},
+                "actor": {
+                    "ppo_mini_batch_size": 2,
+                    "ppo_epochs": 1,
+                    "optim": {"lr": 0.01, "weight_decay": 0.0, "betas": [0.9, 0.999]},
+                },
+            },
             "data": {"train_batch_size": 2, "max_prompt_length": 8, "max_response_length": 4},
             "trainer": {"remote_backend": "cortex", "default_local_dir": "ckpt"},
             "remote_backend": OmegaConf.load(GROUP_FILE),
@@ -92,17 +104,25 @@ def compose(base_url: str, pat_env: str) -> DictConfig:
 
 async def _fork_worker_calls(worker: Any) -> dict[str, Any]:
     """Inside a running loop, as the pre-merge generic worker's async methods call them."""
-    answer = worker.compute_log_prob(PROMPTS, COMPLETIONS)
+    answer = worker.compute_log_prob(verl_batch(PROMPTS, COMPLETIONS), **LOG_PROB)
     await worker.update_weights()
     saved = worker.save_checkpoint()
-    return {"answer": sorted(answer), "answer_type": type(answer).__name__, "saved": dict(saved)}
+    return {
+        "answer": sorted(answer["model_output"]),
+        "answer_type": type(answer).__name__,
+        "saved": dict(saved),
+    }
 
 
 async def _merged_worker_calls(worker: Any) -> dict[str, Any]:
-    answer = await worker.compute_log_prob(PROMPTS, COMPLETIONS)
+    answer = await worker.compute_log_prob(verl_batch(PROMPTS, COMPLETIONS), **LOG_PROB)
     await worker.update_weights()
     saved = await worker.save_checkpoint()
-    return {"answer": sorted(answer), "answer_type": type(answer).__name__, "saved": dict(saved)}
+    return {
+        "answer": sorted(answer["model_output"]),
+        "answer_type": type(answer).__name__,
+        "saved": dict(saved),
+    }
 
 
 def probe_drive(base_url: str, pat_env: str) -> dict[str, Any]:

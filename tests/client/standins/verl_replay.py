@@ -1,21 +1,22 @@
-"""verl on Cortex, replayed: a driver, then a separate worker process, as verl runs them.
+"""verl on Cortex through the fork-era build, replayed: a driver, then a separate worker
+process, as verl runs them.
 
     python verl_replay.py OUT_DIR remote_backend.cortex.base_url=... [more overrides]
 
 Both processes import verl first (the stand-in bootstrap loads the plugins named in
-VERL_USE_EXTERNAL_MODULES, here `arctic_rl.integrations.verl.register`), then load the
-adapter replay under the published adapter's module name. The driver composes the
-config as Hydra would for `remote_backend=cortex` (the group file, flat, plus the
-overrides), resolves `trainer.remote_backend` through verl's registry and passes the
-reconnect handle to the worker. The worker re-attaches twice, as verl's forwarder worker
-(through the registry) and as its rollout replica (through the adapter class itself),
-trains, and checks `make_njt`'s slicing of the first answer against the log-probs route.
+VERL_USE_EXTERNAL_MODULES, here `arctic_rl.integrations.verl.register`). The driver
+composes the config as Hydra would for `remote_backend=cortex` (the group file, flat,
+plus the overrides), resolves `trainer.remote_backend` through verl's registry and passes
+the reconnect handle to the worker. The worker re-attaches twice, as verl's generic
+forwarder worker and as a rollout replica (both through the registry), makes the calls
+that worker makes (from inside its event loop, `compute_log_prob` and `update_actor`
+without `await`), and checks `make_njt`'s slicing of the first answer against the
+log-probs route.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
 import pickle
@@ -28,22 +29,9 @@ import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-HERE = Path(__file__).resolve().parent
-ADAPTER = "arctic_platform.integrations.verl.adapter"
 PROMPTS = ("Say it: ", "Again: ")
 TARGET = ord("a")
 PAD = 0
-
-
-def load_adapter() -> Any:
-    import verl  # noqa: F401  (the bootstrap loads the plugins first, as in verl)
-
-    spec = importlib.util.spec_from_file_location(ADAPTER, HERE / "verl_adapter.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[ADAPTER] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def compose(overrides: list[str]) -> DictConfig:
@@ -56,6 +44,9 @@ def compose(overrides: list[str]) -> DictConfig:
                 "actor": {
                     "use_kl_loss": False,
                     "ppo_mini_batch_size": 2,
+                    "ppo_epochs": 1,
+                    "clip_ratio": 0.2,
+                    "loss_agg_mode": "token-mean",
                     "optim": {
                         "lr": 0.03,
                         "weight_decay": 0.0,
@@ -155,12 +146,13 @@ async def njt_check(worker: Any, data: dict[str, Any], answer: torch.Tensor) -> 
 
 
 async def train(cfg: DictConfig, handle: dict[str, Any], iterations: int) -> dict[str, Any]:
-    adapter = load_adapter()
+    import verl  # noqa: F401  (the bootstrap loads the plugins first, as in verl)
     from verl.remote_backend.base import RemoteBackendRegistry
     from verl.remote_backend.worker_utils import make_njt
 
-    worker = RemoteBackendRegistry.get(cfg.trainer.remote_backend).from_config(cfg, handle=handle)
-    replica = adapter.ArcticRLClientWrapper.from_config(cfg, handle=handle)
+    backend_cls = RemoteBackendRegistry.get(cfg.trainer.remote_backend)
+    worker = backend_cls.from_config(cfg, handle=handle)
+    replica = backend_cls.from_config(cfg, handle=handle)
     n = cfg.actor_rollout_ref.rollout.n
     report: dict[str, Any] = {"rewards": [], "metrics": []}
     for step in range(iterations):
@@ -172,14 +164,14 @@ async def train(cfg: DictConfig, handle: dict[str, Any], iterations: int) -> dic
             [sum(t == TARGET for t in r) / sampling["max_tokens"] for r in responses]
         )
         data = verl_batch(prompts, responses)
-        actor = await worker.compute_log_prob(
+        actor = worker.compute_log_prob(
             data, ref=False, calculate_entropy=True, rollout_n=n, temperature=1.0, pad_token_id=PAD
         )
         log_probs = make_njt(data, actor["model_output"]["log_probs"])
         entropy = make_njt(data, actor["model_output"]["entropy"])
         use_kl_loss = bool(cfg.actor_rollout_ref.actor.use_kl_loss)
         if use_kl_loss:  # verl computes the reference only when something reads it
-            ref = await worker.compute_log_prob(
+            ref = worker.compute_log_prob(
                 data, ref=True, calculate_entropy=False, rollout_n=n, temperature=1.0,
                 pad_token_id=PAD,
             )  # fmt: skip
@@ -205,19 +197,20 @@ async def train(cfg: DictConfig, handle: dict[str, Any], iterations: int) -> dic
             "kl_loss_coef": 0.001,
             "loss_agg_mode": "token-mean",
         }
-        result = await worker.update_actor(
+        result = worker.update_actor(
             data, actor_config=actor_config, pad_token_id=PAD, rollout_n=n, temperature=1.0
         )
         report["metrics"].append(result["metrics"])
         await worker.update_weights()
         report["rewards"].append(float(rewards.mean()))
-    await worker.destroy()
+    worker.save_checkpoint()
+    worker.destroy()  # the generic worker's destroy: no await
     await replica.destroy()
     return report
 
 
 def driver(out: Path, overrides: list[str]) -> None:
-    load_adapter()
+    import verl  # noqa: F401
     from verl.remote_backend.base import RemoteBackendRegistry
 
     cfg = compose(overrides)
@@ -225,7 +218,7 @@ def driver(out: Path, overrides: list[str]) -> None:
     handoff = out / "handle.pickle"
     handoff.write_bytes(pickle.dumps((OmegaConf.to_container(cfg), backend.reconnect_handle())))
     subprocess.run([sys.executable, __file__, "--worker", str(out)], check=True)
-    asyncio.run(backend.destroy())
+    backend.destroy()  # the fork-era trainer's destroy: no await
 
 
 def worker(out: Path) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 import torch
 from omegaconf import DictConfig, OmegaConf
-from verl_replay import PAD, PROMPTS, TARGET, compose, load_adapter, response_part, verl_batch
+from verl_replay import PAD, PROMPTS, TARGET, compose, response_part, verl_batch
 
 SAVE_FREQ = 2
 KEEP = int(os.environ.get("ARCTIC_REPLAY_KEEP", "2"))
@@ -72,11 +72,12 @@ async def step(worker: Any, replica: Any, cfg: DictConfig) -> dict[str, Any]:
 
 
 async def fit(cfg: DictConfig, handle: dict[str, Any], steps: int, out: Path) -> None:
-    adapter = load_adapter()
+    import verl  # noqa: F401  (the bootstrap loads the plugin)
     from verl.remote_backend.base import RemoteBackendRegistry
 
-    worker = RemoteBackendRegistry.get(cfg.trainer.remote_backend).from_config(cfg, handle=handle)
-    replica = adapter.ArcticRLClientWrapper.from_config(cfg, handle=handle)
+    backend_cls = RemoteBackendRegistry.get(cfg.trainer.remote_backend)
+    worker = backend_cls.from_config(cfg, handle=handle)
+    replica = backend_cls.from_config(cfg, handle=handle)
     client = worker._client  # the legacy client under verl's worker
     root = Path(cfg.trainer.default_local_dir)
     done = int((root / LATEST).read_text()) if (root / LATEST).exists() else 0
@@ -102,7 +103,7 @@ async def fit(cfg: DictConfig, handle: dict[str, Any], steps: int, out: Path) ->
 
 
 def driver(out: Path, overrides: list[str]) -> None:
-    load_adapter()
+    import verl  # noqa: F401
     from verl.remote_backend.base import RemoteBackendRegistry
 
     cfg = compose(overrides)

@@ -1,5 +1,5 @@
 """Stand-in for the published verl adapter's client handling (0.1.4 and the current
-sources; `verl_adapter.py` replays the payloads). `_initialize_client` builds a nested
+sources). `_initialize_client` builds a nested
 on-prem config from the verl config and constructs the client with the class (0.1.4) or
 the factory (current): `ARCTIC_STANDIN_CONSTRUCTS=class|factory` picks which. The calls
 are `async`; `reconnect_handle` reads the client's `transport`, as both do."""
