@@ -72,12 +72,20 @@ def live_mock_factory(
 
 
 @pytest.fixture
-def live_mock(live_mock_factory: Callable[..., LiveMock]) -> LiveMock:
-    """A running canned-backend mock."""
-    return live_mock_factory("canned")
+def mock_service() -> str:
+    """Which service `live_mock` and `live_reference_mock` play: today's, the mock's
+    default. A folder whose tests exercise the contract's proposals overrides this
+    fixture with ``"proposed"``."""
+    return "today"
 
 
 @pytest.fixture
-def live_reference_mock(live_mock_factory: Callable[..., LiveMock]) -> LiveMock:
+def live_mock(live_mock_factory: Callable[..., LiveMock], mock_service: str) -> LiveMock:
+    """A running canned-backend mock."""
+    return live_mock_factory("canned", service=mock_service)
+
+
+@pytest.fixture
+def live_reference_mock(live_mock_factory: Callable[..., LiveMock], mock_service: str) -> LiveMock:
     """A running reference-backend mock (tiny torch LM that really trains)."""
-    return live_mock_factory("reference")
+    return live_mock_factory("reference", service=mock_service)

@@ -31,17 +31,11 @@ def _no_routing() -> Iterator[None]:
 
 
 @pytest.fixture
-def live_mock(live_mock_factory: Any) -> Any:
-    """A canned mock serving the contract's proposals: what these tests were written
-    against (today's service, the mock's default, has its own: test_today_service.py and
-    the replays in test_integrations.py)."""
-    return live_mock_factory("canned", service="proposed")
-
-
-@pytest.fixture
-def live_reference_mock(live_mock_factory: Any) -> Any:
-    """A reference-backend mock serving the contract's proposals (see `live_mock`)."""
-    return live_mock_factory("reference", service="proposed")
+def mock_service() -> str:
+    """These tests were written against the contract's proposals; today's service (the
+    mock's default) has its own: test_today_service.py and the replays in
+    test_integrations.py."""
+    return "proposed"
 
 
 @pytest.fixture
