@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from arctic_rl._batch_checks import is_policy_loss
 from arctic_rl._errors import UnexpectedAnswerError
 from arctic_rl._loss_settings import Notes, check_temperature, first, grpo_config, refuse
+from arctic_rl._results import as_tensor
 
 if TYPE_CHECKING:
     import torch
@@ -84,10 +85,11 @@ class RowPlan:
         """An answer column put back where the caller's token was; padding zero."""
         import torch
 
-        value = torch.as_tensor(aligned)
-        if value.dim() != 2 or tuple(value.shape) != tuple(self.order.shape):
+        value = as_tensor(aligned)
+        shape = list(value.shape) if isinstance(value, torch.Tensor) else "ragged"
+        if shape != list(self.order.shape):
             raise UnexpectedAnswerError(
-                f"the service answered {name} of shape {list(value.shape)} for a batch of "
+                f"the service answered {name} of shape {shape} for a batch of "
                 f"{list(self.order.shape)} sent: it cannot be put back in the caller's layout"
             )
         out = torch.zeros_like(value).scatter(1, self.order.to(value.device), value)

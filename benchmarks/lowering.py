@@ -92,7 +92,6 @@ async def iteration(client: Any, batch: dict[str, Any]) -> float:
 def lowering_seconds(batch: dict[str, Any]) -> float:
     """The client's own lowering work for one iteration, alone: both requests lowered, the
     forward's frames encoded as base64 JSON, both answers put back (a made-up answer)."""
-    import json
 
     import torch
 
@@ -106,7 +105,7 @@ def lowering_seconds(batch: dict[str, Any]) -> float:
     model = {k: batch[k] for k in ("input_ids", "attention_mask", "position_ids")}
     forward = lower_forward(forward_request({"batch": model}), min_rows=TRAINING_GPUS, notes=notes)
     for frame in row_parts(forward.body, min_rows=TRAINING_GPUS):
-        json.dumps(envelope(frame, None))
+        envelope(frame, None)
     answer = {"logprobs": torch.zeros(SHAPE)}
     old = answered(forward, answer, notes)["logprobs"]
     request = {"batch": {**batch, "old_log_probs": old}, "processing": {"loss_fn": "verl_grpo"}}
