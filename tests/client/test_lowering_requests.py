@@ -94,8 +94,8 @@ def test_forward_answers_are_read_in_every_shape_today_gives() -> None:
 )
 def test_forward_backward_log_probs_are_put_back_from_every_form(form) -> None:
     mask = torch.tensor([[0, 1, 1, 1], [0, 0, 1, 1]])
-    lowered = lower_forward(forward_request({"batch": {"input_ids": mask * 5, "attention_mask": mask}}),
-                            min_rows=1, notes=Notes())  # fmt: skip
+    request = forward_request({"batch": {"input_ids": mask * 5, "attention_mask": mask}})
+    lowered = lower_forward(request, min_rows=1, notes=Notes())
     aligned = torch.tensor([[-0.5, -0.25, -0.125, 0.0], [-1.5, -2.5, 0.0, 0.0]])
     out = answered(lowered, {"logprobs": form(aligned)}, Notes())["logprobs"]
     assert torch.equal(out, torch.tensor([[0.0, -0.5, -0.25, -0.125], [0.0, 0.0, -1.5, -2.5]]))
@@ -105,8 +105,8 @@ def test_forward_backward_log_probs_are_put_back_from_every_form(form) -> None:
 
 def test_ragged_log_probs_are_an_unexpected_answer() -> None:
     mask = torch.ones(2, 3, dtype=torch.long)
-    lowered = lower_forward(forward_request({"batch": {"input_ids": mask, "attention_mask": mask}}),
-                            min_rows=1, notes=Notes())  # fmt: skip
+    request = forward_request({"batch": {"input_ids": mask, "attention_mask": mask}})
+    lowered = lower_forward(request, min_rows=1, notes=Notes())
     with pytest.raises(UnexpectedAnswerError, match="ragged"):
         answered(lowered, {"logprobs": [[0.0, 1.0, 2.0], [0.0]]}, Notes())
 
