@@ -193,9 +193,9 @@ def _check_sampling_params(value: Mapping[str, Any]) -> None:
 
 def _training_answer(result: dict[str, Any]) -> dict[str, Any]:
     """Log-probs as nested lists under ``post_process_outputs`` (rectangular, full width):
-    a list of rows, each row's values binary in the result frame (written as JSON numbers,
-    262 144 of them take the service a second to write and the client as long to read; a
-    client reads both forms). No entropy; none of the proposed metrics (grpo's own, such
+    a list of rows, each row's values binary in the result frame (as JSON numbers, a
+    SkyRL-sized batch's cost the service and the client a few hundred milliseconds each;
+    a client reads both forms). No entropy; none of the proposed metrics (grpo's own, such
     as ``importance_weight`` and ``clip_ratio``, stay)."""
     outputs = result.get("post_process_outputs") or {}
     shaped: dict[str, Any] = {}
