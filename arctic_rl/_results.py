@@ -17,22 +17,37 @@ __all__ = ["as_tensor", "normalize_forward", "normalize_generate", "normalize_st
 
 
 def as_tensor(value: Any) -> Any:
-    """A tensor of an answer's value: as it came, stacked from a list of row tensors (how
-    a frame carries nested lists cheaply), or built from nested lists of numbers in one
-    call; ragged lists stay lists rather than failing the call."""
+    """A tensor of an answer's value: as it came, or built from nested lists of numbers
+    (today's forward-backward log-probs) in one pass; ragged lists stay lists rather than
+    failing the call."""
     import torch
 
     if isinstance(value, torch.Tensor):
         return value
-    if isinstance(value, list | tuple) and value and isinstance(value[0], torch.Tensor):
-        try:
-            return torch.stack(list(value))
-        except (TypeError, RuntimeError):
-            return value
+    if isinstance(value, list):
+        numbers = _numbers(value)
+        if numbers is not None:
+            return numbers
     try:
         return torch.as_tensor(value)
     except (TypeError, ValueError, RuntimeError):
         return value
+
+
+def _numbers(value: list[Any]) -> Any:
+    """Nested lists of numbers as torch builds them (floats in its default dtype), through
+    numpy: one C pass, several times faster than torch's own; None for anything else."""
+    import numpy as np
+    import torch
+
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    if array.dtype.kind not in "bif":
+        return None
+    tensor = torch.from_numpy(array)
+    return tensor.to(torch.get_default_dtype()) if array.dtype.kind == "f" else tensor
 
 
 def tensors_in(result: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:

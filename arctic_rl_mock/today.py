@@ -192,16 +192,14 @@ def _check_sampling_params(value: Mapping[str, Any]) -> None:
 
 
 def _training_answer(result: dict[str, Any]) -> dict[str, Any]:
-    """Log-probs as nested lists under ``post_process_outputs`` (rectangular, full width):
-    a list of rows, each row's values binary in the result frame (as JSON numbers, a
-    SkyRL-sized batch's cost the service and the client a few hundred milliseconds each;
-    a client reads both forms). No entropy; none of the proposed metrics (grpo's own, such
-    as ``importance_weight`` and ``clip_ratio``, stay)."""
+    """Log-probs as nested lists under ``post_process_outputs`` (rectangular, full width);
+    no entropy; none of the proposed metrics (grpo's own, such as ``importance_weight``
+    and ``clip_ratio``, stay)."""
     outputs = result.get("post_process_outputs") or {}
     shaped: dict[str, Any] = {}
     logprobs = outputs.get("logprobs")
     if isinstance(logprobs, torch.Tensor):
-        shaped["logprobs"] = list(logprobs.unbind(0))
+        shaped["logprobs"] = logprobs.tolist()
     answer = {k: v for k, v in result.items() if k not in ("post_process_outputs", "metrics")}
     metrics = result.get("metrics") or {}
     answer["metrics"] = {k: v for k, v in metrics.items() if k not in live_rules().proposed_metrics}

@@ -24,6 +24,7 @@ from arctic_rl._forward_op import (
 )
 from arctic_rl._lowering import Notes, answered, lower_forward
 from arctic_rl._requests import forward_request
+from arctic_rl._results import as_tensor
 from arctic_rl._sampling_lowering import fan_out, sampled_logprobs
 from arctic_rl._services import today_registries
 
@@ -88,7 +89,6 @@ def test_forward_answers_are_read_in_every_shape_today_gives() -> None:
     "form",
     [
         pytest.param(lambda lp: lp.tolist(), id="nested-json-numbers"),
-        pytest.param(lambda lp: list(lp.unbind(0)), id="list-of-row-tensors"),
         pytest.param(lambda lp: lp, id="one-tensor"),
     ],
 )
@@ -101,6 +101,26 @@ def test_forward_backward_log_probs_are_put_back_from_every_form(form) -> None:
     assert torch.equal(out, torch.tensor([[0.0, -0.5, -0.25, -0.125], [0.0, 0.0, -1.5, -2.5]]))
     wire_form = wire.loads(wire.dumps({"logprobs": form(aligned)}))  # as a result frame has it
     assert torch.equal(answered(lowered, wire_form, Notes())["logprobs"], out)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[[-0.5, 1e-8], [3.0, -2.0]], [[1, 2], [3, 4]], [True, False], [[1, 2.5]], [1, 2**62]],
+)
+def test_nested_numbers_become_the_tensor_torch_builds(value) -> None:
+    built = as_tensor(value)
+    expected = torch.as_tensor(value)
+    assert built.dtype == expected.dtype and torch.equal(built, expected)
+
+
+@pytest.mark.parametrize("value", [[["a", "b"]], [[1.0], [2.0, 3.0]], [None], []])
+def test_what_is_not_nested_numbers_is_built_by_torch_or_left_as_it_came(value) -> None:
+    try:
+        expected = torch.as_tensor(value)
+    except (TypeError, ValueError, RuntimeError):
+        assert as_tensor(value) is value
+    else:
+        assert torch.equal(as_tensor(value), expected)
 
 
 def test_ragged_log_probs_are_an_unexpected_answer() -> None:
