@@ -13,9 +13,11 @@ gives ``lowering_ms``, the client's own lowering work for one iteration measured
 (rows aligned, the forward's frame in base64 JSON, answers put back). The rest of the
 difference is today's service itself as the mock plays it: no long poll, so each request
 is a submit and a poll (the poll planner sends it when requests of the kind have been
-ending), and the forward's JSON body parsed, its base64 checked and decoded, by the
-service. What the lowered path saves against it: positions the service derives itself
-are not sent, and no entropy is computed.
+ending); the forward's JSON body parsed, its base64 checked and decoded, by the service;
+and the forward-backward's log-probs answered as nested lists of JSON numbers, which the
+service writes and the client reads (a few hundred milliseconds at this size, most of
+the difference). What the lowered path saves against it: positions the service derives
+itself are not sent, and no entropy is computed.
 
 The batch is over the proposed cost budget (rows x width² above 2^26), which today's
 service does not have: the proposed mock runs without it, and the proposed client's own
