@@ -343,16 +343,32 @@ class CortexService:
         return await self._submit(job_id, "sync-weights", sync_weights.asyncio_detailed, body)
 
     @timed
-    async def run_operation(self, job_id: str, body: OperationRequest) -> Any:
-        """An inline operation's answer (200) as it came; an accepted one's (202) result."""
+    async def run_operation(self, job_id: str, body: OperationRequest | bytes) -> Any:
+        """An inline operation's answer (200) as it came; an accepted one's (202) result.
+        ``body`` may come as its JSON text already built (a forward's base64 frame, tens of
+        MiB that the HTTP stack would otherwise serialise once more)."""
         from cortex_gs_client.api.operations import run_operation
         from cortex_gs_client.models import AcceptedRequest, OperationAnswer
 
-        call = run_operation.asyncio_detailed(job_id, client=self._client, body=body)
+        if isinstance(body, bytes):
+            call = self._post_json(job_id, body)
+        else:
+            call = run_operation.asyncio_detailed(job_id, client=self._client, body=body)
         answer = await parsed(call, OperationAnswer, AcceptedRequest)
         if isinstance(answer, OperationAnswer):
             return answer.to_dict()
         return await self.wait_request(job_id, answer.request_id, desc="operation")
+
+    async def _post_json(self, job_id: str, body: bytes) -> Response[Any]:
+        """``run_operation`` with a body of JSON bytes, answered as the generated call's."""
+        from urllib.parse import quote
+
+        from cortex_gs_client.api.operations import run_operation
+
+        http = self._client.get_async_httpx_client()
+        url = f"/{quote(job_id, safe='')}/operation"
+        response = await http.post(url, content=body, headers={"Content-Type": "application/json"})
+        return run_operation._build_response(client=self._client, response=response)
 
     @timed
     async def _submit(

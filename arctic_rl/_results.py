@@ -13,25 +13,48 @@ from typing import Any
 
 from arctic_rl._timing import TIMING_KEY
 
-__all__ = ["normalize_forward", "normalize_generate", "normalize_step", "tensors_in"]
+__all__ = ["as_tensor", "normalize_forward", "normalize_generate", "normalize_step", "tensors_in"]
 
 
-def _tensor(value: Any) -> Any:
+def as_tensor(value: Any) -> Any:
+    """A tensor of an answer's value: as it came, or built from nested lists of numbers
+    (today's forward-backward log-probs) in one pass; ragged lists stay lists rather than
+    failing the call."""
     import torch
 
     if isinstance(value, torch.Tensor):
         return value
+    if isinstance(value, list):
+        numbers = _numbers(value)
+        if numbers is not None:
+            return numbers
     try:
         return torch.as_tensor(value)
     except (TypeError, ValueError, RuntimeError):
-        return value  # ragged lists stay lists rather than failing the call
+        return value
+
+
+def _numbers(value: list[Any]) -> Any:
+    """Nested lists of numbers as torch builds them (floats in its default dtype), through
+    numpy: one C pass, several times faster than torch's own; None for anything else."""
+    import numpy as np
+    import torch
+
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    if array.dtype.kind not in "bif":
+        return None
+    tensor = torch.from_numpy(array)
+    return tensor.to(torch.get_default_dtype()) if array.dtype.kind == "f" else tensor
 
 
 def tensors_in(result: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     out = dict(result)
     for key in keys:
         if out.get(key) is not None:
-            out[key] = _tensor(out[key])
+            out[key] = as_tensor(out[key])
     return out
 
 
@@ -44,7 +67,7 @@ def normalize_forward(
     """
     out = dict(result)
     outputs = out.get("post_process_outputs") or out.get("model_outputs") or out.get("batch") or {}
-    batch = {k: _tensor(v) for k, v in dict(outputs).items() if v is not None}
+    batch = {k: as_tensor(v) for k, v in dict(outputs).items() if v is not None}
     if "logprobs" in batch or "log_probs" in batch:
         batch.setdefault("logprobs", batch.get("log_probs"))
         batch.setdefault("log_probs", batch["logprobs"])

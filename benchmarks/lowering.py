@@ -9,9 +9,15 @@ its caps), and every answer column put back. Against a mock serving the proposal
 same calls go as they are (``/forward-no-grad``, ``/forward-backward``). Both mocks run as
 processes of this tree, iterations alternate between them, and which goes first
 alternates too. Goal: the lowered median at most 10% above the proposed one. The row also
-gives ``lowering_ms``, the client's own lowering work for one iteration measured alone:
-the rest of the difference is today's service itself as the mock plays it (no long poll,
-so requests are polled; log-probs answered as nested JSON lists).
+gives ``lowering_ms``, the client's own lowering work for one iteration measured alone
+(rows aligned, the forward's frame in base64 JSON, answers put back). The rest of the
+difference is today's service itself as the mock plays it: no long poll, so each request
+is a submit and a poll (the poll planner sends it when requests of the kind have been
+ending); the forward's JSON body parsed, its base64 checked and decoded, by the service;
+and the forward-backward's log-probs answered as nested lists of JSON numbers, which the
+service writes and the client reads (a few hundred milliseconds at this size, most of
+the difference). What the lowered path saves against it: positions the service derives
+itself are not sent, and no entropy is computed.
 
 The batch is over the proposed cost budget (rows x width² above 2^26), which today's
 service does not have: the proposed mock runs without it, and the proposed client's own
@@ -92,7 +98,6 @@ async def iteration(client: Any, batch: dict[str, Any]) -> float:
 def lowering_seconds(batch: dict[str, Any]) -> float:
     """The client's own lowering work for one iteration, alone: both requests lowered, the
     forward's frames encoded as base64 JSON, both answers put back (a made-up answer)."""
-    import json
 
     import torch
 
@@ -106,7 +111,7 @@ def lowering_seconds(batch: dict[str, Any]) -> float:
     model = {k: batch[k] for k in ("input_ids", "attention_mask", "position_ids")}
     forward = lower_forward(forward_request({"batch": model}), min_rows=TRAINING_GPUS, notes=notes)
     for frame in row_parts(forward.body, min_rows=TRAINING_GPUS):
-        json.dumps(envelope(frame, None))
+        envelope(frame, None)
     answer = {"logprobs": torch.zeros(SHAPE)}
     old = answered(forward, answer, notes)["logprobs"]
     request = {"batch": {**batch, "old_log_probs": old}, "processing": {"loss_fn": "verl_grpo"}}

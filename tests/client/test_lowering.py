@@ -224,3 +224,22 @@ def test_entropy_is_nan_and_said_once_never_zeros(caplog) -> None:
         answered(lowered, answer, notes)
     assert first["entropy"].isnan().all()
     assert sum("computes no entropy" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_the_row_order_is_the_stable_sort_of_tokens_before_padding() -> None:
+    gen = torch.Generator().manual_seed(3)
+    mask = torch.rand(9, 40, generator=gen) < 0.6  # holes anywhere, not only at the ends
+    mask[0], mask[1] = False, True  # a row without tokens, a row without padding
+    plan = _lowering.RowPlan.of(mask.long(), rows=9)
+    assert torch.equal(plan.order, torch.argsort((~mask).to(torch.int8), dim=1, stable=True))
+
+
+def test_positions_counted_from_each_rows_first_token_are_left_to_the_service() -> None:
+    batch = skyrl_batch()  # SkyRL's positions: its tokens counted from 0
+    forward = {k: batch[k] for k in ("input_ids", "attention_mask", "position_ids")}
+    body = lower_forward(forward_request({"batch": forward}), min_rows=1, notes=Notes()).body
+    assert "position_ids" not in body["kwargs"]
+    shifted = {**forward, "position_ids": batch["position_ids"] + batch["attention_mask"]}
+    body = lower_forward(forward_request({"batch": shifted}), min_rows=1, notes=Notes()).body
+    sent, valid = body["kwargs"]["position_ids"], body["kwargs"]["attention_mask"].bool()
+    assert torch.equal(sent, (torch.arange(sent.shape[1]) + 1).expand_as(sent) * valid)

@@ -22,8 +22,9 @@ from arctic_rl._forward_op import (
     outputs_of,
     row_parts,
 )
-from arctic_rl._lowering import Notes
+from arctic_rl._lowering import Notes, answered, lower_forward
 from arctic_rl._requests import forward_request
+from arctic_rl._results import as_tensor
 from arctic_rl._sampling_lowering import fan_out, sampled_logprobs
 from arctic_rl._services import today_registries
 
@@ -41,10 +42,20 @@ def forward_body(rows: int, width: int) -> dict:
 def test_a_skyrl_sized_forward_fits_one_post_under_both_caps() -> None:
     body = forward_body(64, 4096)
     (frame,) = row_parts(body, min_rows=8)
-    posted = json.dumps(envelope(frame, "job-1:training:0")).encode()
+    posted = envelope(frame, "job-1:training:0")
     assert len(posted) <= JSON_CAP and len(frame) <= 60 * 1024 * 1024
     assert wire.read_metadata(frame) == FRAME_METADATA
     assert frame_cap() == (JSON_CAP - 4096) // 4 * 3  # base64 inside the JSON cap
+
+
+@pytest.mark.parametrize("sub_job_id", [None, 'odd "payload_b64": "" id'])
+def test_the_envelope_is_the_operations_json_with_the_frame_in_base64(sub_job_id) -> None:
+    frame = wire.dumps(forward_body(2, 3), metadata=FRAME_METADATA)
+    posted = json.loads(envelope(frame, sub_job_id))
+    payload = {"content_type": "application/octet-stream",
+               "payload_b64": base64.b64encode(frame).decode("ascii")}  # fmt: skip
+    routing = {} if sub_job_id is None else {"sub_job_id": sub_job_id}
+    assert posted == {"operation_type": "forward", "payload": payload, **routing}
 
 
 def test_a_big_forward_is_split_by_rows_each_part_a_whole_frame_of_enough_rows() -> None:
@@ -72,6 +83,52 @@ def test_forward_answers_are_read_in_every_shape_today_gives() -> None:
     outputs, metrics = outputs_of(framed)
     assert torch.equal(outputs["logprobs"], lp) and metrics == {"x": 1.0}
     assert outputs_of({"job_id": "j", "logprobs": [[1.0]]}) == ({"logprobs": [[1.0]]}, {})
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        pytest.param(lambda lp: lp.tolist(), id="nested-json-numbers"),
+        pytest.param(lambda lp: lp, id="one-tensor"),
+    ],
+)
+def test_forward_backward_log_probs_are_put_back_from_every_form(form) -> None:
+    mask = torch.tensor([[0, 1, 1, 1], [0, 0, 1, 1]])
+    request = forward_request({"batch": {"input_ids": mask * 5, "attention_mask": mask}})
+    lowered = lower_forward(request, min_rows=1, notes=Notes())
+    aligned = torch.tensor([[-0.5, -0.25, -0.125, 0.0], [-1.5, -2.5, 0.0, 0.0]])
+    out = answered(lowered, {"logprobs": form(aligned)}, Notes())["logprobs"]
+    assert torch.equal(out, torch.tensor([[0.0, -0.5, -0.25, -0.125], [0.0, 0.0, -1.5, -2.5]]))
+    wire_form = wire.loads(wire.dumps({"logprobs": form(aligned)}))  # as a result frame has it
+    assert torch.equal(answered(lowered, wire_form, Notes())["logprobs"], out)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[[-0.5, 1e-8], [3.0, -2.0]], [[1, 2], [3, 4]], [True, False], [[1, 2.5]], [1, 2**62]],
+)
+def test_nested_numbers_become_the_tensor_torch_builds(value) -> None:
+    built = as_tensor(value)
+    expected = torch.as_tensor(value)
+    assert built.dtype == expected.dtype and torch.equal(built, expected)
+
+
+@pytest.mark.parametrize("value", [[["a", "b"]], [[1.0], [2.0, 3.0]], [None], []])
+def test_what_is_not_nested_numbers_is_built_by_torch_or_left_as_it_came(value) -> None:
+    try:
+        expected = torch.as_tensor(value)
+    except (TypeError, ValueError, RuntimeError):
+        assert as_tensor(value) is value
+    else:
+        assert torch.equal(as_tensor(value), expected)
+
+
+def test_ragged_log_probs_are_an_unexpected_answer() -> None:
+    mask = torch.ones(2, 3, dtype=torch.long)
+    request = forward_request({"batch": {"input_ids": mask, "attention_mask": mask}})
+    lowered = lower_forward(request, min_rows=1, notes=Notes())
+    with pytest.raises(UnexpectedAnswerError, match="ragged"):
+        answered(lowered, {"logprobs": [[0.0, 1.0, 2.0], [0.0]]}, Notes())
 
 
 def test_n_is_fanned_out_in_order_and_left_out(caplog) -> None:

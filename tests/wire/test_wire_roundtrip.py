@@ -387,3 +387,29 @@ def test_bare_limit_is_separate_from_the_chunk_size() -> None:
     assert [c.total for c in chunks] == [12] * 12
     assert all(len(c.payload) == 1024 for c in chunks[:-1])
     assert wire.join_chunks(chunks) == frame
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"logprobs": [[-0.5, -1.25, 0.0], [float("nan"), 2, True]]},
+        {"mixed": [["a", None, 1.5], [torch.ones(2)], [(1, 2)]]},  # tensors, tuples: nodes
+        [[[]], [1, [2, [3.0]]]],
+    ],
+)
+def test_lists_of_plain_items_encode_as_the_item_by_item_walk_does(value, monkeypatch) -> None:
+    from arctic_rl.wire import _encode
+
+    fast = wire.dumps(value)
+    monkeypatch.setattr(_encode, "_PLAIN", frozenset())  # every item walked, one node each
+    assert fast == wire.dumps(value)
+
+
+def test_a_plain_list_past_the_depth_limit_is_refused_as_before() -> None:
+    limits = wire.Limits(max_depth=3)
+    deep: list = [1.0]
+    for _ in range(3):
+        deep = [deep]
+    with pytest.raises(wire.WireError, match="deeper than 3"):
+        wire.encode_frame(deep, limits=limits)
+    wire.encode_frame(deep[0], limits=limits)  # one level less: within the limit
