@@ -4,6 +4,11 @@
     ``python -m arctic_rl_mock`` (canned backend) on a fixed port and its own state dir, not
     started yet (:class:`reliability.test_crash_points.MockProcess`: ``start``, ``stop``,
     restart on the same port and state); stopped at teardown.
+``mock_service``
+    ``"proposed"``: these tests hold the mock's own guarantees (exactly-once under the
+    proposed ``Idempotency-Key``, budgets, ``n``, the forward without gradients, restarts
+    and retention of what those write), so ``live_mock``, ``live_reference_mock`` and
+    ``mock`` serve the contract's proposals.
 """
 
 from __future__ import annotations
@@ -18,8 +23,13 @@ from reliability.test_crash_points import MockProcess
 
 
 @pytest.fixture
-def mock(tmp_path: Path) -> Iterator[MockProcess]:
-    server = MockProcess(tmp_path / "state", stable_port())
+def mock_service() -> str:
+    return "proposed"
+
+
+@pytest.fixture
+def mock(tmp_path: Path, mock_service: str) -> Iterator[MockProcess]:
+    server = MockProcess(tmp_path / "state", stable_port(), service=mock_service)
     try:
         yield server
     finally:

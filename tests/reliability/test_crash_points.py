@@ -80,10 +80,12 @@ def big_batch() -> dict[str, Any]:
 
 @dataclass
 class MockProcess:
-    """``python -m arctic_rl_mock`` on a fixed port and state dir (restartable)."""
+    """``python -m arctic_rl_mock`` on a fixed port and state dir (restartable), playing
+    ``service`` (``--service``)."""
 
     state_dir: Path
     port: int
+    service: str = "today"
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -100,6 +102,7 @@ class MockProcess:
         log = (self.state_dir.parent / "mock.log").open("ab")
         command = [sys.executable, "-m", "arctic_rl_mock", "--port", str(self.port), "--backend"]
         command += ["canned", "--state-dir", str(self.state_dir), "--log-level", "warning"]
+        command += ["--service", self.service]
         if crash_at is not None if test_hooks is None else test_hooks:
             command.append(TEST_HOOKS_FLAG)
         self.process = subprocess.Popen(

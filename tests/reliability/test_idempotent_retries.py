@@ -126,7 +126,8 @@ async def test_a_key_in_use_holds_back_only_its_own_calls(tmp_path: Path) -> Non
     """While a call under one key is still running (awaiting), a second call under that
     key waits and then answers the first one's record without running; a call under
     another key runs meanwhile (a lock per key, not one for the whole mock)."""
-    service = MockService(Settings(state_dir=tmp_path), CannedBackend, Store(tmp_path))
+    settings = Settings(state_dir=tmp_path, service="proposed")  # the proposed Idempotency-Key
+    service = MockService(settings, CannedBackend, Store(tmp_path))
     started, release = asyncio.Event(), asyncio.Event()
     runs: list[str] = []
 

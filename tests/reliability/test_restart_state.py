@@ -6,6 +6,9 @@ checks that the job goes on from where it stopped: the same weights (compared th
 exact log-probabilities), the same optimizer state (the next update equals that of a job
 that never restarted), the un-stepped gradient, the step counter, the weight version.
 State that cannot come back must fail the job, never leave it ``running`` from scratch.
+
+The mocks serve the proposals (``service="proposed"``): the steps send ``grpo`` without
+advantages and the fingerprint reads ``/forward-no-grad``, neither served today.
 """
 
 from __future__ import annotations
@@ -91,7 +94,7 @@ def wait_failed(api: MockApi, job_id: str, timeout_s: float = 30.0) -> dict[str,
 
 
 def test_reference_training_goes_on_after_a_restart(live_mock_factory: MockFactory) -> None:
-    mock = live_mock_factory("reference")
+    mock = live_mock_factory("reference", service="proposed")
     api = MockApi(mock)
     job_id = api.create_job(seed=4, lr=5e-2)
     steps = [train_step(api, job_id, seed) for seed in range(3)]
@@ -149,7 +152,7 @@ def test_a_step_cut_before_it_was_recorded_is_rolled_back(
     ``running``, as the store had it): after the restart the request runs again, from
     the weights before it, and steps once; a client polling it sees it end ``done``.
     """
-    mock = live_mock_factory("reference")
+    mock = live_mock_factory("reference", service="proposed")
     api = MockApi(mock)
     job_id = api.create_job(seed=2, lr=5e-2)
     train_step(api, job_id, 0)
@@ -208,7 +211,7 @@ def _corrupt_generations(state: Path) -> None:
 def test_state_that_cannot_come_back_fails_the_job(
     live_mock_factory: MockFactory, damage: Callable[[Path], None], reason: str
 ) -> None:
-    mock = live_mock_factory("reference")
+    mock = live_mock_factory("reference", service="proposed")
     api = MockApi(mock)
     job_id = api.create_job(seed=1)
     train_step(api, job_id, 0)
@@ -225,7 +228,7 @@ def test_state_that_cannot_come_back_fails_the_job(
 
 
 def test_state_of_another_backend_fails_the_job(live_mock_factory: MockFactory) -> None:
-    mock = live_mock_factory("canned")
+    mock = live_mock_factory("canned", service="proposed")
     api = MockApi(mock)
     job_id = api.create_job()
     api.run(job_id, "step", {})

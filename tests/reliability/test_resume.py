@@ -41,8 +41,9 @@ def _config(mock: Any, **fields: Any) -> ArcticRLClientConfig:
 
 
 @pytest.fixture
-def reference(live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    mock = live_mock_factory("reference")
+def reference(live_mock_factory: Any, mock_service: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The reference mock serving the proposals: the steps use ``verl_grpo``."""
+    mock = live_mock_factory("reference", service=mock_service)
     monkeypatch.setenv(PAT_ENV, mock.token)
     return mock
 
@@ -67,9 +68,9 @@ def _rewrite(folder: Path, **changes: Any) -> None:
 
 
 async def test_save_records_the_identity_only_once_the_service_saved(
-    live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    live_mock_factory: Any, mock_service: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    mock = live_mock_factory("reference", request_latency_s=0.5)
+    mock = live_mock_factory("reference", service=mock_service, request_latency_s=0.5)
     monkeypatch.setenv(PAT_ENV, mock.token)
     folder = tmp_path / "global_step_3" / "actor"
     store = sqlite3.connect(f"file:{mock.state_dir / 'mock.sqlite3'}?mode=ro", uri=True)

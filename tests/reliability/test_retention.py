@@ -7,6 +7,9 @@ reaches the SDK as ``RequestExpiredError`` (410), never retried, while an id nev
 is still ``NotFoundError`` (404). Retries under the same ``Idempotency-Key`` or chunk group
 resolve to the pruned request instead of running again, and a restart after the request
 that last saved the backend state was pruned keeps that state.
+
+The mocks serve the proposals (``service="proposed"``): the retries ride on the
+proposed ``Idempotency-Key``, the steps on the ``logprobs`` post-processor.
 """
 
 from __future__ import annotations
@@ -83,7 +86,7 @@ def submit_step(api: MockApi, job_id: str, headers: dict[str, str] | None = None
 def test_a_long_loop_leaves_the_store_within_its_bounds(live_mock_factory: Any) -> None:
     """1,000 requests (forward-backward with chunked results, and steps) with at most 50
     finished requests kept: rows, chunk files and the database's size stay bounded."""
-    mock: LiveMock = live_mock_factory("canned", **SMALL_BOUNDS)
+    mock: LiveMock = live_mock_factory("canned", service="proposed", **SMALL_BOUNDS)
     api = MockApi(mock)
     job_id = api.create_job()
     for i in range(LOOP_REQUESTS // 2):
@@ -123,7 +126,9 @@ async def test_a_pruned_request_is_410_through_the_sdk_and_an_unknown_id_404(
 ) -> None:
     """Of 8 steps with 3 kept, polling the first raises ``RequestExpiredError`` (once, not
     retried); the last still answers its result; an id never issued is a 404."""
-    mock: LiveMock = live_mock_factory("canned", max_finished_requests=3, prune_every=1)
+    mock: LiveMock = live_mock_factory(
+        "canned", service="proposed", max_finished_requests=3, prune_every=1
+    )
     api = MockApi(mock)
     job_id = api.create_job()
     ids = [submit_step(api, job_id) for _ in range(8)]
@@ -154,7 +159,9 @@ def test_retries_after_pruning_answer_the_pruned_request_and_never_run_again(
     """A step retried under its Idempotency-Key, and a forward-backward chunk group resent,
     after both requests were pruned: each answers its first request again (whose poll is
     410), and neither runs a second time (the step counter says so)."""
-    mock: LiveMock = live_mock_factory("canned", max_finished_requests=2, prune_every=1)
+    mock: LiveMock = live_mock_factory(
+        "canned", service="proposed", max_finished_requests=2, prune_every=1
+    )
     api = MockApi(mock)
     job_id = api.create_job()
     key = {"Idempotency-Key": "retention-step-1"}
@@ -189,7 +196,7 @@ def test_retries_after_pruning_answer_the_pruned_request_and_never_run_again(
 def test_results_older_than_the_retention_time_are_pruned(live_mock_factory: Any) -> None:
     """With no pass due during the loop, the start-up pass prunes every result older than
     ``result_retention_s`` though far fewer than ``max_finished_requests`` finished."""
-    mock: LiveMock = live_mock_factory("canned", prune_every=1_000_000)
+    mock: LiveMock = live_mock_factory("canned", service="proposed", prune_every=1_000_000)
     api = MockApi(mock)
     job_id = api.create_job()
     ids = [submit_step(api, job_id) for _ in range(5)]
@@ -209,7 +216,9 @@ def test_results_older_than_the_retention_time_are_pruned(live_mock_factory: Any
 def test_a_restart_keeps_the_state_saved_by_a_pruned_request(live_mock_factory: Any) -> None:
     """The step that last saved the job's state is pruned before a restart: the job comes
     back running from that state, not failed for a state no request vouches for."""
-    mock: LiveMock = live_mock_factory("canned", max_finished_requests=1, prune_every=1)
+    mock: LiveMock = live_mock_factory(
+        "canned", service="proposed", max_finished_requests=1, prune_every=1
+    )
     api = MockApi(mock)
     job_id = api.create_job()
     for _ in range(3):

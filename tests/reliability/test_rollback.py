@@ -7,6 +7,9 @@ state saves as a full disk does, and, for a crash that is no storage fault, from
 store whose ``done`` write raises. "Nothing behind" is judged against twins: a job that
 never saw the failed request, fed the same calls, answers the same (exact
 log-probabilities of its three weight sets, the step's gradient norm).
+
+The mocks serve the proposals (``service="proposed"``): the updates use the ``logprobs``
+post-processor and ``grpo`` without advantages, which today's service refuses.
 """
 
 from __future__ import annotations
@@ -81,7 +84,7 @@ def faulty_mock(
     """A mock started with test hooks on and ``fault`` armed; the fault is cleared at once
     (it lives on in that app alone), so a restart comes back with a healthy disk."""
     monkeypatch.setenv(STORAGE_FAULT_ENV, fault)
-    with running_mock(tmp_path, backend=backend, test_hooks=True) as mock:
+    with running_mock(tmp_path, backend=backend, service="proposed", test_hooks=True) as mock:
         monkeypatch.delenv(STORAGE_FAULT_ENV)
         api = MockApi(mock)
         try:
