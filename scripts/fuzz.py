@@ -2,9 +2,9 @@
 
 For each view it starts the mock (uvicorn, canned backend; today's service for today's
 view, the proposals served for the full contract) on 127.0.0.1 at a free port with a
-throwaway token and state directory, runs ``schemathesis run`` with schemathesis.toml (every check
-on; the DSSST1 hooks from tests/fuzz/hooks.py) in the coverage, fuzzing and stateful
-phases, bounded by ``--max-time`` per view, over each view of the contract asked for
+throwaway token and state directory, runs ``schemathesis run`` with schemathesis.toml
+(every check on; the DSSST1 hooks from tests/fuzz/hooks.py) in the coverage, fuzzing and
+stateful phases, bounded by ``--max-time`` per view, over each view of the contract asked for
 (``--view``: today's service alone, the full contract with its proposals, or both, one
 after the other), then stops the mock. Exit status: 0 when every view passed. Reports
 (JUnit, NDJSON) land in ``.schemathesis/fuzz-report/<view>``.
