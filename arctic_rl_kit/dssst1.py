@@ -122,7 +122,10 @@ def train_batch(draw: st.DrawFn) -> dict[str, Any]:
         prompt,
         response,
         seed=draw(st.integers(0, 2**16)),
-        processing=draw(st.sampled_from([[], ["logprobs"], ["logprobs", "entropy"]])),
+        # Post-processors every view registers (the proposed ones are refused today).
+        processing=draw(
+            st.sampled_from([[], ["compute_logprobs"], ["identity", "compute_logprobs"]])
+        ),
         reference_model=draw(st.sampled_from([None, False, True])),
     )
 

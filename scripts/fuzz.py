@@ -1,9 +1,10 @@
 """``make fuzz``: the schemathesis CLI against a live mock, more examples than CI can afford.
 
-Starts the mock (uvicorn, canned backend) on 127.0.0.1 at a free port with a throwaway
-token and state directory, runs ``schemathesis run`` with schemathesis.toml (every check
-on; the DSSST1 hooks from tests/fuzz/hooks.py) in the coverage, fuzzing and stateful
-phases, bounded by ``--max-time`` per view, over each view of the contract asked for
+For each view it starts the mock (uvicorn, canned backend; today's service for today's
+view, the proposals served for the full contract) on 127.0.0.1 at a free port with a
+throwaway token and state directory, runs ``schemathesis run`` with schemathesis.toml
+(every check on; the DSSST1 hooks from tests/fuzz/hooks.py) in the coverage, fuzzing and
+stateful phases, bounded by ``--max-time`` per view, over each view of the contract asked for
 (``--view``: today's service alone, the full contract with its proposals, or both, one
 after the other), then stops the mock. Exit status: 0 when every view passed. Reports
 (JUnit, NDJSON) land in ``.schemathesis/fuzz-report/<view>``.
@@ -24,6 +25,8 @@ VIEWS = {
     "today": ROOT / "generated" / "openapi" / "cortex_gs.today.yaml",
     "full": ROOT / "openapi" / "cortex_gs.yaml",
 }
+# The service the mock plays for each view.
+VIEW_SERVICES = {"today": "today", "full": "proposed"}
 CONFIG = ROOT / "schemathesis.toml"
 TOKEN_ENV = "CORTEX_GS_FUZZ_TOKEN"  # what schemathesis.toml's auth section reads
 REPORT_DIR = ROOT / ".schemathesis" / "fuzz-report"
@@ -95,23 +98,23 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, TOKEN_ENV: token}
     # tests.fuzz.hooks (named in schemathesis.toml) imports from the repo root.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    with (
-        tempfile.TemporaryDirectory(prefix="fuzz-mock-") as state,
-        running_mock(Path(state), token=token) as mock,
-    ):
-        print(f"fuzz: mock at {mock.base_url} (state in {state})", flush=True)
-        status = 0
-        try:
-            views, share = planned_views(args)
-            for view in views:
-                command = schemathesis_command(mock.base_url, args, view, share)
-                print(f"fuzz ({view} view): " + " ".join(command), flush=True)
-                returned = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
-                print(f"fuzz ({view} view): exit status {returned}", flush=True)
-                status = status or returned
-        finally:
+    status = 0
+    views, share = planned_views(args)
+    for view in views:
+        # Each view against the mock playing that service: the full contract needs the
+        # proposals served.
+        with (
+            tempfile.TemporaryDirectory(prefix="fuzz-mock-") as state,
+            running_mock(Path(state), token=token, service=VIEW_SERVICES[view]) as mock,
+        ):
+            print(f"fuzz: mock at {mock.base_url} (state in {state})", flush=True)
+            command = schemathesis_command(mock.base_url, args, view, share)
+            print(f"fuzz ({view} view): " + " ".join(command), flush=True)
+            returned = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+            print(f"fuzz ({view} view): exit status {returned}", flush=True)
+            status = status or returned
             print("fuzz: stopping the mock", flush=True)
-        return status
+    return status
 
 
 if __name__ == "__main__":

@@ -50,6 +50,12 @@ def big_batch() -> dict[str, Any]:
 
 
 @pytest.fixture
+def mock_service() -> str:
+    """The live mock serves the proposals (``Idempotency-Key`` above all) these tests rest on."""
+    return "proposed"
+
+
+@pytest.fixture
 def session(live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
     """``async with session(*faults, **cortex) as (client, proxy)``: a client via a proxy."""
     monkeypatch.setenv(PAT_ENV, live_mock.token)

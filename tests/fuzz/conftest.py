@@ -7,12 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from .harness import APP
+from .harness import APPS
 
 
 @pytest.fixture(autouse=True)
 def fresh_mock_app(tmp_path: Path) -> Iterator[None]:
-    """A new mock app and state dir per test; schemathesis ends its lifespan afterwards."""
-    APP.install_fresh_mock(tmp_path)
+    """A new mock app and state dir per test and view; schemathesis ends their lifespans
+    afterwards."""
+    for app in APPS.values():
+        app.install_fresh_mock(tmp_path)
     yield
-    APP.current = None
+    for app in APPS.values():
+        app.current = None

@@ -40,7 +40,8 @@ IN_FLIGHT = ("pending", "running", "streaming")
 class SwappableApp:
     """An ASGI app that forwards everything to whichever mock app is current."""
 
-    def __init__(self) -> None:
+    def __init__(self, service: str) -> None:
+        self.service = service
         self.current: FastAPI | None = None
         self.state_root: Path | None = None
 
@@ -54,7 +55,8 @@ class SwappableApp:
         asgi.shutdown_lifespans()
         self.state_root = state_root
         state_dir = Path(tempfile.mkdtemp(prefix="mock-", dir=state_root))
-        self.current = create_app(Settings(state_dir=state_dir, token=FUZZ_TOKEN))
+        settings = Settings(state_dir=state_dir, token=FUZZ_TOKEN, service=self.service)
+        self.current = create_app(settings)
 
     def settle(self, timeout: float = 10.0) -> None:
         """Wait until no job is still walking to ``running`` and no request is in flight,
@@ -81,4 +83,6 @@ def load_config(*, max_examples: int, **generation: Any) -> schemathesis.Config:
     return schemathesis.Config.from_dict(data)
 
 
-APP = SwappableApp()
+# Each view is fuzzed against the mock playing that service: the full contract against the
+# mock serving the proposals, today's view against today's service.
+APPS = {"full": SwappableApp("proposed"), "today": SwappableApp("today")}

@@ -20,7 +20,7 @@ import yaml
 from hypothesis import settings
 
 from . import hooks
-from .harness import APP, VIEWS, load_config
+from .harness import APPS, VIEWS, SwappableApp, load_config
 
 EXAMPLES = 50
 STATEFUL_RUNS = 30
@@ -48,9 +48,9 @@ def operation_ids(spec: dict[str, Any], *, job_routes_only: bool = False) -> fro
 
 
 def load_view(name: str) -> Any:
-    """One view as a schemathesis schema, bound to the swappable in-process mock."""
+    """One view as a schemathesis schema, bound to the swappable in-process mock playing it."""
     schema = schemathesis.openapi.from_path(VIEWS[name], config=load_config(max_examples=EXAMPLES))
-    schema.app = APP
+    schema.app = APPS[name]
     return schema
 
 
@@ -69,7 +69,7 @@ def test_every_operation_conforms_to_todays_view(case: schemathesis.Case) -> Non
     case.call_and_validate()
 
 
-def linked_workflows(schema: Any) -> Any:
+def linked_workflows(schema: Any, app: SwappableApp) -> Any:
     """create_job -> its id into every data-plane call -> each request id into its polls.
 
     Besides validating every step, the machine counts which operations received a job id
@@ -82,12 +82,12 @@ def linked_workflows(schema: Any) -> Any:
 
         def setup(self) -> None:
             # Each scenario (and each replay of one while shrinking) starts from an empty mock.
-            assert APP.state_root is not None
-            APP.install_fresh_mock(APP.state_root)
+            assert app.state_root is not None
+            app.install_fresh_mock(app.state_root)
             self.created: set[str] = set()
 
         def after_call(self, response: Any, case: schemathesis.Case) -> None:
-            APP.settle()  # jobs and requests finish in the background; wait, for determinism
+            app.settle()  # jobs and requests finish in the background; wait, for determinism
             op = case.operation.definition.raw.get("operationId", case.operation.label)
             if op == "create_job" and response.status_code == 200:
                 self.created.add(response.json()["job_id"])
@@ -99,7 +99,10 @@ def linked_workflows(schema: Any) -> Any:
     return LinkedWorkflows
 
 
-WORKFLOWS = {"full": linked_workflows(FULL), "today": linked_workflows(TODAY)}
+WORKFLOWS = {
+    "full": linked_workflows(FULL, APPS["full"]),
+    "today": linked_workflows(TODAY, APPS["today"]),
+}
 
 
 @pytest.mark.parametrize("view", sorted(VIEWS))
@@ -149,7 +152,13 @@ def test_todays_view_is_the_contract_without_its_proposals() -> None:
         for method, op in item.items()
         if method != "parameters" and op.get("x-status") == "proposed"
     }
-    assert proposed == {"abandon_chunk_group", "forward_no_grad", "log_probs", "sync_weights"}
+    assert proposed == {
+        "abandon_chunk_group",
+        "forward_no_grad",
+        "get_capabilities",
+        "log_probs",
+        "sync_weights",
+    }
     assert operation_ids(SPECS["today"]) == operation_ids(SPEC) - proposed
 
 

@@ -28,10 +28,20 @@ def running_job(live_mock: LiveMock, mock_http: httpx.Client) -> RunningJob:
 
 
 @pytest.fixture(scope="module")
-def module_job(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningJob]:
+def module_service() -> str:
+    """Which service `module_job`'s mock plays: today's; a module of proposal tests
+    overrides this with ``"proposed"`` (as it overrides `mock_service`)."""
+    return "today"
+
+
+@pytest.fixture(scope="module")
+def module_job(
+    tmp_path_factory: pytest.TempPathFactory, module_service: str
+) -> Iterator[RunningJob]:
     """One mock and running job shared by a module's read-mostly tests (saves restarts)."""
+    state_dir = tmp_path_factory.mktemp("mock-state")
     with (
-        running_mock(tmp_path_factory.mktemp("mock-state"), token=MODULE_TOKEN) as mock,
+        running_mock(state_dir, token=MODULE_TOKEN, service=module_service) as mock,
         httpx.Client(base_url=mock.base_url, headers=mock.headers(), timeout=30) as http,
     ):
         yield RunningJob(mock, http, start_job(http))

@@ -43,6 +43,13 @@ ERROR_FIELDS = {
 }
 
 
+@pytest.fixture(scope="module")
+def module_service() -> str:
+    """These routes include the proposals (``/forward-no-grad``, ``/log-probs``): the
+    mock serves the full contract."""
+    return "proposed"
+
+
 def expect_error(response: httpx.Response, status: int, *codes: str) -> dict[str, Any]:
     """Today's error body with ``status``: an integer ``code`` (the status; a string for the
     chunk-group 409s), FastAPI's ``detail`` on 422s, and the proposed string ``error_code``
@@ -133,8 +140,9 @@ def test_chunk_without_its_group_start_is_409(module_job: RunningJob) -> None:
 
 @pytest.fixture
 def capped_job(live_mock_factory: Callable[..., LiveMock]) -> Iterator[RunningJob]:
-    """A running job on a mock whose body cap is 64 KiB (cheap to exceed)."""
-    mock = live_mock_factory("canned", max_body_bytes=SMALL_CAP)
+    """A running job on a mock whose body cap is 64 KiB (cheap to exceed), serving the
+    full contract like `module_job`'s."""
+    mock = live_mock_factory("canned", max_body_bytes=SMALL_CAP, service="proposed")
     with httpx.Client(base_url=mock.base_url, headers=mock.headers(), timeout=30) as http:
         yield RunningJob(mock, http, start_job(http))
 

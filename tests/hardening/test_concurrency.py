@@ -31,6 +31,13 @@ SAMPLING_SUB_JOB = {
 }
 
 
+@pytest.fixture
+def mock_service() -> str:
+    """These batches are the contract's (``post: [logprobs]``, advantages in kwargs, log-probs
+    answered as tensors): the mock serves the full contract."""
+    return "proposed"
+
+
 def batch(rows: int, response: int, prompt: int = 4) -> dict[str, Any]:
     """A ForwardBackwardBatch whose logprobs come back shaped [rows, prompt + response]."""
     total = prompt + response

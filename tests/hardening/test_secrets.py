@@ -150,8 +150,11 @@ def test_token_not_in_logs_reprs_or_errors(
     token = secret()
     monkeypatch.setenv(PAT_ENV, token)
     caplog.set_level(logging.DEBUG)
-    mock: LiveMock = live_mock_factory("canned", token=token)
-    other: LiveMock = live_mock_factory("canned", token=secret())  # rejects our token
+    # The session makes every SDK call, the proposals' too: the mocks serve the full contract.
+    mock: LiveMock = live_mock_factory("canned", token=token, service="proposed")
+    other: LiveMock = live_mock_factory(
+        "canned", token=secret(), service="proposed"
+    )  # rejects our token
     texts = asyncio.run(full_session(mock.base_url))
     texts += asyncio.run(refused_session(other.base_url))
     texts += legacy_session(mock.base_url, refused=False)
@@ -164,14 +167,15 @@ def test_token_not_in_logs_reprs_or_errors(
 
 @contextmanager
 def debug_server(tmp_path: Path, token: str) -> Iterator[str]:
-    """``python -m arctic_rl_mock --log-level debug`` (access log on), output to server.log.
+    """``python -m arctic_rl_mock --log-level debug --service proposed`` (access log on, every
+    SDK call served), output to server.log.
 
     The demo's ``running_mock`` logs at warning; this test wants every line there is.
     """
     port = free_port()
     env = {**os.environ, "CORTEX_GS_MOCK_TOKEN": token}  # never on the command line
     cmd = [sys.executable, "-m", "arctic_rl_mock", "--port", str(port), "--log-level", "debug"]
-    cmd += ["--state-dir", str(tmp_path / "state")]
+    cmd += ["--state-dir", str(tmp_path / "state"), "--service", "proposed"]
     with (tmp_path / "server.log").open("wb") as log:
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
