@@ -73,6 +73,8 @@ def _launch(mock, out: Path, build: str, steps: int, save_freq: int, **env: str)
         f"remote_backend.cortex.pat_env={PAT_ENV}",
         "remote_backend.cortex.long_poll_s=1",
         "remote_backend.cortex.progress=false",
+        # today's service answers the reference model's log-probs from their own sub-job
+        "remote_backend.log_prob_gpus=1",
     ]
     cmd = [sys.executable, str(REPLAY), str(out), build, str(steps), str(save_freq), *overrides]
     return subprocess.run(cmd, env=environ, capture_output=True, text=True, timeout=240)
