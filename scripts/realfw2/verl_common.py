@@ -80,7 +80,8 @@ def doc_overrides(group, v1=False):
         "hydra.searchpath=[pkg://arctic_rl.integrations.verl]",
         *([] if v1 else ["trainer.remote_backend=cortex"]),
         group,
-        "actor_rollout_ref.rollout.name=arctic",
+        "actor_rollout_ref.rollout.name=cortex",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
         "actor_rollout_ref.rollout.agent.num_workers=1",
         "trainer.n_gpus_per_node=1",
         "trainer.nnodes=1",
@@ -103,7 +104,8 @@ def main_overrides(url, run, verl_src):
         # V1's config has no trainer.remote_backend: its main_ppo takes it from the group choice
         *([] if verl_src == VERL_V1 else ["trainer.remote_backend=cortex"]),
         GROUP[verl_src],  # as documented per verl version
-        "actor_rollout_ref.rollout.name=arctic",
+        "actor_rollout_ref.rollout.name=cortex",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
         f"remote_backend.cortex.base_url={url}",
         "remote_backend.cortex.database=RL_DB",
         "remote_backend.cortex.schema=PUBLIC",

@@ -28,7 +28,7 @@ from verl_common import (
     main_overrides,
     record,
 )
-from verl_probes import probe_published_adapter, probes
+from verl_probes import probe_published_adapter, probe_replica, probes
 
 # The main runs: (tag, verl source, Arctic-Platform source, the worker TaskRunner must map).
 # "none": nothing of arctic_platform is importable; the backend and worker are the project's.
@@ -253,6 +253,7 @@ def main():
             main_run(url, run, token, tag)
     if probing:
         probe_published_adapter(run, url, token)
+        probe_replica(run, url, token)
     print("\n==== SUMMARY (verl) ====")
     for name, ok, _ in RESULTS:
         print(f"{'PASS' if ok else 'FAIL'}  {name}")

@@ -1,8 +1,9 @@
 """The verl drive's probes, each a fresh interpreter as `python -m verl.trainer.main_ppo`
 would be: the plugin loads and registers `cortex` (and, on merged verl, its worker) on each
 verl, with no arctic_platform importable or with the published 0.1.4 beside it, importing
-nothing of it; the documented overrides compose with real Hydra; and the `cortex`
-backend's driver-side construction reaches Cortex."""
+nothing of it; the documented overrides compose with real Hydra; the `cortex`
+backend's driver-side construction reaches Cortex; and the rollout replica `cortex`, from
+verl's own registry, samples from Cortex (the main runs cut the agent loop)."""
 
 from pathlib import Path
 
@@ -158,4 +159,76 @@ def probe_published_adapter(run: Path, url: str, token: str):
             f"{tag} (probe) verl@{verl_src.name[5:]}, arctic_platform {ap}: the `cortex` backend reaches Cortex",
             "CLIENT arctic_rl._shim LegacyCortexClient" in res,
             f"{base[5:200]} -> {res[:520]}",
+        )
+
+
+REPLICA = """
+import asyncio, sys, types
+import ray
+import verl.trainer.main_ppo as mp
+got = {}
+mp.run_ppo = lambda config, task_runner_class=None: got.setdefault("cfg", config)
+sys.argv = ["verl.trainer.main_ppo", "hydra.run.dir=%s"] + %r
+mp.main()
+cfg = got["cfg"]
+from verl.remote_backend.base import RemoteBackendRegistry
+from verl.workers.rollout.replica import RolloutReplicaRegistry, get_rollout_replica_class
+backend = RemoteBackendRegistry.get(cfg.trainer.remote_backend).from_config(cfg)
+ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+rollout = cfg.actor_rollout_ref.rollout
+cls = get_rollout_replica_class(rollout.name)
+print("REPLICA", rollout.name, cls.__module__, cls.__name__, sorted(RolloutReplicaRegistry._registry))
+# what the agent loop manager does: the trainer's kwargs, init_hybrid on the forwarder group
+replica = cls(replica_rank=0, config=rollout, model_config=cfg.actor_rollout_ref.model,
+              gpus_per_node=rollout.n_gpus_per_node, main_config=cfg,
+              backend_handle=backend.reconnect_handle())
+async def drive():
+    await replica.init_hybrid(types.SimpleNamespace(workers=[None]))
+    await replica.sleep()
+    params = dict(temperature=1.0, top_p=1.0, top_k=-1, repetition_penalty=1.0, logprobs=True)
+    first = await replica.server_handle.generate.remote(
+        request_id="r1", prompt_ids=[104, 105, 33], sampling_params=dict(params),
+        image_data=None, video_data=None)
+    await replica.set_global_steps(1)
+    second = await replica.server_handle.generate.remote(
+        request_id="r2", prompt_ids=[104, 105, 33], sampling_params=dict(params),
+        image_data=None, video_data=None)
+    for name in ("wake_up", "clear_kv_cache", "abort_all_requests", "resume_generation",
+                 "start_profile", "stop_profile", "release_kv_cache", "resume_kv_cache"):
+        if hasattr(replica, name):
+            await getattr(replica, name)()
+    return first, second
+first, second = asyncio.run(drive())
+print("SAMPLED", len(first.token_ids), first.stop_reason, len(first.log_probs or []),
+      first.extra_fields.get("global_steps"), second.extra_fields.get("global_steps"))
+asyncio.run(backend.destroy())
+ray.shutdown()
+"""
+
+
+def probe_replica(run: Path, url: str, token: str):
+    """The rollout replica `cortex` from verl's registry, built and driven as the agent loop
+    and checkpoint manager do, on a local Ray: it samples from the mock."""
+    for tag, verl_src in (("V21", VERL_UPSTREAM), ("V21b", VERL_V1)):
+        overrides = [
+            o for o in main_overrides(url, run, verl_src) if not o.startswith("hydra.run.dir")
+        ]
+        env = env_for(verl_src, ap="none", extra={"ARCTIC_CORTEX_PAT": token})
+        _, out, err, _ = py(REPLICA % (run / "hydra_probe", overrides), env, timeout=240)
+        found = next((ln for ln in out.splitlines() if ln.startswith("REPLICA")), "")
+        sampled = next((ln for ln in out.splitlines() if ln.startswith("SAMPLED")), "")
+        fields = sampled.split()
+        ok = (
+            "arctic_rl.integrations.verl.replica CortexReplica" in found
+            and len(fields) == 6
+            and int(fields[1]) > 0
+            and fields[2] == "completed"
+            and fields[3] == fields[1]
+            and fields[5] == "1"
+        )
+        record(
+            f"{tag} (probe) verl@{verl_src.name[5:]}: the rollout replica `cortex` from verl's "
+            "registry samples from Cortex (log-probs, the weights' step after set_global_steps)",
+            ok,
+            f"{found[8:200]} -> {sampled[8:200] or last_error(err)}",
         )

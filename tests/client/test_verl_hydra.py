@@ -26,7 +26,14 @@ ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "docs" / "verl.md").read_text(encoding="utf-8")
 TRAINER = {
     "trainer": {"remote_backend": None, "n_gpus_per_node": 8, "nnodes": 1},
-    "actor_rollout_ref": {"rollout": {"name": "vllm", "n": 1, "agent": {"num_workers": 8}}},
+    "actor_rollout_ref": {
+        "rollout": {
+            "name": "vllm",
+            "n": 1,
+            "tensor_model_parallel_size": 2,
+            "agent": {"num_workers": 8},
+        }
+    },
 }
 DEFAULTS = {
     "merged": [{"optional remote_backend@remote_backend": None}, "_self_"],
@@ -61,7 +68,9 @@ def test_the_documented_command_composes_with_hydra(tmp_path, version):
     assert exports["VERL_USE_EXTERNAL_MODULES"] == "arctic_rl.integrations.verl.register"
     cfg = composed(tmp_path, version, overrides)
     assert cfg.trainer.remote_backend == "cortex"
-    assert cfg.actor_rollout_ref.rollout.name == "arctic"
+    assert cfg.actor_rollout_ref.rollout.name == "cortex"
+    # verl makes one replica per tensor_model_parallel_size forwarders: one forwarder, one replica
+    assert cfg.actor_rollout_ref.rollout.tensor_model_parallel_size == 1
     # the group file, flat at remote_backend, with the command's settings in its cortex block
     group = yaml.safe_load(GROUP_FILE.read_text(encoding="utf-8"))
     assert set(cfg.remote_backend) == set(group)

@@ -54,6 +54,8 @@ def test_fork_registry_gets_cortex_in_its_module_table(published):
     assert "fork registry" in _chose(report)
     assert report["cortex"] == "CortexBackend" and report["backends"] == ["cortex"]
     assert report["published_imported"] == []
+    # this stand-in has no rollout replica registry: the plugin says so and carries on
+    assert report["replica"] is None and "no rollout replica registry" in _chose(report)
 
 
 @pytest.mark.parametrize("published", sorted(PUBLISHED))
@@ -64,6 +66,9 @@ def test_merged_registry_gets_cortex_and_our_worker(published):
     assert report["worker"] == "arctic_rl.integrations.verl.worker.CortexActorRolloutRefWorker"
     assert report["modules"] == {} and report["published_imported"] == []
     assert "merged registry (register_worker): backend and worker registered" in _chose(report)
+    # the agent loop's get_rollout_replica_class("cortex"): this package's replica
+    assert report["replica"] == "arctic_rl.integrations.verl.replica.CortexReplica"
+    assert "rollout replica 'cortex' registered" in _chose(report)
 
 
 def test_a_verl_without_remote_backends_keeps_import_verl_working():

@@ -1,7 +1,8 @@
-"""The `cortex` forwarder worker driven as verl's release/v0.7.1 trainer and PR #7102's V1
-trainer drive it (`standins/verl_trainer_replay.py`, on the release registry stand-in),
-against the reference mock on loopback: every worker call with the signature each build
-uses, `max_ckpt_to_keep` retention on the service, and verl's own resume.
+"""The `cortex` forwarder worker and rollout replica driven as verl's release/v0.7.1
+trainer and PR #7102's V1 trainer drive them (`standins/verl_trainer_replay.py`, on the
+release registry stand-in), against the reference mock on loopback: every worker and
+replica call with the signature each build uses, `max_ckpt_to_keep` retention on the
+service, and verl's own resume.
 
 The resume runs are verl's pattern: a run saves at `save_freq`, dies right after a save (a
 kill: no destroy, no exit handler), and a new process finds verl's tracker file, calls the
@@ -37,6 +38,21 @@ CALLED = [
 ]
 
 
+# What each build calls on the `cortex` rollout replica's server in these runs, and the
+# other controls the replay calls once (what verl's managers may fan out to a replica).
+REPLICA_CALLED = {"release": ["generate", "sleep"], "v1": ["generate", "set_global_steps", "sleep"]}
+REPLICA_CONTROLS = [
+    "abort_all_requests",
+    "clear_kv_cache",
+    "release_kv_cache",
+    "resume_generation",
+    "resume_kv_cache",
+    "start_profile",
+    "stop_profile",
+    "wake_up",
+]
+
+
 @pytest.fixture
 def reference_mock(live_mock_factory):
     return live_mock_factory("reference")
@@ -57,6 +73,8 @@ def _launch(mock, out: Path, build: str, steps: int, save_freq: int, **env: str)
         f"remote_backend.cortex.pat_env={PAT_ENV}",
         "remote_backend.cortex.long_poll_s=1",
         "remote_backend.cortex.progress=false",
+        # today's service answers the reference model's log-probs from their own sub-job
+        "remote_backend.log_prob_gpus=1",
     ]
     cmd = [sys.executable, str(REPLAY), str(out), build, str(steps), str(save_freq), *overrides]
     return subprocess.run(cmd, env=environ, capture_output=True, text=True, timeout=240)
@@ -81,6 +99,14 @@ def test_each_build_drives_the_worker_and_retention_deletes_service_checkpoints(
     report = _run(reference_mock, tmp_path, build, 3, 2, ARCTIC_REPLAY_KEEP="1")
     assert report["loaded"] is None and report["start"] == 0
     assert report["worker_calls"] == CALLED
+    assert report["replica_calls"] == sorted(REPLICA_CALLED[build] + REPLICA_CONTROLS)
+    # the weights' step each rollout's answers carry: the V1 sync fans the step out
+    expected = [[None]] * 3 if build == "release" else [[0], [1], [2]]
+    assert report["weight_steps"] == expected
+    probe = report["with_log_probs"]
+    assert 1 <= probe["tokens"] <= 3 and probe["stop"] == "completed"
+    assert len(probe["log_probs"]) == probe["tokens"]
+    assert all(lp <= 0 for lp in probe["log_probs"])
     for metrics in report["steps"].values():
         assert {"loss", "lr", "grad_norm", "pg_loss", "mfu"} <= set(metrics)
     grads = [m["grad_norm"] for m in report["steps"].values()]
@@ -106,6 +132,8 @@ def test_verl_resume_is_bit_identical_to_an_uninterrupted_run(reference_mock, tm
     assert loaded["job_id"] == killed["saved"][0]["job_id"] != resumed["job_id"]
     assert resumed["start"] == 2 and sorted(resumed["steps"]) == ["3", "4"]
     assert "load_checkpoint" in resumed["worker_calls"]
+    if build == "v1":  # the relaunch's first sync names the step it resumed at
+        assert resumed["weight_steps"] == [[2], [3]]
     assert _untimed({**killed["steps"], **resumed["steps"]}) == _untimed(whole["steps"])
     assert resumed["final_log_probs"] == whole["final_log_probs"]
 

@@ -2,12 +2,14 @@
 
 - `VERL_USE_EXTERNAL_MODULES=arctic_rl.integrations.verl.register` loads the plugin in
   every verl process; it registers the backend name `cortex` (`backend.CortexBackend`,
-  reading its Cortex settings from `config.remote_backend.cortex`) and, on verl's
-  release registry, its forwarder worker (`worker.CortexActorRolloutRefWorker`).
+  reading its Cortex settings from `config.remote_backend.cortex`), on verl's
+  release registry its forwarder worker (`worker.CortexActorRolloutRefWorker`), and the
+  rollout replica `cortex` (`replica.CortexReplica`).
 - `'hydra.searchpath=[pkg://arctic_rl.integrations.verl]'` plus `remote_backend=cortex`
   (`+remote_backend=cortex` on a verl whose defaults list has no `remote_backend` entry)
   loads `remote_backend/cortex.yaml` (the job's GPUs and seed, and a `cortex:` block).
-- `trainer.remote_backend=cortex` makes verl use it.
+- `trainer.remote_backend=cortex` makes verl use it; `actor_rollout_ref.rollout.name=cortex`
+  makes verl's agent loop sample from it.
 
 verl's registry comes in two shapes, told apart by what it has (`registry_shape`):
 "merged" (verl's release branch: `register_worker` / `get_worker`, no module table) and
@@ -28,9 +30,12 @@ __all__ = [
     "BACKEND_NAME",
     "CONFIG_DIR",
     "GROUP_FILE",
+    "REPLICA_MODULE",
     "RegistryShape",
+    "attach_backend",
     "client_config",
     "cortex_settings",
+    "load_replica",
     "load_worker",
     "registry_shape",
 ]
@@ -39,6 +44,7 @@ CONFIG_DIR = Path(__file__).resolve().parent
 GROUP_FILE = CONFIG_DIR / "remote_backend" / "cortex.yaml"
 BACKEND_NAME = "cortex"
 BACKEND_MODULE = "arctic_rl.integrations.verl.backend"
+REPLICA_MODULE = "arctic_rl.integrations.verl.replica"
 RegistryShape = Literal["merged", "fork", "unknown"]
 
 
@@ -58,6 +64,25 @@ def load_worker() -> type:
     from arctic_rl.integrations.verl.worker import CortexActorRolloutRefWorker
 
     return CortexActorRolloutRefWorker
+
+
+def load_replica() -> type:
+    """The rollout replica `cortex` (imported on first lookup: it needs Ray and verl's
+    rollout machinery)."""
+    from arctic_rl.integrations.verl.replica import CortexReplica
+
+    return CortexReplica
+
+
+def attach_backend(main_config: Any, handle: dict[str, Any]) -> Any:
+    """The selected remote backend (`trainer.remote_backend`) attached to the driver's job
+    through its reconnect handle, as a forwarder worker or a rollout replica needs it."""
+    from verl.remote_backend.base import RemoteBackendRegistry
+
+    name = main_config.trainer.get("remote_backend")
+    if not name:
+        raise ValueError("the cortex worker and rollout replica need trainer.remote_backend set")
+    return RemoteBackendRegistry.get(name).from_config(main_config, handle=handle)
 
 
 def cortex_settings(cfg: Any) -> CortexConfig:

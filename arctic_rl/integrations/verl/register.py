@@ -8,7 +8,9 @@ verl`: every failure is logged, never raised). In order, it
    merged: the backend class is imported now (that registry has no lazy table) and, once
    it loaded, this package's forwarder worker is named lazily through `register_worker`;
    fork: the backend module goes into the lazy `MODULES` table (imported on first use);
-2. logs once, at INFO on the `arctic_rl` logger, what it chose.
+2. registers the rollout replica `cortex` lazily in verl's `RolloutReplicaRegistry`
+   (`actor_rollout_ref.rollout.name=cortex`), where this verl has one;
+3. logs once, at INFO on the `arctic_rl` logger, what it chose.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ if importlib.util.find_spec("verl") is None:  # loaded by hand, without verl
         "VERL_USE_EXTERNAL_MODULES=arctic_rl.integrations.verl.register for verl to load it"
     )
 
-from arctic_rl.integrations.verl import BACKEND_MODULE, BACKEND_NAME, load_worker, registry_shape
+from arctic_rl.integrations.verl import (
+    BACKEND_MODULE,
+    BACKEND_NAME,
+    load_replica,
+    load_worker,
+    registry_shape,
+)
 
 __all__: list[str] = []
 
@@ -66,13 +74,24 @@ def _register(registry: type) -> str:
     return "merged registry (register_worker): backend and worker registered"
 
 
+def _register_replica() -> str:
+    """Name the rollout replica `cortex`; what was done, for the log line."""
+    try:
+        from verl.workers.rollout.replica import RolloutReplicaRegistry
+    except Exception as exc:  # a verl without rollout replicas, or one that fails to load
+        return f"no rollout replica registry ({type(exc).__name__}: {exc})"
+    RolloutReplicaRegistry.register(BACKEND_NAME, load_replica)
+    return f"rollout replica {BACKEND_NAME!r} registered"
+
+
 def _load() -> None:
     try:
         from verl.remote_backend.base import RemoteBackendRegistry
     except ImportError as exc:
         log.warning("arctic_rl: this verl has no remote backends (%s); nothing registered", exc)
         return
-    log.info("arctic_rl: verl plugin: %s", _register(RemoteBackendRegistry))
+    done = _register(RemoteBackendRegistry)
+    log.info("arctic_rl: verl plugin: %s; %s", done, _register_replica())
 
 
 _load()

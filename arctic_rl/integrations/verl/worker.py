@@ -25,7 +25,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from verl.remote_backend.base import RemoteBackendRegistry
 from verl.remote_backend.worker_utils import normalize_backend_metrics
 from verl.single_controller.base import Worker
 from verl.single_controller.base.decorator import (
@@ -38,6 +37,7 @@ from verl.utils import tensordict_utils as tu
 
 from arctic_rl._errors import CheckpointMismatchError
 from arctic_rl._resume import IDENTITY_FILE
+from arctic_rl.integrations.verl import attach_backend
 
 # The backend module registers `cortex` in this (Ray worker) process too.
 from arctic_rl.integrations.verl import backend as _backend  # noqa: F401
@@ -74,13 +74,7 @@ class CortexActorRolloutRefWorker(Worker):
         self.config = config
         self.role = role
         self.main_config = kwargs["main_config"]
-        name = self.main_config.trainer.get("remote_backend")
-        if not name:
-            raise ValueError("the cortex forwarder worker needs trainer.remote_backend set")
-        backend_cls = RemoteBackendRegistry.get(name)
-        self.backend: Any = backend_cls.from_config(
-            self.main_config, handle=kwargs["backend_handle"]
-        )
+        self.backend: Any = attach_backend(self.main_config, kwargs["backend_handle"])
         model = config.model
         remote_code = bool(model.get("trust_remote_code", False))
         tokenizer = hf_tokenizer(model.path, trust_remote_code=remote_code)

@@ -4,7 +4,8 @@
     python verl_plugin_probe.py drive BASE_URL PAT_ENV
 
 `import`: `import verl` (its bootstrap loads the plugins in VERL_USE_EXTERNAL_MODULES) with
-the `arctic_rl` log captured, then what the registry holds and whether anything of the
+the `arctic_rl` log captured, then what the registries hold (the remote backends and,
+where this verl has them, the rollout replicas) and whether anything of the
 published `arctic_platform` package was imported. `drive`: the backend built on
 the driver from the composed config, re-attached as a worker would, then the calls each
 verl interface makes: the pre-merge worker (a registry with `MODULES`) calls from inside
@@ -66,8 +67,20 @@ def probe_import() -> dict[str, Any]:
     if hasattr(registry, "get_worker"):
         worker = registry.get_worker("cortex")
         out["worker"] = None if worker is None else f"{worker.__module__}.{worker.__name__}"
+    out["replica"] = _replica("cortex")
     out["published_imported"] = sorted(m for m in sys.modules if m.startswith("arctic_platform"))
     return out
+
+
+def _replica(name: str) -> str | None:
+    """What verl's agent loop gets for `actor_rollout_ref.rollout.name=NAME` (None: this
+    verl has no rollout replicas)."""
+    try:
+        from verl.workers.rollout.replica import get_rollout_replica_class
+    except ImportError:
+        return None
+    found = get_rollout_replica_class(name)
+    return f"{found.__module__}.{found.__name__}"
 
 
 def compose(base_url: str, pat_env: str) -> DictConfig:

@@ -11,9 +11,17 @@ its `register` says `blocking=False` (the caller then waits on it as on `ray.get
 trainer makes the worker calls of the chosen build with their exact signatures:
 `_load_checkpoint` (resume_mode auto: the folder `latest_checkpointed_iteration.txt`
 names), `update_weights(global_steps=...)` (V1 adds `mode="remote_backend"`), then per
-step the rollout (the backend's `generate`, what a rollout replica calls), the compute
-calls on a TensorDict, `update_weights`, and at `save_freq` `save_checkpoint(local_path,
-hdfs_path, global_step, max_ckpt_to_keep=...)` before verl writes its tracker file.
+step the rollout, the compute calls on a TensorDict, `update_weights`, and at `save_freq`
+`save_checkpoint(local_path, hdfs_path, global_step, max_ckpt_to_keep=...)` before verl
+writes its tracker file.
+
+The rollout is verl's agent loop on the replica `actor_rollout_ref.rollout.name` names,
+from verl's `RolloutReplicaRegistry`: built with the keyword arguments each build hands
+it (`main_config`, `backend_handle`), `init_hybrid` on the worker group, put to sleep at
+start as the checkpoint manager does, then per prompt the agent loop's
+`server.generate.remote(...)` with its sampling parameters; the V1 weight sync fans
+`set_global_steps` out to it, and the agent loop reads `global_steps` off each answer.
+After the run every other control verl may fan out to a replica is called once.
 
 `ARCTIC_REPLAY_DIE_AFTER=k` ends the process right after step k as a kill does (no
 destroy, no exit handlers). The report: per-step metrics and the final log-probs of a
@@ -30,11 +38,22 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import torch
 from verl_replay import PROMPTS, compose, response_part, verl_batch
 
 TRACKER = "latest_checkpointed_iteration.txt"  # verl's checkpoint tracker file
+CONTROLS = (
+    "wake_up",
+    "clear_kv_cache",
+    "abort_all_requests",
+    "resume_generation",
+    "release_kv_cache",
+    "resume_kv_cache",
+    "start_profile",
+    "stop_profile",
+)
 
 
 class WorkerGroup:
@@ -46,6 +65,7 @@ class WorkerGroup:
         self._thread.start()
         self.worker = self._submit(self._construct, cls, init).result()
         self.calls: list[str] = []
+        self.workers = [self]  # verl's RayWorkerGroup.workers: the actor handles
 
     @staticmethod
     async def _construct(cls: type, init: dict[str, Any]) -> Any:
@@ -83,12 +103,12 @@ class Trainer:
     def __init__(self, build: str, cfg: Any, ckpt: Path) -> None:
         import verl  # noqa: F401  (the bootstrap loads the plugin)
         from verl.remote_backend.base import RemoteBackendRegistry
+        from verl.workers.rollout.replica import get_rollout_replica_class
 
         self.build, self.cfg, self.ckpt = build, cfg, ckpt
         name = cfg.trainer.remote_backend
         self.backend = RemoteBackendRegistry.get(name).from_config(cfg)
         handle = self.backend.reconnect_handle()
-        self.replica = RemoteBackendRegistry.get(name).from_config(cfg, handle=handle)
         worker_cls = RemoteBackendRegistry.get_worker(name)
         self.wg = WorkerGroup(
             worker_cls,
@@ -98,10 +118,25 @@ class Trainer:
             backend_handle=handle,
         )
         self.global_steps = 0
+        self.weight_steps: list[list[Any]] = []
+        rollout = cfg.actor_rollout_ref.rollout
+        replica_cls = get_rollout_replica_class(rollout.name)
+        self.replica = replica_cls(
+            replica_rank=0,
+            config=rollout,
+            model_config=cfg.actor_rollout_ref.model,
+            gpus_per_node=rollout.n_gpus_per_node,
+            main_config=cfg,
+            backend_handle=handle,
+        )
+        asyncio.run(self.replica.init_hybrid(self.wg))
+        asyncio.run(self.replica.sleep())  # the checkpoint manager, once the replicas exist
 
     def update_weights(self) -> None:
         mode = {"mode": "remote_backend"} if self.build == "v1" else {}
         ray_get(self.wg.update_weights(global_steps=self.global_steps, **mode))
+        if self.build == "v1":  # the remote-backend shortcut fans the step out to replicas
+            asyncio.run(self.replica.set_global_steps(self.global_steps))
 
     def load_checkpoint(self) -> dict[str, Any] | None:
         tracker = self.ckpt / TRACKER
@@ -123,15 +158,52 @@ class Trainer:
         (self.ckpt / TRACKER).write_text(str(self.global_steps))
         return saved
 
+    async def sample(self, prompt: list[int]) -> Any:
+        """The agent loop's call on the replica's server (release/v0.7.1 keywords)."""
+        rollout = self.cfg.actor_rollout_ref.rollout
+        sampling = dict(
+            temperature=rollout.temperature,
+            top_p=rollout.top_p,
+            top_k=rollout.top_k,
+            repetition_penalty=1.0,
+            logprobs=rollout.calculate_log_probs,
+        )
+        return await self.replica.server_handle.generate.remote(
+            request_id=uuid4().hex,
+            prompt_ids=prompt,
+            sampling_params=sampling,
+            image_data=None,
+            video_data=None,
+        )
+
     async def rollout(self) -> tuple[dict[str, Any], torch.Tensor]:
         n = self.cfg.actor_rollout_ref.rollout.n
         prompts = [list(p.encode()) for p in PROMPTS for _ in range(n)]
-        sampling = {"max_tokens": self.cfg.data.max_response_length, "temperature": 1.0}
-        outputs = [(await self.replica.generate(p, sampling))[0] for p in prompts]
-        responses = [list(o["token_ids"]) for o in outputs]
+        # one at a time (verl's agent loop overlaps them): the resume runs compare sampling
+        # bit for bit, which needs the service to see the prompts in the same order
+        outputs = [await self.sample(p) for p in prompts]
+        self.weight_steps.append(sorted({o.extra_fields["global_steps"] for o in outputs}, key=str))
+        responses = [o.token_ids for o in outputs]
         # the share of ASCII bytes: it differs within each group, so advantages are not zero
         rewards = torch.tensor([sum(t < 128 for t in r) / max(1, len(r)) for r in responses])
         return verl_batch(prompts, responses), rewards
+
+    async def other_controls(self) -> list[str]:
+        """Every other control verl's checkpoint managers and agent loop fan out."""
+        called = []
+        for name in CONTROLS:
+            await getattr(self.replica, name)()
+            called.append(name)
+        return called
+
+    async def with_log_probs(self) -> dict[str, Any]:
+        """One answer with `calculate_log_probs` on and a 3-token budget (a multi-turn
+        loop's `max_tokens`)."""
+        sampling = {"temperature": 1.0, "logprobs": True, "max_tokens": 3}
+        out = await self.replica.server_handle.generate.remote(
+            request_id=uuid4().hex, prompt_ids=list(b"probe"), sampling_params=sampling
+        )
+        return {"tokens": len(out.token_ids), "log_probs": out.log_probs, "stop": out.stop_reason}
 
     def step(self) -> dict[str, float]:
         n = self.cfg.actor_rollout_ref.rollout.n
@@ -173,6 +245,10 @@ def main(out: Path, build: str, steps: int, save_freq: int, overrides: list[str]
             os._exit(0)  # a kill: nothing is destroyed, no exit handler runs
         trainer.global_steps += 1
     report["final_log_probs"] = trainer.probe()
+    report["controls"] = asyncio.run(trainer.other_controls())
+    report["with_log_probs"] = asyncio.run(trainer.with_log_probs())
+    report["replica_calls"] = sorted(set(trainer.replica.server_handle.calls))
+    report["weight_steps"] = trainer.weight_steps
     report["job_id"] = trainer.backend.client.job_id
     trainer.wg.destroy()
     report["worker_calls"] = sorted(set(trainer.wg.calls))
