@@ -194,11 +194,10 @@ class CortexService:
     async def probe_proposals(self) -> bool:
         """Ask the proposed capabilities route: True when it answers (the service serves
         the proposals), False on today's 404. Any other failure is raised."""
-        from arctic_rl._services import CAPABILITIES_PATH
+        from cortex_gs_client.api.jobs import get_capabilities
 
-        http = self._client.get_async_httpx_client()
-        try:
-            await http.get(f"/{CAPABILITIES_PATH}")  # the transport raises for any error
+        try:  # the transport raises for any error
+            await get_capabilities.asyncio_detailed(client=self._client)
         except NotFoundError:
             return False
         return True

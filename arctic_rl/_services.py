@@ -42,7 +42,6 @@ ServiceKind = Literal["today", "proposed"]
 TODAY: ServiceKind = "today"
 PROPOSED: ServiceKind = "proposed"
 SERVICE_SETTINGS = ("auto", TODAY, PROPOSED)
-CAPABILITIES_PATH = "capabilities"
 
 
 @dataclass(frozen=True)

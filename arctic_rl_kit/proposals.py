@@ -4,8 +4,9 @@ named one way, listed once, with the routes it appears in.
 Each element is named ``<kind> `<name>```, and ``of `<owner>``` where it belongs to another
 element: ``route `POST /{job_id}/sync-weights```, ``header `Idempotency-Key```, ``query
 parameter `wait_s```, ``schema `TrainBatch```, ``field `grad_norm` of `TrainMetrics```,
-``response `Finished```. An element declared in several places (a parameter in the
-components and on an operation) is one proposal that lists every place.
+``response `Finished```, ``registry entry `losses.verl_grpo` of `Processing```. An element
+declared in several places (a parameter in the components and on an operation) is one
+proposal that lists every place.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class Proposal:
         """The component schema this element is or belongs to, if any."""
         if self.kind == "schema":
             return self.name
-        return self.owner if self.kind in ("field", "enum values") else None
+        return self.owner if self.kind in ("field", "enum values", "registry entry") else None
 
 
 def header_name(name: str) -> str:
@@ -123,6 +124,8 @@ def _component(
         return "field", ".".join(part for part in rest if part != "properties"), name
     if len(rest) == 3 and rest[0] == "content" and rest[2] == "schema":
         return f"{kind} schema", name, None
+    if section == "schemas" and rest[0] == "x-registries" and "name" in node:
+        return "registry entry", f"{rest[1]}.{node['name']}", name
     return "part", "/".join(rest), name
 
 

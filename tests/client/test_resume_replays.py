@@ -36,8 +36,10 @@ KEEP = 1
 
 
 @pytest.fixture
-def reference_mock(live_mock_factory: Any) -> Any:
-    return live_mock_factory("reference")
+def reference_mock(live_mock_factory: Any, mock_service: str) -> Any:
+    """The folder's service, the proposals': its loss reports entropy, so every per-step
+    metric is a number compared exactly (today's computes none)."""
+    return live_mock_factory("reference", service=mock_service)
 
 
 def _launch(cmd: list[str], run: Path, env: dict[str, str]) -> subprocess.Popen[str]:

@@ -32,6 +32,8 @@ WIDTH = PROMPT + RESPONSE
 # Per-row advantages: with old log-probs equal to the policy's, the loss is minus their
 # mean over response tokens (-0.75), whatever the layout, if each lines up.
 ADVANTAGES = torch.tensor([[1.0], [0.5]])
+# The loss both frameworks' integrations name (today's service takes no call without one).
+PROCESSING = {"loss_fn": "verl_grpo"}
 
 
 def skyrl_call(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -84,7 +86,8 @@ def main(shape: str, cortex: dict[str, Any]) -> None:
     # The response tokens' log-probs, token-aligned (the answer's column i scores token i + 1).
     batch["old_log_probs"] = old[:, PROMPT - 1 : WIDTH - 1]
     meta = {"policy_loss_config": {"loss_agg_mode": "token-mean"}} if shape == "verl" else None
-    trained = call(client.fwd_bwd(batch, meta=meta) if meta else client.fwd_bwd(batch))
+    legacy = {"meta": meta} if meta else {}
+    trained = call(client.fwd_bwd(batch, PROCESSING, **legacy))
     stepped = call(client.step())
     prompts = [row[row > 0][-16:].tolist() for row in batch["input_ids"]]
     sampled = call(client.generate(prompts, {"max_tokens": 4, "temperature": 1.0}))

@@ -64,12 +64,20 @@ NO_SHIM_ENTRY = {
     "get_experiment_run": NO_CLIENT_CALL["get_experiment_run"],
     "export_checkpoint": NO_CLIENT_CALL["export_checkpoint"],
     "generate_stream": NO_CLIENT_CALL["generate_stream"],
+    "get_capabilities": "the client asks it once to learn which service it talks to; "
+    "the frameworks never see it",
     "abandon_chunk_group": "the client abandons the uploads its cut calls left when a job has "
     "no room for another; the frameworks never see chunk groups",
 }
 """Operations no legacy method reaches directly, and why."""
 
 PAT_ENV = "ARCTIC_RL_COVERAGE_PAT"
+
+
+@pytest.fixture
+def mock_service() -> str:
+    """Every operation is driven, the proposed ones too: the mock serves the proposals."""
+    return "proposed"
 
 
 class Recording(httpx.AsyncBaseTransport):

@@ -204,10 +204,14 @@ def test_each_proposal_is_listed_once_named_one_way(site: Path) -> None:
         "route POST /{job_id}/sync-weights",
         "field grad_norm of TrainMetrics",
         "schema TrainBatch",
+        "registry entry losses.verl_grpo of Processing",
+        "registry entry post_processors.compute_entropy_and_logprobs of Processing",
     ):
         assert expected in elements
     forms = {re.sub(r" .*", "", name) for name in elements}
-    assert forms <= {"route", "header", "query", "schema", "field", "response", "request", "table"}
+    assert forms <= {
+        "route", "header", "query", "schema", "field", "response", "request", "table", "registry"
+    }  # fmt: skip
     assert "table x-cost-budgets" in elements
 
 
