@@ -30,8 +30,9 @@ HELD_S = 60.0  # a held chunk stays held: its call is cancelled meanwhile
 
 
 @pytest.fixture
-def mock(live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch) -> LiveMock:
-    live = live_mock_factory("canned", max_open_chunk_groups=MOST_OPEN)
+def mock(live_mock_factory: Any, mock_service: str, monkeypatch: pytest.MonkeyPatch) -> LiveMock:
+    """The folder's mock (the proposals: the abandon route is one) with room for few groups."""
+    live = live_mock_factory("canned", service=mock_service, max_open_chunk_groups=MOST_OPEN)
     monkeypatch.setenv(PAT_ENV, live.token)
     return live
 
