@@ -195,14 +195,17 @@ class IOLoop:
         if here is loop:
             return await coro
         caller = Caller(here, serving)
-        future = _submit(_on_behalf_of(caller, coro), loop)
+        answer = asyncio.wrap_future(_submit(_on_behalf_of(caller, coro), loop))
         try:
-            return await asyncio.wrap_future(future)
+            # Shielded: the caller is marked gone before the call there is cancelled, so
+            # it ends as a left call (kept for the next identical one), never forgotten.
+            return await asyncio.shield(answer)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if serving.closing_began and (task is None or not task.cancelling()):
                 raise ClientClosedError(CLOSED_MESSAGE, code="client_closed") from None
             caller.leave()
+            answer.cancel()
             raise
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
