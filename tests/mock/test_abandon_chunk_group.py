@@ -11,7 +11,7 @@ from .e2e import chunks_of, executions, train_batch
 def test_an_unfinished_group_is_abandoned_and_its_room_freed(
     live_mock_factory: object,
 ) -> None:
-    mock: LiveMock = live_mock_factory("canned", max_open_chunk_groups=1)  # type: ignore[operator]
+    mock: LiveMock = live_mock_factory("canned", service="proposed", max_open_chunk_groups=1)  # type: ignore[operator]
     api = MockApi(mock)
     try:
         job_id = api.create_job()
@@ -39,6 +39,6 @@ def test_an_unfinished_group_is_abandoned_and_its_room_freed(
         api.close()
 
 
-def test_abandoning_in_an_unknown_job_is_404(api: MockApi) -> None:
-    answer = api.http.delete("/job-unknown/chunk-groups/some-group")
+def test_abandoning_in_an_unknown_job_is_404(proposed_api: MockApi) -> None:
+    answer = proposed_api.http.delete("/job-unknown/chunk-groups/some-group")
     assert answer.status_code == 404 and answer.json()["error_code"] == "job_not_found"
