@@ -42,7 +42,11 @@ def batch(seed: int) -> dict[str, Any]:
 
 
 def open_groups(mock: LiveMock, job_id: str) -> set[str]:
-    return set(mock.app.state.service.store.groups.open_group_ids(job_id))
+    """The job's unfinished groups as the mock counts them against its limit: those it
+    holds (a chunk's row is stored after its answer) and those stored."""
+    chunks = mock.app.state.service.chunks
+    held = {group for job, group in chunks._open if job == job_id}
+    return held | set(mock.app.state.service.store.groups.open_group_ids(job_id))
 
 
 def executed_fwd_bwd(mock: LiveMock, job_id: str) -> int:
