@@ -368,6 +368,12 @@ class AsyncArcticRLClient:
     ) -> dict[str, Any]:
         from cortex_gs_client.models import LogProbsRequest
 
+        if self.service_kind == TODAY:
+            raise NotServedError(
+                "today's Cortex service has no log-probs route: score the tokens with the "
+                "`forward` operation instead (`forward`, or `fwd_no_grad` on the legacy client)",
+                code="not_served",
+            )
         fields: dict[str, Any] = {"prompts": [plain_tokens(p) for p in prompts], "top_k": top_k}
         if completions is not None:
             fields["completions"] = [plain_tokens(c) for c in completions]

@@ -16,7 +16,14 @@ import httpx
 import pytest
 import torch
 
-from arctic_rl import ArcticRLClient, ArcticRLClientConfig, CortexService, LegacyCortexClient, wire
+from arctic_rl import (
+    ArcticRLClient,
+    ArcticRLClientConfig,
+    CortexService,
+    LegacyCortexClient,
+    NotServedError,
+    wire,
+)
 from arctic_rl._forward_op import JSON_CAP
 
 from .conftest import PAT_ENV
@@ -246,6 +253,19 @@ def test_the_yaml_setting_skips_the_question(
         assert _served_idempotency(client) is False
     finally:
         client.shutdown()
+
+
+def test_log_probs_against_today_is_refused_before_sending(today_mock: Any) -> None:
+    """Today's service has no /log-probs (a 404 there): the client says what to use instead."""
+    recorder = Recorder()
+    legacy = legacy_client(today_mock, recorder, gpus=1)
+    try:
+        with pytest.raises(NotServedError, match="forward"):
+            run(legacy.log_probs(["ab"], top_k=1))
+        assert legacy.client.aio.service_kind == "today"
+        assert not recorder.bodies("/log-probs")
+    finally:
+        legacy.shutdown()
 
 
 def _served_idempotency(client: ArcticRLClient) -> bool:
