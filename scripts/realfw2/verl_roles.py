@@ -32,6 +32,16 @@ REPORT = os.environ.get("REALFW2_VERL_REPORT", "run/verl_report.jsonl")
 STEPS_OUT = os.environ.get("REALFW2_VERL_STEPS_OUT", "run/verl_steps.jsonl")
 # The relaunch scenario: the TaskRunner dies right after this step's save (0: never).
 DIE_AFTER = int(os.environ.get("REALFW2_VERL_DIE_AFTER", "0"))
+# which Cortex service the mock plays: today's live one (default) or the proposed contract
+TODAY = os.environ.get("REALFW2_SERVICE", "today") != "proposed"
+# step 1's PPO invariants as each service reports them (old == current policy): today's grpo
+# answers an importance ratio of exactly 1 and a clip fraction of exactly 0; the proposed
+# contract answers ppo_kl, pg_clipfrac_lower and kl_loss (ref == old at step 1) 0
+STEP1_INVARIANTS = (
+    {"importance_weight": 1.0, "clip_ratio": 0.0}
+    if TODAY
+    else {"ppo_kl": 0.0, "pg_clipfrac_lower": 0.0, "kl_loss": 0.0}
+)
 
 
 def rec(name, ok, detail=""):
@@ -230,6 +240,7 @@ def harness_fit(trainer, v1=False):
     same build (RayPPOTrainer's methods, the TransferQueue path being cut)."""
     import torch
     from verl.trainer.ppo.ray_trainer import compute_advantage
+    from verl.trainer.ppo.utils import need_reference_policy
 
     cfg = trainer.config
     n = cfg.actor_rollout_ref.rollout.n
@@ -296,14 +307,17 @@ def harness_fit(trainer, v1=False):
             f"old_log_probs {tuple(lp.shape)}, max |gap| to the log_probs route {max(gaps):.2e}, "
             f"entropys {tuple(batch.batch['entropys'].shape)}, mfu {mfu}",
         )
-        ref = trainer._compute_ref_log_prob(batch)  # REAL (reference_model=True)
-        batch = batch.union(ref)
-        rec(
-            f"V9 step{step} ref log-probs (fwd_no_grad reference_model=True)",
-            "ref_log_prob" in batch.batch,
-            f"ref_log_prob {tuple(batch.batch['ref_log_prob'].shape)}, "
-            f"max |ref-old| {float((batch.batch['ref_log_prob'] - lp).abs().max()):.2e}",
-        )
+        # as fit() does: ref log-probs only when the config needs a reference policy (a KL
+        # loss or a KL in the reward; today's recipes have neither)
+        if need_reference_policy(cfg):
+            ref = trainer._compute_ref_log_prob(batch)  # REAL (reference_model=True)
+            batch = batch.union(ref)
+            rec(
+                f"V9 step{step} ref log-probs (fwd_no_grad reference_model=True)",
+                "ref_log_prob" in batch.batch,
+                f"ref_log_prob {tuple(batch.batch['ref_log_prob'].shape)}, "
+                f"max |ref-old| {float((batch.batch['ref_log_prob'] - lp).abs().max()):.2e}",
+            )
         batch.batch["token_level_scores"] = scores
         batch.batch["token_level_rewards"] = scores
         batch = compute_advantage(
@@ -329,11 +343,13 @@ def harness_fit(trainer, v1=False):
             },
         )
         if step == 1:
-            inv = {k: metrics.get(f"actor/{k}") for k in ("ppo_kl", "pg_clipfrac_lower", "kl_loss")}
+            inv = {k: metrics.get(f"actor/{k}") for k in STEP1_INVARIANTS}
+            got = {k: None if v is None else float(v) for k, v in inv.items()}
+            want = ", ".join(f"{k} exactly {v:g}" for k, v in STEP1_INVARIANTS.items())
             rec(
-                "V10b step1 PPO invariants (old == current == ref policy): ppo_kl, pg_clipfrac_lower, kl_loss exactly 0",
-                all(float(v) == 0.0 for v in inv.values()),
-                f"{inv} (V9: ref == old exactly at step 1)",
+                f"V10b step1 PPO invariants (old == current policy): {want}",
+                got == STEP1_INVARIANTS,
+                f"{got}; actor keys {sorted(k for k in metrics if k.startswith('actor/'))}",
             )
         update_weights()
         rec(f"V11 step{step} update_weights (sync_weights)", True, "")
