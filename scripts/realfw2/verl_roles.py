@@ -232,6 +232,31 @@ def _save_at(trainer, step):
             os._exit(1)  # the run dies here, as a preempted driver does
 
 
+async def _scored(client, prompts, completions):
+    """Each completion's log-probs scored apart from verl's converters: the proposed
+    contract's log_probs route, or (today's service has none) today's forward operation on
+    the rows left-aligned, whose column k scores token k + 1."""
+    import torch
+
+    if not TODAY:
+        return (await client.log_probs(prompts, completions, top_k=0))["logprobs"]
+    rows = [list(p) + list(c) for p, c in zip(prompts, completions, strict=True)]
+    width = max(map(len, rows))
+    ids = torch.tensor([r + [0] * (width - len(r)) for r in rows])
+    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])
+    body = {
+        "args": [],
+        "kwargs": {"input_ids": ids, "attention_mask": mask},
+        "processing": {"post": ["compute_logprobs"], "loss_fn": None},
+    }
+    answer = await client._aio.forward(body)
+    lp = torch.as_tensor(answer["model_outputs"]["logprobs"])
+    return [
+        lp[i, len(p) - 1 : len(p) - 1 + len(c)].tolist()
+        for i, (p, c) in enumerate(zip(prompts, completions, strict=True))
+    ]
+
+
 def harness_fit(trainer, v1=False):
     """RayPPOTrainer.fit's remote-backend loop with its REAL methods (see the module doc).
     v1: the V1 trainer, whose real init() already ran _load_checkpoint; its weights go out
@@ -291,20 +316,20 @@ def harness_fit(trainer, v1=False):
         old, mfu = old if isinstance(old, tuple) else (old, None)
         batch = batch.union(old)  # wg.compute_log_prob -> make_njt, no_padding_2_padding
         lp = batch.batch["old_log_probs"]
-        # independent check: the mock's log_probs route scores the same response tokens
+        # independent check: the service scores the same response tokens apart from verl
         rows_p, rows_c = [], []
         for i in range(len(batch)):
             rows_p.append(prompts[i][prompt_mask[i].bool()].tolist())
             rows_c.append(resp[i][resp_mask[i].bool()].tolist())
-        scored = loop.run(backend._client.log_probs(rows_p, rows_c, top_k=0))
+        scored = loop.run(_scored(backend._client, rows_p, rows_c))
         gaps = [
             float((lp[i, : len(c)] - torch.as_tensor(ref_row, dtype=lp.dtype)).abs().max())
-            for i, (c, ref_row) in enumerate(zip(rows_c, scored["logprobs"], strict=True))
+            for i, (c, ref_row) in enumerate(zip(rows_c, scored, strict=True))
         ]
         rec(
             f"V8 step{step} old log-probs: real make_njt + no_padding_2_padding slice the backend's answer right",
             max(gaps) < 1e-4,
-            f"old_log_probs {tuple(lp.shape)}, max |gap| to the log_probs route {max(gaps):.2e}, "
+            f"old_log_probs {tuple(lp.shape)}, max |gap| to the independent scoring {max(gaps):.2e}, "
             f"entropys {tuple(batch.batch['entropys'].shape)}, mfu {mfu}",
         )
         # as fit() does: ref log-probs only when the config needs a reference policy (a KL
@@ -358,9 +383,9 @@ def harness_fit(trainer, v1=False):
             fh.write(json.dumps({"step": step, "rewards": rewards, "metrics": untimed}) + "\n")
         _save_at(trainer, step)
         trainer.global_steps += 1
-    probe = loop.run(backend._client.log_probs([[72, 105, 33]], [[97, 98, 99, 100]], top_k=0))
+    probe = loop.run(_scored(backend._client, [[72, 105, 33]], [[97, 98, 99, 100]]))
     with open(STEPS_OUT, "a", encoding="utf-8") as fh:
-        final = [float(x) for x in probe["logprobs"][0]]
+        final = [float(x) for x in probe[0]]
         fh.write(json.dumps({"final_log_probs": final}) + "\n")
     trainer.actor_rollout_wg.destroy()  # REAL -> worker backend.destroy() -> client.shutdown()
     rec("V14 worker-side destroy (shutdown)", True, "")
