@@ -12,7 +12,8 @@
 # Knobs: REALFW2_PARTS (default "skyrl verl"), REALFW2_SKIP_VERL_PROBES=1, REALFW2_MAIN_RUNS=
 # A,B,R,C,RC (verl main runs, no arctic_platform importable: A = verl@61ed850f, B = release/v0.7.1
 # 9dfab8e5d with the project's worker, R = B's resume scenario, C = PR #7102's V1 trainer at
-# 6329d45bd, RC = C's resume scenario), REALFW2_DIR (scratch folder, default $TMPDIR/realfw2).
+# 6329d45bd, RC = C's resume scenario), REALFW2_DIR (scratch folder, default $TMPDIR/realfw2),
+# REALFW2_SERVICE (today, the default: the live service as it runs; proposed: the full contract).
 set -u
 export PROJECT=${PROJECT:-$(pwd)}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -95,13 +96,16 @@ fi
 PORT=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
 export REALFW2_MOCK_TOKEN="realfw2-$(python3 -c 'import secrets;print(secrets.token_hex(12))')"
 STATE=$(mktemp -d "$R/run/mockstate.XXXX")
+# the service the mock plays: today's live one (the recipes turn the KL loss off, as its users
+# must), or `proposed`, the full contract (the recipes keep their KL loss term)
+export REALFW2_SERVICE=${REALFW2_SERVICE:-today}
 PYTHONPATH="$PROJECT" CORTEX_GS_MOCK_TOKEN="$REALFW2_MOCK_TOKEN" "$PROJECT/.venv/bin/python" -m arctic_rl_mock --host 127.0.0.1 \
-  --port "$PORT" --state-dir "$STATE" --backend reference > run/mock.log 2>&1 &
+  --port "$PORT" --state-dir "$STATE" --backend reference --service "$REALFW2_SERVICE" > run/mock.log 2>&1 &
 MOCK=$!
 trap 'kill $MOCK 2>/dev/null; wait $MOCK 2>/dev/null' EXIT
 for _ in $(seq 60); do grep -q "Uvicorn running" run/mock.log && break; sleep 1; done
 URL="http://127.0.0.1:$PORT/api/v2/databases/RL_DB/schemas/PUBLIC/cortex-training"
-echo "mock (pid $MOCK) at $URL"
+echo "mock (pid $MOCK, $REALFW2_SERVICE service) at $URL"
 
 # ---------------------------------------------------------------- 3. drives
 export OMP_NUM_THREADS=1

@@ -23,6 +23,16 @@ RESULTS = []
 ITERATIONS = 20  # trainer.epochs over a 2-prompt dataset at train_batch_size 2: one step each
 FD_WARMUP_CALLS = 10  # descriptors after this many calls in the Ray task are the baseline
 FD_SLACK = 8  # how far above that baseline the task's descriptors may go
+# which Cortex service the mock plays: today's live one (default) or the proposed contract
+TODAY = os.environ.get("REALFW2_SERVICE", "today") != "proposed"
+# step 1's PPO invariants as each service reports them: old == current policy, so today's grpo
+# answers an importance ratio of exactly 1 and a clip fraction of exactly 0; the proposed
+# contract answers ppo_kl, pg_clipfrac_lower and kl_loss (the reference is the old policy) 0
+STEP1_INVARIANTS = (
+    {"importance_weight": 1.0, "clip_ratio": 0.0}
+    if TODAY
+    else {"ppo_kl": 0.0, "pg_clipfrac_lower": 0.0, "kl_loss": 0.0}
+)
 
 
 def record(name, ok, detail=""):
@@ -60,6 +70,8 @@ def recipe(run: Path, cortex_file: Path, extra=()):
         "data.dataloader.num_workers=0",
         f"trainer.ckpt_path={run / 'skyrl' / 'ckpt'}",
         f"trainer.export_path={run / 'skyrl' / 'export'}",
+        # today's service's grpo has no KL term: its users turn SkyRL's KL loss off
+        *(["trainer.algorithm.use_kl_loss=false"] if TODAY else []),
     ]
     return [e for e in base if e.split("=", 1)[0] not in replaced] + list(extra)
 
@@ -338,11 +350,12 @@ def main():
                 grads.append(r["result"].get("grad_norm"))
     fb = [r["result"] for r in recs if r["pid"] == wpid and r["call"] == "fwd_bwd"]
     m1 = (fb[0].get("metrics") or {}) if fb else {}
-    invariants = {k: m1.get(k) for k in ("ppo_kl", "pg_clipfrac_lower", "kl_loss")}
+    invariants = {k: m1.get(k) for k in STEP1_INVARIANTS}
+    want = ", ".join(f"{k} exactly {v:g}" for k, v in STEP1_INVARIANTS.items())
     record(
-        "S5c step1 PPO invariants (old == current policy): ppo_kl, pg_clipfrac_lower, kl_loss exactly 0",
-        bool(fb) and all(v == 0.0 for v in invariants.values()),
-        f"step1 fwd_bwd metrics {invariants}",
+        f"S5c step1 PPO invariants (old == current policy): {want}",
+        bool(fb) and invariants == STEP1_INVARIANTS,
+        f"step1 fwd_bwd metrics {invariants}; all keys {sorted(m1)}",
     )
     record(
         "S5b GRPO advantages from SkyRL's real compute_advantages_and_returns reach fwd_bwd (step grad_norm > 0)",

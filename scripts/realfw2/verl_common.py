@@ -16,6 +16,8 @@ VERL_V1 = SRC / "verl_6329d45bd"  # verl PR #7102 head: the V1 trainer drives re
 AP_PIN = SRC / "ap_1b47608"
 AP_MAIN = SRC / "ap_5864380"  # Arctic-Platform main: arctic_platform.client, OnPremConfig
 PLUGIN = "arctic_rl.integrations.verl.register"
+# which Cortex service the mock plays: today's live one (default) or the proposed contract
+TODAY = os.environ.get("REALFW2_SERVICE", "today") != "proposed"
 AP_PLUGIN = "arctic_platform.integrations.verl.register"
 RESULTS = []
 
@@ -122,7 +124,8 @@ def main_overrides(url, run, verl_src):
         "actor_rollout_ref.rollout.agent.num_workers=1",  # RemoteBackendTrainer: single rollout replica
         "actor_rollout_ref.actor.ppo_mini_batch_size=2",
         "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2",
-        "actor_rollout_ref.actor.use_kl_loss=true",
+        # today's service's grpo has no KL term: its users turn verl's KL loss off
+        f"actor_rollout_ref.actor.use_kl_loss={'false' if TODAY else 'true'}",
         "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2",
         "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2",
         "algorithm.adv_estimator=grpo",

@@ -32,6 +32,16 @@ REPORT = os.environ.get("REALFW2_VERL_REPORT", "run/verl_report.jsonl")
 STEPS_OUT = os.environ.get("REALFW2_VERL_STEPS_OUT", "run/verl_steps.jsonl")
 # The relaunch scenario: the TaskRunner dies right after this step's save (0: never).
 DIE_AFTER = int(os.environ.get("REALFW2_VERL_DIE_AFTER", "0"))
+# which Cortex service the mock plays: today's live one (default) or the proposed contract
+TODAY = os.environ.get("REALFW2_SERVICE", "today") != "proposed"
+# step 1's PPO invariants as each service reports them (old == current policy): today's grpo
+# answers an importance ratio of exactly 1 and a clip fraction of exactly 0; the proposed
+# contract answers ppo_kl, pg_clipfrac_lower and kl_loss (ref == old at step 1) 0
+STEP1_INVARIANTS = (
+    {"importance_weight": 1.0, "clip_ratio": 0.0}
+    if TODAY
+    else {"ppo_kl": 0.0, "pg_clipfrac_lower": 0.0, "kl_loss": 0.0}
+)
 
 
 def rec(name, ok, detail=""):
@@ -222,6 +232,31 @@ def _save_at(trainer, step):
             os._exit(1)  # the run dies here, as a preempted driver does
 
 
+async def _scored(client, prompts, completions):
+    """Each completion's log-probs scored apart from verl's converters: the proposed
+    contract's log_probs route, or (today's service has none) today's forward operation on
+    the rows left-aligned, whose column k scores token k + 1."""
+    import torch
+
+    if not TODAY:
+        return (await client.log_probs(prompts, completions, top_k=0))["logprobs"]
+    rows = [list(p) + list(c) for p, c in zip(prompts, completions, strict=True)]
+    width = max(map(len, rows))
+    ids = torch.tensor([r + [0] * (width - len(r)) for r in rows])
+    mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])
+    body = {
+        "args": [],
+        "kwargs": {"input_ids": ids, "attention_mask": mask},
+        "processing": {"post": ["compute_logprobs"], "loss_fn": None},
+    }
+    answer = await client._aio.forward(body)
+    lp = torch.as_tensor(answer["model_outputs"]["logprobs"])
+    return [
+        lp[i, len(p) - 1 : len(p) - 1 + len(c)].tolist()
+        for i, (p, c) in enumerate(zip(prompts, completions, strict=True))
+    ]
+
+
 def harness_fit(trainer, v1=False):
     """RayPPOTrainer.fit's remote-backend loop with its REAL methods (see the module doc).
     v1: the V1 trainer, whose real init() already ran _load_checkpoint; its weights go out
@@ -230,6 +265,7 @@ def harness_fit(trainer, v1=False):
     same build (RayPPOTrainer's methods, the TransferQueue path being cut)."""
     import torch
     from verl.trainer.ppo.ray_trainer import compute_advantage
+    from verl.trainer.ppo.utils import need_reference_policy
 
     cfg = trainer.config
     n = cfg.actor_rollout_ref.rollout.n
@@ -280,30 +316,33 @@ def harness_fit(trainer, v1=False):
         old, mfu = old if isinstance(old, tuple) else (old, None)
         batch = batch.union(old)  # wg.compute_log_prob -> make_njt, no_padding_2_padding
         lp = batch.batch["old_log_probs"]
-        # independent check: the mock's log_probs route scores the same response tokens
+        # independent check: the service scores the same response tokens apart from verl
         rows_p, rows_c = [], []
         for i in range(len(batch)):
             rows_p.append(prompts[i][prompt_mask[i].bool()].tolist())
             rows_c.append(resp[i][resp_mask[i].bool()].tolist())
-        scored = loop.run(backend._client.log_probs(rows_p, rows_c, top_k=0))
+        scored = loop.run(_scored(backend._client, rows_p, rows_c))
         gaps = [
             float((lp[i, : len(c)] - torch.as_tensor(ref_row, dtype=lp.dtype)).abs().max())
-            for i, (c, ref_row) in enumerate(zip(rows_c, scored["logprobs"], strict=True))
+            for i, (c, ref_row) in enumerate(zip(rows_c, scored, strict=True))
         ]
         rec(
             f"V8 step{step} old log-probs: real make_njt + no_padding_2_padding slice the backend's answer right",
             max(gaps) < 1e-4,
-            f"old_log_probs {tuple(lp.shape)}, max |gap| to the log_probs route {max(gaps):.2e}, "
+            f"old_log_probs {tuple(lp.shape)}, max |gap| to the independent scoring {max(gaps):.2e}, "
             f"entropys {tuple(batch.batch['entropys'].shape)}, mfu {mfu}",
         )
-        ref = trainer._compute_ref_log_prob(batch)  # REAL (reference_model=True)
-        batch = batch.union(ref)
-        rec(
-            f"V9 step{step} ref log-probs (fwd_no_grad reference_model=True)",
-            "ref_log_prob" in batch.batch,
-            f"ref_log_prob {tuple(batch.batch['ref_log_prob'].shape)}, "
-            f"max |ref-old| {float((batch.batch['ref_log_prob'] - lp).abs().max()):.2e}",
-        )
+        # as fit() does: ref log-probs only when the config needs a reference policy (a KL
+        # loss or a KL in the reward; today's recipes have neither)
+        if need_reference_policy(cfg):
+            ref = trainer._compute_ref_log_prob(batch)  # REAL (reference_model=True)
+            batch = batch.union(ref)
+            rec(
+                f"V9 step{step} ref log-probs (fwd_no_grad reference_model=True)",
+                "ref_log_prob" in batch.batch,
+                f"ref_log_prob {tuple(batch.batch['ref_log_prob'].shape)}, "
+                f"max |ref-old| {float((batch.batch['ref_log_prob'] - lp).abs().max()):.2e}",
+            )
         batch.batch["token_level_scores"] = scores
         batch.batch["token_level_rewards"] = scores
         batch = compute_advantage(
@@ -329,11 +368,13 @@ def harness_fit(trainer, v1=False):
             },
         )
         if step == 1:
-            inv = {k: metrics.get(f"actor/{k}") for k in ("ppo_kl", "pg_clipfrac_lower", "kl_loss")}
+            inv = {k: metrics.get(f"actor/{k}") for k in STEP1_INVARIANTS}
+            got = {k: None if v is None else float(v) for k, v in inv.items()}
+            want = ", ".join(f"{k} exactly {v:g}" for k, v in STEP1_INVARIANTS.items())
             rec(
-                "V10b step1 PPO invariants (old == current == ref policy): ppo_kl, pg_clipfrac_lower, kl_loss exactly 0",
-                all(float(v) == 0.0 for v in inv.values()),
-                f"{inv} (V9: ref == old exactly at step 1)",
+                f"V10b step1 PPO invariants (old == current policy): {want}",
+                got == STEP1_INVARIANTS,
+                f"{got}; actor keys {sorted(k for k in metrics if k.startswith('actor/'))}",
             )
         update_weights()
         rec(f"V11 step{step} update_weights (sync_weights)", True, "")
@@ -342,9 +383,9 @@ def harness_fit(trainer, v1=False):
             fh.write(json.dumps({"step": step, "rewards": rewards, "metrics": untimed}) + "\n")
         _save_at(trainer, step)
         trainer.global_steps += 1
-    probe = loop.run(backend._client.log_probs([[72, 105, 33]], [[97, 98, 99, 100]], top_k=0))
+    probe = loop.run(_scored(backend._client, [[72, 105, 33]], [[97, 98, 99, 100]]))
     with open(STEPS_OUT, "a", encoding="utf-8") as fh:
-        final = [float(x) for x in probe["logprobs"][0]]
+        final = [float(x) for x in probe[0]]
         fh.write(json.dumps({"final_log_probs": final}) + "\n")
     trainer.actor_rollout_wg.destroy()  # REAL -> worker backend.destroy() -> client.shutdown()
     rec("V14 worker-side destroy (shutdown)", True, "")
