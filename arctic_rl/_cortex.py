@@ -359,15 +359,24 @@ class CortexService:
         return await self.wait_request(job_id, answer.request_id, desc="operation")
 
     async def _post_json(self, job_id: str, body: bytes) -> Response[Any]:
-        """``run_operation`` with a body of JSON bytes, answered as the generated call's."""
+        """``run_operation`` with a body of JSON bytes, answered as the generated call's
+        (200: an inline operation's answer; 202: the request it accepted)."""
+        from http import HTTPStatus
         from urllib.parse import quote
 
-        from cortex_gs_client.api.operations import run_operation
+        from cortex_gs_client.models import AcceptedRequest, OperationAnswer
+        from cortex_gs_client.types import Response
 
         http = self._client.get_async_httpx_client()
         url = f"/{quote(job_id, safe='')}/operation"
         response = await http.post(url, content=body, headers={"Content-Type": "application/json"})
-        return run_operation._build_response(client=self._client, response=response)
+        model = {200: OperationAnswer, 202: AcceptedRequest}.get(response.status_code)
+        return Response(
+            status_code=HTTPStatus(response.status_code),
+            content=response.content,
+            headers=response.headers,
+            parsed=None if model is None else model.from_dict(response.json()),
+        )
 
     @timed
     async def _submit(
