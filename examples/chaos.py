@@ -4,7 +4,7 @@
 reference backend) twice with the same seed, each time against a fresh mock subprocess:
 
 - once under chaos: the client reaches the mock through a fault proxy that cuts uploads
-  and answers and sheds load with 503/429 at random requests (``tests/faults/proxy.py``),
+  and answers and sheds load with 503/429 at random requests (``devtools/faults.py``),
   while the mock itself is killed with SIGKILL at random moments, each time while a
   request runs, and restarted on the same state directory and port; and the loop runs in
   a driver process of its own that saves after each iteration through the SDK
@@ -47,10 +47,11 @@ from pathlib import Path
 from typing import Any
 
 from arctic_rl_mock.settings import Settings
+
+from devtools.faults import Fault, FaultProxy
+from devtools.mock_process import MOCK_TOKEN_ENV, PAT_ENV, stop_process, wait_ready
 from examples.demo_report import IterationStats
 from examples.grpo_demo import DemoSettings, build_batch, train
-from examples.mock_process import MOCK_TOKEN_ENV, PAT_ENV, stop_process, wait_ready
-from tests.faults.proxy import Fault, FaultProxy
 
 REPO = Path(__file__).resolve().parent.parent
 PREFIX = Settings(state_dir=Path(".")).prefix

@@ -16,7 +16,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from client.standins.batches import train_tensors
 from hardening.support import executed, store_rows
 
 from arctic_rl import (
@@ -28,9 +27,9 @@ from arctic_rl import (
     RateLimitError,
     ServiceUnavailableError,
 )
-from arctic_rl_mock.testsupport.harness import LiveMock
-
-from .proxy import CODES, Fault, FaultProxy
+from devtools.batches import train_tensors
+from devtools.faults import CODES, Fault, FaultProxy
+from devtools.live_mock import LiveMock
 
 PAT_ENV = "ARCTIC_RL_FAULTS_PAT"
 FWD, STEP = b"/forward-backward", b"/step"

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from arctic_rl_mock.hooks import DEPART_ENV, STORAGE_FAULT_ENV
 
-from arctic_rl_mock.seams import DEPART_ENV, STORAGE_FAULT_ENV
-from arctic_rl_mock.testsupport.departures import DEPARTURES
-from arctic_rl_mock.testsupport.harness import MockApi, running_mock
+from devtools.live_mock import MockApi, running_mock
+from devtools.mock_hooks.departures import DEPARTURES
 
 ROOM = 1 << 30  # the seam's disk, before the test takes its room away
 

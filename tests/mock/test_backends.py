@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 import torch
-
-from arctic_rl import wire
 from arctic_rl_mock.backends import Backend, BackendError, make_backend
 from arctic_rl_mock.backends.canned import CannedBackend
 from arctic_rl_mock.backends.reference import ReferenceBackend, TinyLM
+
+from arctic_rl import wire
 
 METRICS = {"grad_norm", "ppo_kl", "pg_clipfrac_lower", "pg_loss", "kl_loss", "kl_coef"}
 # The committed copy of the golden frames, so no run depends on shared/.

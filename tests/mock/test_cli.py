@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-
 from arctic_rl_mock.__main__ import main, parse_args
-from arctic_rl_mock.testsupport.harness import auth_headers
+
+from devtools.live_mock import auth_headers
 
 SECRET = "pat-secret-never-logged-42"
 PREFIX = "/api/v2/databases/DB1/schemas/S1/cortex-training"

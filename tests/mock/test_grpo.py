@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import torch
-
 from arctic_rl_mock.backends.reference import ReferenceBackend
 
 from .test_backends import sub_jobs

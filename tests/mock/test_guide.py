@@ -10,11 +10,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-
-from arctic_rl._config import CortexConfig
 from arctic_rl_mock.guide import Listening
 from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import auth_headers
+
+from arctic_rl._config import CortexConfig
+from devtools.live_mock import auth_headers
 
 from .test_cli import _spawn, _stop, _wait_up
 

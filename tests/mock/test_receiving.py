@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 import torch
+from arctic_rl_mock.settings import ON_LOOP_BYTES
+from arctic_rl_mock.web import receiving
 
 from arctic_rl.wire import _buffers
-from arctic_rl_mock import receiving
-from arctic_rl_mock.settings import ON_LOOP_BYTES
-from arctic_rl_mock.testsupport.harness import MockApi, request_chunks
+from devtools.live_mock import MockApi, request_chunks
 
 MiB = 1024 * 1024
 

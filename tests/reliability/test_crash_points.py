@@ -1,7 +1,7 @@
 """The real ``python -m arctic_rl_mock``, killed at each commit boundary, then restarted on
 the same state dir: the client's retry completes and the work ran exactly once.
 
-The kill comes from the mock's test-only crash switch (``arctic_rl_mock.testsupport.crashpoints``,
+The kill comes from the mock's test-only crash switch (``devtools.mock_hooks.crashpoints``,
 armed only by ``--test-hooks``): the process exits at the named point, as a killed one
 would. "Exactly once" is read from the store itself (its request rows, read-only) and
 from the canned backend's own step counter in the result. The last tests seed what a
@@ -27,13 +27,13 @@ from typing import Any
 
 import httpx
 import pytest
-from client.standins.batches import train_tensors
+from arctic_rl_mock.hooks import TEST_HOOKS_FLAG
+from arctic_rl_mock.settings import Settings
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
-from arctic_rl_mock.seams import TEST_HOOKS_FLAG
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport import crashpoints
-from arctic_rl_mock.testsupport.harness import auth_headers, request_chunks
+from devtools.batches import train_tensors
+from devtools.live_mock import auth_headers, request_chunks
+from devtools.mock_hooks import crashpoints
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "crash-test-pat"

@@ -26,14 +26,14 @@ import httpx
 import pytest
 import torch
 import yaml
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.web.server import ServerSettings
 from cortex_gs_contract import CHUNK_OPERATIONS
 
 from arctic_rl import wire
 from arctic_rl.wire._assembler import _HELPER_THREADS
 from arctic_rl_kit.dssst1 import lying_chunk
-from arctic_rl_mock.server import ServerSettings
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks
+from devtools.live_mock import LiveMock, MockApi, request_chunks
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 FWD_BWD = CHUNK_OPERATIONS["forward_backward"]
@@ -327,7 +327,7 @@ import json
 import sys
 from pathlib import Path
 from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.live_mock import LiveMock
 
 settings = Settings(state_dir=Path(sys.argv[1]), token="limits-pat", **json.loads(sys.argv[2]))
 mock = LiveMock(settings).start()

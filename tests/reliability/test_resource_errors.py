@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import httpx
-
 from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import auth_headers
+
+from devtools.live_mock import auth_headers
 from examples.chaos import stable_port
 
 ROOT = Path(__file__).resolve().parents[2]

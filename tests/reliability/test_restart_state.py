@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 import torch
+from arctic_rl_mock.store import Store
 from cortex_gs_contract import JobState, RequestState
 
-from arctic_rl_mock.store import Store
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
+from devtools.live_mock import LiveMock, MockApi
 
 MockFactory = Callable[..., LiveMock]
 PROBE = {"prompts": ["abcde", "xyz"], "completions": ["fgh", "uvw"]}

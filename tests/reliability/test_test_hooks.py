@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 import torch
+from arctic_rl_mock.hooks import DEPART_ENV, STORAGE_FAULT_ENV
 
-from arctic_rl_mock.seams import DEPART_ENV, STORAGE_FAULT_ENV
-from arctic_rl_mock.testsupport import crashpoints
-from arctic_rl_mock.testsupport.harness import MockApi, request_chunks, running_mock
+from devtools.live_mock import MockApi, request_chunks, running_mock
+from devtools.mock_hooks import crashpoints
 from reliability.test_crash_points import MockProcess, http_of, running_job, wait_done
 
 ARMING = {

@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HAND_WRITTEN = ("arctic_rl", "arctic_rl_mock", "arctic_rl_kit", "benchmarks", "examples", "scripts")
+HAND_WRITTEN = (
+    "arctic_rl",
+    "mock_server",
+    "arctic_rl_kit",
+    "devtools",
+    "benchmarks",
+    "examples",
+    "scripts",
+)
 GENERATED_PACKAGES = ("cortex_gs_client", "cortex_gs_models", "cortex_gs_contract")
 STRING_IMPORTERS = {"import_module", "__import__"}
 
