@@ -32,6 +32,7 @@ from cortex_gs_contract import (
 )
 
 from arctic_rl import wire
+from devtools.mock_hooks.armed import armed_app
 
 STARTUP_TIMEOUT_S = 20.0
 
@@ -77,9 +78,8 @@ class LiveMock:
     starts a fresh app on the same port and state directory (a "mock restart");
     ``app`` is the running FastAPI app (``app.state.service`` for white-box checks,
     ``app.state.hooks`` for its test hooks); ``server`` the HTTP server's limits
-    (timeouts, connection cap), as the CLI applies them. ``test_hooks`` is the CLI's
-    ``--test-hooks``: each start arms what the environment then asks for
-    (:mod:`arctic_rl_mock.hooks`).
+    (timeouts, connection cap), as the CLI applies them. ``test_hooks``: each start arms
+    what the environment then asks for (:mod:`devtools.mock_hooks`).
     """
 
     settings: Settings
@@ -118,7 +118,8 @@ class LiveMock:
         """Serve in a background thread; returns once the socket accepts requests."""
         sock = _bind(self.port)
         self.port = sock.getsockname()[1]
-        self.app = create_app(self.settings, server=self.server, test_hooks=self.test_hooks)
+        build = armed_app if self.test_hooks else create_app
+        self.app = build(self.settings, server=self.server)
         self.server.ensure_descriptors()
         config = uvicorn.Config(
             self.app,

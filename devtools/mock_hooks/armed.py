@@ -1,22 +1,33 @@
-"""Test-only: the hooks of one app started with test hooks on, armed from the environment.
+"""Test-only: the hooks of one app, armed from the environment, and the app built with them.
 
-:func:`arctic_rl_mock.hooks.hooks_for` builds them (importing this module only then) when the
-mock was started with ``--test-hooks`` (``create_app(..., test_hooks=True)``); each
-variable of :mod:`arctic_rl_mock.hooks` that is set arms its part, for this app alone.
+:func:`armed_app` builds the mock's app with :class:`ArmedHooks` (``python -m
+devtools.mock_hooks``, ``LiveMock(test_hooks=True)``); each variable of
+:mod:`devtools.mock_hooks` that is set arms its part, for this app alone.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from arctic_rl_mock.hooks import CRASH_ENV, DEPART_ENV, STORAGE_FAULT_ENV, Hooks
+from arctic_rl_mock.app import create_app
+from arctic_rl_mock.hooks import Hooks
 from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.store import Store
+from arctic_rl_mock.store.db import Database
+from arctic_rl_mock.web.server import ServerSettings
+from fastapi import FastAPI
 
-from devtools.mock_hooks import crashpoints, departures, storagefaults
+from devtools.mock_hooks import (
+    CRASH_ENV,
+    DEPART_ENV,
+    STORAGE_FAULT_ENV,
+    crashpoints,
+    departures,
+    storagefaults,
+)
 
 log = logging.getLogger("arctic_rl_mock")
 
@@ -59,9 +70,28 @@ class ArmedHooks(Hooks):
     def free_bytes(self, path: Path) -> int:
         return self.disk.free_bytes() if self.disk is not None else super().free_bytes(path)
 
-    def install(self, app: Any, settings: Settings, store: Store) -> None:
+    def arm(self, app: FastAPI, settings: Settings) -> None:
         """A full disk caps the store's database too; departures wrap the app."""
         if self.disk is not None and self.disk.database_bytes is not None:
-            store.db.cap_growth(self.disk.database_bytes)
+            cap_growth(app.state.service.store.db, self.disk.database_bytes)
         if self.departures:
             departures.install(app, settings, self.departures)
+
+
+def cap_growth(db: Database, extra_bytes: int) -> None:
+    """Let the database grow by at most ``extra_bytes`` from now on; beyond, SQLite fails
+    the write with ``SQLITE_FULL``, as on a full disk."""
+    with db.lock:
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {int(pages + extra_bytes // page_size)}")
+
+
+def armed_app(
+    settings: Settings, backend: Any = None, server: ServerSettings | None = None
+) -> FastAPI:
+    """The mock's app for ``settings``, with hooks armed from this process's environment."""
+    hooks = ArmedHooks.from_environ(os.environ, settings.state_dir)
+    app = create_app(settings, backend, server, hooks=hooks)
+    hooks.arm(app, settings)
+    return app

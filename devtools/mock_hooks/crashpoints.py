@@ -2,7 +2,7 @@
 
 The crash-point tests (``tests/reliability/test_crash_points.py``) prove that a mock killed
 at any commit boundary, then restarted on the same ``--state-dir``, still runs each
-request exactly once. They start ``python -m arctic_rl_mock --test-hooks`` with
+request exactly once. They start ``python -m devtools.mock_hooks`` with
 ``CORTEX_GS_MOCK_CRASH_AT=<point>`` in the environment; the first time the mock reaches
 that point, the process exits at once (``os._exit``: no cleanup, no flush, no answer), as
 a killed process would. The variable is read when the app is built, and only when the
@@ -34,7 +34,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 
-from arctic_rl_mock.hooks import CRASH_ENV as ENV
+from devtools.mock_hooks import CRASH_ENV as ENV
 
 POINTS = frozenset(
     {

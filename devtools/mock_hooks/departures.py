@@ -2,8 +2,8 @@
 
 The contract-check kit (``arctic_rl_kit``) must find a server's departures and name the
 operation; its tests prove that against this mock started with test hooks on
-(``--test-hooks``) and ``CORTEX_GS_MOCK_DEPART=name[,name...]`` in the environment: the
-mock then deliberately breaks the contract. Departures:
+(``python -m devtools.mock_hooks``) and ``CORTEX_GS_MOCK_DEPART=name[,name...]`` in the
+environment: the mock then deliberately breaks the contract. Departures:
 
 ``renamed-required-field``
     ``list_jobs`` answers its required ``jobs`` under another name (``items``): an extra
@@ -26,10 +26,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from arctic_rl_mock.hooks import DEPART_ENV as ENV
 from arctic_rl_mock.settings import Settings
 from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from devtools.mock_hooks import DEPART_ENV as ENV
 
 DEPARTURES = frozenset({"renamed-required-field", "wrong-status", "missing-401", "failing-step"})
 log = logging.getLogger("arctic_rl_mock")

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from arctic_rl_mock.hooks import STORAGE_FAULT_ENV as ENV
+from devtools.mock_hooks import STORAGE_FAULT_ENV as ENV
 
 ERRNOS = {"ENOSPC": errno.ENOSPC, "EDQUOT": errno.EDQUOT, "EIO": errno.EIO}
 # The store's database and its WAL files (arctic_rl_mock.store.db), capped on their own.

@@ -18,16 +18,11 @@ import logging
 import os
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from arctic_rl_mock.backends import BACKEND_NAMES
-from arctic_rl_mock.hooks import (
-    CRASH_ENV,
-    DEPART_ENV,
-    HOOK_ENVS,
-    STORAGE_FAULT_ENV,
-    TEST_HOOKS_FLAG,
-)
 from arctic_rl_mock.settings import (
     MAX_FINISHED_REQUESTS,
     PRUNE_EVERY,
@@ -39,15 +34,17 @@ from arctic_rl_mock.settings import (
 from arctic_rl_mock.web.server import ServerSettings
 
 TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"
+# Builds the app to serve from the settings and the server's limits (create_app's shape).
+AppBuilder = Callable[..., Any]
 log = logging.getLogger("arctic_rl_mock")
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The CLI the Makefile's ``serve`` target and the README use."""
+def parse_args(argv: list[str] | None = None, epilog: str | None = None) -> argparse.Namespace:
+    """The CLI the Makefile's ``serve`` target and the README use; ``epilog`` ends its help."""
     parser = argparse.ArgumentParser(
         prog="cortex-gs-mock",
         description=__doc__,
-        epilog=planted_faults(),
+        epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1")
@@ -111,12 +108,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=PRUNE_EVERY,
         help="finished requests between two retention passes",
     )
-    parser.add_argument(
-        TEST_HOOKS_FLAG,
-        action="store_true",
-        help=f"tests only: let {', '.join(f'${name}' for name in HOOK_ENVS)} arm the test "
-        "support that makes this mock fail on purpose (without this flag they are ignored)",
-    )
     parser.add_argument("--log-level", default="info")
     parser.add_argument(
         "--log-interval",
@@ -127,25 +118,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def planted_faults() -> str:
-    """The faults a mock started with --test-hooks can be told to plant (for kit drills:
-    docs/server-team.md), by the variable that names them."""
-    from devtools.mock_hooks import crashpoints, departures, storagefaults
+def main(
+    argv: list[str] | None = None, build_app: AppBuilder | None = None, epilog: str | None = None
+) -> int:
+    """Validate the auth setup, log where we listen, serve until interrupted.
 
-    codes = "|".join(storagefaults.ERRNOS)
-    return "\n".join(
-        [
-            f"planted faults (with {TEST_HOOKS_FLAG} only):",
-            f"  {DEPART_ENV}=name[,name...]: {', '.join(sorted(departures.DEPARTURES))}",
-            f"  {STORAGE_FAULT_ENV}={codes}:<bytes>[:<database bytes>]",
-            f"  {CRASH_ENV}=point: {', '.join(sorted(crashpoints.POINTS))}",
-        ]
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Validate the auth setup, log where we listen, serve until interrupted."""
-    args = parse_args(argv)
+    ``build_app`` builds the app (default: :func:`arctic_rl_mock.app.create_app`); the
+    development tools pass theirs, and the ``epilog`` of their help, to serve a mock with
+    hooks of their own."""
+    args = parse_args(argv, epilog)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     token = args.token or os.environ.get(args.token_env)
     if not args.no_auth and not token:
@@ -178,11 +159,7 @@ def main(argv: list[str] | None = None) -> int:
 
     server = ServerSettings(log_interval_s=args.log_interval)
     server.ensure_descriptors()
-    try:
-        app = create_app(settings, server=server, test_hooks=args.test_hooks)
-    except ValueError as exc:  # a planted fault's name or value the mock does not know
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    app = (build_app or create_app)(settings, server=server)
     if args.no_auth:
         log.warning("=" * 72)
         log.warning("AUTHENTICATION DISABLED (--no-auth): any client may use this mock")

@@ -26,9 +26,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from arctic_rl_mock import hooks as seams
 from arctic_rl_mock.backends import Backend, make_backend
 from arctic_rl_mock.errors import install_error_handlers
+from arctic_rl_mock.hooks import Hooks
 from arctic_rl_mock.routers import AREAS, files, jobs
 from arctic_rl_mock.services.mock_service import MockService
 from arctic_rl_mock.settings import Settings
@@ -44,16 +44,15 @@ def create_app(
     backend: Backend | None = None,
     server: ServerSettings | None = None,
     *,
-    test_hooks: bool = False,
+    hooks: Hooks | None = None,
 ) -> FastAPI:
     """Build the mock for ``settings`` (backend built from ``settings.backend`` if absent).
 
     ``server`` holds the limits the request guard applies to bodies and how often the
-    event loop may log running out of descriptors (default: the CLI's). ``test_hooks``
-    (the CLI's ``--test-hooks``) lets the environment arm this app's test support
-    (:mod:`arctic_rl_mock.hooks`); without it nothing is armed, whatever is set.
+    event loop may log running out of descriptors (default: the CLI's). ``hooks`` are
+    where this app writes its files and marks its commit boundaries (default: plain ones).
     """
-    hooks = seams.hooks_for(settings, test_hooks)
+    hooks = hooks or Hooks()
     store = Store(settings.state_dir, hooks)
     factory = (lambda: backend) if backend is not None else _backend_factory(settings, hooks)
     service = MockService(settings, factory, store)
@@ -100,11 +99,10 @@ def create_app(
     app.add_api_route(settings.prefix, jobs.create_job, methods=["POST"], include_in_schema=False)
     app.add_api_route(settings.prefix, jobs.list_jobs, methods=["GET"], include_in_schema=False)
     install_openapi(app, settings)
-    hooks.install(app, settings, store)  # test support: only with test hooks on
     return app
 
 
-def _backend_factory(settings: Settings, hooks: seams.Hooks) -> Callable[[], Backend]:
+def _backend_factory(settings: Settings, hooks: Hooks) -> Callable[[], Backend]:
     """Build the backend on the worker thread, so torch's import never delays startup."""
     return lambda: make_backend(settings.backend, device=settings.device, hooks=hooks)
 

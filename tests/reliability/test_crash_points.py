@@ -27,7 +27,6 @@ from typing import Any
 
 import httpx
 import pytest
-from arctic_rl_mock.hooks import TEST_HOOKS_FLAG
 from arctic_rl_mock.settings import Settings
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
@@ -80,7 +79,7 @@ def big_batch() -> dict[str, Any]:
 
 @dataclass
 class MockProcess:
-    """``python -m arctic_rl_mock`` on a fixed port and state dir (restartable)."""
+    """The mock in a process of its own on a fixed port and state dir (restartable)."""
 
     state_dir: Path
     port: int
@@ -91,17 +90,17 @@ class MockProcess:
         return f"http://127.0.0.1:{self.port}{PREFIX}"
 
     def start(self, crash_at: str | None = None, *, test_hooks: bool | None = None) -> None:
-        """Start it; ``crash_at`` arms that crash point. ``test_hooks`` passes
-        ``--test-hooks`` (default: when a crash point is armed); without it the variables
-        this process has set arm nothing."""
+        """Start it; ``crash_at`` arms that crash point. ``test_hooks`` runs
+        ``python -m devtools.mock_hooks`` (default: when a crash point is armed), else the
+        product's ``python -m arctic_rl_mock``, where the variables set arm nothing."""
         env = {**os.environ, TOKEN_ENV: TOKEN, "OMP_NUM_THREADS": "1"}
         if crash_at is not None:
             env[crashpoints.ENV] = crash_at
         log = (self.state_dir.parent / "mock.log").open("ab")
-        command = [sys.executable, "-m", "arctic_rl_mock", "--port", str(self.port), "--backend"]
+        armed = crash_at is not None if test_hooks is None else test_hooks
+        module = "devtools.mock_hooks" if armed else "arctic_rl_mock"
+        command = [sys.executable, "-m", module, "--port", str(self.port), "--backend"]
         command += ["canned", "--state-dir", str(self.state_dir), "--log-level", "warning"]
-        if crash_at is not None if test_hooks is None else test_hooks:
-            command.append(TEST_HOOKS_FLAG)
         self.process = subprocess.Popen(
             command,
             cwd=ROOT,

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 import torch
-from arctic_rl_mock.hooks import STORAGE_FAULT_ENV
 from cortex_gs_contract import JobState, RequestState
 
 from arctic_rl import wire
 from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
+from devtools.mock_hooks import STORAGE_FAULT_ENV
 from devtools.mock_hooks.storagefaults import FailingDisk
 from reliability.test_restart_state import assert_same, fingerprint, train_step, update_batch
 

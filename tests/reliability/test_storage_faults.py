@@ -29,13 +29,13 @@ from typing import Any
 
 import httpx
 import pytest
-from arctic_rl_mock.hooks import STORAGE_FAULT_ENV
 from cortex_gs_contract import JobState
 from hardening.support import store_rows
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InsufficientStorageError, wire
 from devtools.batches import train_tensors
 from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
+from devtools.mock_hooks import STORAGE_FAULT_ENV
 
 MIB = 1024 * 1024
 DISK_BYTES = 50 * MIB

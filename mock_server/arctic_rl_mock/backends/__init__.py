@@ -100,7 +100,7 @@ class Backend(Protocol):
 def make_backend(name: str, *, device: str | None = None, hooks: Hooks | None = None) -> Backend:
     """Build a backend by CLI name; torch is only imported for the reference backend.
 
-    ``hooks`` are the app's seams, which the backend writes its saved state through.
+    ``hooks`` are the app's hooks, which the backend writes its saved state through.
     """
     if name == "canned":
         from arctic_rl_mock.backends.canned import CannedBackend

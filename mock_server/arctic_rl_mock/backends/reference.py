@@ -102,7 +102,7 @@ class ReferenceBackend:
 
     On CPU it sets torch's intra-op thread count (process-wide) to ``cpu_threads``
     (default 1); pass ``cpu_threads=0`` to leave torch's setting alone. The saved state
-    is written through ``hooks`` (the app's seams).
+    is written through ``hooks`` (the app's hooks).
     """
 
     name = "reference"

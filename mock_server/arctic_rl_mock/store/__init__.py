@@ -38,7 +38,7 @@ from arctic_rl_mock.store.requests import IN_FLIGHT, EventTable, RequestTable
 
 class Store:
     """Thread-safe access to the mock's durable state: its tables over one database;
-    ``hooks`` are the app's seams (crash points, file writes), plain ones by default."""
+    ``hooks`` are the app's hooks (crash points, file writes), plain ones by default."""
 
     def __init__(self, state_dir: Path, hooks: Hooks | None = None) -> None:
         self.hooks = hooks or Hooks()

@@ -90,7 +90,7 @@ class Database:
 
     Tables hold this object (never a connection of their own): one connection guarded by
     one re-entrant lock, so a table may read another's rows inside its own transaction.
-    ``hooks`` are the app's seams: the tables mark their commit boundaries with them.
+    ``hooks`` are the app's hooks: the tables mark their commit boundaries with them.
     """
 
     def __init__(self, state_dir: Path, hooks: Hooks | None = None) -> None:
@@ -109,14 +109,6 @@ class Database:
             have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
             if column not in have:
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
-
-    def cap_growth(self, extra_bytes: int) -> None:
-        """Let the database grow by at most ``extra_bytes`` from now on; beyond, SQLite fails
-        the write with ``SQLITE_FULL``, as on a full disk (the storage-fault test seam)."""
-        with self.lock:
-            page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
-            pages = self._db.execute("PRAGMA page_count").fetchone()[0]
-            self._db.execute(f"PRAGMA max_page_count = {int(pages + extra_bytes // page_size)}")
 
     def close(self) -> None:
         """Close the database (tests restart the mock on the same directory)."""
