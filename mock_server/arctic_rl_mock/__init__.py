@@ -7,36 +7,44 @@ database and schema: all are served. It answers in today's service's shapes, and
 contract's proposals work too. The published ``arctic-platform`` client's ``base_url``
 path sends no token: start the mock with ``--no-auth`` for it.
 
-Layout (one concern per module):
-- ``app``: builds the app: service, middleware, error shapes, the routers.
-- ``routing``: registers the handlers from the contract's generated table
-  (``cortex_gs_contract.OPERATIONS``): paths, methods, status codes, models, bodies.
-- ``routers``: the handlers, one module per contract tag; ``dependencies``: auth, the
-  service, path ids and ``Idempotency-Key`` as FastAPI dependencies.
-- ``middleware``: any database and schema, request ids, the body cap; ``server``: the
-  HTTP server's limits (a small subclass of uvicorn's protocol, pinned).
-- ``service``: job lifecycle and queuing requests; ``idempotency``: at most once under
-  ``Idempotency-Key``; ``pages``: polls, long-polls and submit waits, woken by the
-  worker; ``chunks`` / ``chunk_group``: the chunk-group rules; ``worker``: the thread
-  that runs requests on a backend; ``dispatch``: what each request kind does there;
-  ``results``: a result's wire form, built once; ``control``: what the control plane
-  shows and the checks a model cannot express.
-- ``operations``: today's ``/operation`` envelope (routing hints, payloads, inline answers).
-- ``bodies``: open request bodies (what is ignored is logged at debug).
-- ``exports``: signed, short-lived download links of checkpoint exports.
-- ``errors``: today's error shapes for every failure.
-- ``store``: SQLite + files under ``--state-dir``, split by concern (``db``, ``jobs``,
-  ``requests``, ``groups``, ``files``); it survives restarts and crashes (what must
-  change together is one transaction; start-up reconciles what a killed process left)
-  and is only ever called from threads, never on the event loop.
+Module map (every module; FastAPI's bigger-applications layout, one concern per module):
+
+- ``__main__``: the CLI (``cortex-gs-mock``); ``guide``: what it prints at start.
+- ``app``: builds the app: service, middleware, error shapes, the routes.
+- ``settings``: the mock's runtime settings; ``dependencies``: auth, the service, path ids
+  and ``Idempotency-Key`` as FastAPI dependencies; ``errors``: today's error shapes.
+- ``hooks``: where an app writes its files and marks commit boundaries (plain unless the
+  app was built with other hooks).
+- ``routers``: the handlers, one module per contract tag (``jobs``, ``checkpoints``,
+  ``training``, ``sampling``, ``operations``, ``requests``), ``files`` (export download
+  links) and ``_common`` (what the handlers share).
+- ``web``: the HTTP plumbing: ``routing`` (registers the handlers from the contract's
+  generated table), ``middleware`` (any database and schema, request ids, the body cap),
+  ``server`` (the HTTP server's limits, a small subclass of uvicorn's protocol),
+  ``receiving`` (request bodies as they arrive), ``bodies`` (open request bodies; what is
+  ignored is logged), ``disk_errors`` (a full or failing disk as answers), ``openapi``
+  (the app's own OpenAPI, shaped for comparison with the contract).
+- ``services``: the behaviour behind the routes: ``mock_service`` (job lifecycle,
+  queuing requests), ``idempotency`` (at most once under ``Idempotency-Key``),
+  ``keyed_locks`` (one lock per key), ``pages`` (polls, long-polls, submit waits),
+  ``chunks`` / ``chunk_group`` (the chunk-group rules), ``worker`` (the thread that runs
+  requests on a backend), ``dispatch`` (what each request kind does there), ``results``
+  (a result's wire form, built once), ``control`` (the control plane's views and
+  checks), ``envelope`` (today's ``/operation`` envelope), ``exports`` (signed download
+  links), ``limits`` / ``budgets`` (the contract's request limits and cost budgets),
+  ``retention`` (how long finished requests are kept), ``recovery`` (what a restart does
+  with unfinished requests).
+- ``store``: SQLite + files under ``--state-dir``: ``db``, ``jobs``, ``requests``,
+  ``groups``, ``files``, ``idempotency_records``, ``pruning``; it survives restarts and
+  crashes (what must change together is one transaction) and is only ever called from
+  threads, never on the event loop.
 - ``backends``: ``canned`` (instant, shape-correct) and ``reference`` (a tiny torch LM
-  that really trains); handlers never see torch.
-- ``openapi``: the app's own OpenAPI, shaped for comparison with the contract.
-- ``seams``: each app's hooks (crash points, file writes), plain unless the mock was
-  started with ``--test-hooks``.
-- ``testsupport``: test-only (``harness``: ``LiveMock``/``MockApi``; ``hooks``;
-  ``crashpoints``; ``departures``; ``storagefaults``), never imported by the product
-  unless the mock was started with ``--test-hooks``.
+  that really trains: ``tiny``, ``losses``, ``sampling``, ``prompts``), ``common`` (batch
+  and config conventions), ``persist`` (a job's backend state on disk); handlers never
+  see torch.
+
+Test support (crash points, departures, failing disks, an in-process ``LiveMock``) lives
+outside this package, in the checkout's ``devtools/``, and is not in the wheel.
 """
 
 from importlib.util import find_spec
