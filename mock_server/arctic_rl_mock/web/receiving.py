@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 
 from starlette.requests import Request
 
-from arctic_rl.wire import _buffers
+from arctic_rl import wire
 from arctic_rl_mock.settings import ON_LOOP_BYTES
 
 KEPT_BODIES = 3
@@ -25,7 +25,7 @@ three times the body cap) for the next one."""
 BODY_ROUNDING = 4 * 1024 * 1024
 """A new body buffer's size is rounded up to this, so the chunks of a frame (whose
 headers differ by a few bytes) share buffers."""
-_bodies = _buffers.Recycler(KEPT_BODIES)
+_bodies = wire.Recycler(KEPT_BODIES)
 
 
 def declared_length(request: Request) -> int | None:
@@ -39,7 +39,7 @@ def body_buffer(size: int) -> memoryview:
     one's pages fault in as the body fills them: a body that stalls holds what it sent)."""
     buf = _bodies.take(size, exact=False)
     if buf is None:
-        buf = _buffers.new_map(-(-size // BODY_ROUNDING) * BODY_ROUNDING)
+        buf = wire.new_map(-(-size // BODY_ROUNDING) * BODY_ROUNDING)
     _bodies.hold(buf)
     with memoryview(buf) as whole:
         return whole[:size]
