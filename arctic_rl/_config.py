@@ -268,7 +268,7 @@ class ArcticRLClientConfig(BaseModel):
 
     _origin: str = PrivateAttr(default="explicit")
     # The token-layout convention of the path that built the client (reconnect copies
-    # carry it to other processes): arctic_rl.integrations._layout.
+    # carry it to other processes): arctic_rl._layout.
     _token_layout: str | None = PrivateAttr(default=None)
     # A copy made to attach another process to this run's job (not a user naming a job).
     _reconnecting: bool = PrivateAttr(default=False)

@@ -31,13 +31,13 @@ from arctic_rl._config import (
 )
 from arctic_rl._config_check import warn_dropped
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
+from arctic_rl._layout import Convention, convention_named, loaded_framework
 from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
 from arctic_rl._requests import forward_request, plain_params
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
 from arctic_rl._sampling_lowering import fan_out, sampled_logprobs
 from arctic_rl._services import TODAY
 from arctic_rl._sources import effective_backend
-from arctic_rl.integrations._layout import Convention, convention_named, loaded_framework
 
 if TYPE_CHECKING:
     from arctic_rl._client import AsyncArcticRLClient
@@ -96,7 +96,7 @@ _routed_layout: str | None = None
 def route_on_prem_to_cortex(cortex: CortexConfig | bool = True, layout: str | None = None) -> None:
     """Serve `backend="local"` configs from Cortex in this process (True: with the config's
     own cortex settings; a CortexConfig: with these when the config carries none; False: stop),
-    their log-prob inputs read in the `layout` convention (`integrations._layout`)."""
+    their log-prob inputs read in the `layout` convention (`_layout`)."""
     global _route_to_cortex, _routed_layout
     _route_to_cortex = cortex
     _routed_layout = None if cortex is False or layout is None else convention_named(layout).name

@@ -99,7 +99,7 @@ def lowering_seconds(batch: dict[str, Any]) -> float:
     from arctic_rl._forward_op import envelope, row_parts
     from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
     from arctic_rl._requests import forward_request
-    from arctic_rl.integrations._layout import SKYRL
+    from arctic_rl._layout import SKYRL
 
     notes = Notes()
     started = time.perf_counter()

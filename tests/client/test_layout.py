@@ -38,7 +38,7 @@ import torch
 
 import arctic_rl
 from arctic_rl import ArcticRLClientConfig, CortexConfig, _shim, create_arctic_rl_client
-from arctic_rl.integrations._layout import answer_as_input
+from arctic_rl._layout import answer_as_input
 from arctic_rl.integrations.skyrl import use_cortex
 
 from .conftest import PAT_ENV
