@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from pydantic import SecretStr
 
 from arctic_rl._answers import parsed, parsed_and_id, read_poll
 from arctic_rl._calls import CallKey, CallRegistry, Identity, json_digest
+from arctic_rl._connection import Connection
 from arctic_rl._endpoint import (
     DEFAULT_MAX_ANSWER_BYTES,
     ClientSettings,
@@ -137,7 +137,7 @@ class CortexService:
             else proxy_for(self.base_url, allow_insecure_proxy=allow_insecure_proxy),
             traits=ServiceTraits(served_idempotency=served_idempotency),
         )
-        self._connection = _Connection(self._settings)
+        self._connection = Connection(self._settings)
         self.io_loop = IOLoop(closing=self._connection.aclose)
         self._poll_settings = poll
         self._planner: PollPlanner | None = None
@@ -481,27 +481,3 @@ class CortexService:
                     f"request {request_id} still {tracker.state} after {self.poll_timeout:.0f} s",
                     code=tracker.state,
                 ) from None
-
-
-class _Connection:
-    """The generated client (one httpx pool over one `ServiceTransport`) of one service,
-    opened on its first call; it holds nothing of the service, so the I/O loop's
-    finalizer can close it when the service is collected."""
-
-    def __init__(self, settings: ClientSettings) -> None:
-        self._settings = settings
-        self._client: Client | None = None
-        self._pid = os.getpid()
-
-    def client(self) -> Client:
-        if self._client is None or self._pid != os.getpid():
-            from arctic_rl._http import open_client
-
-            # A forked child leaves the parent's connections alone: they are the parent's.
-            self._client, self._pid = open_client(self._settings), os.getpid()
-        return self._client
-
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.get_async_httpx_client().aclose()
