@@ -14,7 +14,11 @@ import torch
 from cortex_gs_contract import ErrorCode
 
 from arctic_rl_mock.backends import BackendError
-from arctic_rl_mock.backends.common import DEFAULT_KL_COEF, TrainView, as_scalar
+from arctic_rl_mock.backends.common import (
+    DEFAULT_KL_COEF,
+    TrainView,
+    as_scalar,
+)
 
 
 def _aggregate(
@@ -129,3 +133,11 @@ def policy_loss(logp: torch.Tensor, entropy: torch.Tensor, view: TrainView) -> _
         "entropy": float((entropy.detach() * mask).sum() / tokens),
     }
     return _Losses(loss=loss, metrics=metrics)
+
+
+def mean_metrics(rows: list[dict[str, float]]) -> dict[str, float]:
+    """Average per-call metrics over the calls accumulated into one step."""
+    keys = ("ppo_kl", "pg_clipfrac_lower", "pg_loss", "kl_loss", "kl_coef")
+    if not rows:
+        return dict.fromkeys(keys, 0.0)
+    return {k: sum(r.get(k, 0.0) for r in rows) / len(rows) for k in keys}

@@ -39,6 +39,7 @@ from typing import Any
 
 import torch
 from cortex_gs_contract import ErrorCode
+from safetensors import safe_open
 
 from arctic_rl_mock.backends import BackendError
 from arctic_rl_mock.hooks import Hooks
@@ -225,3 +226,9 @@ def _read_record(path: Path) -> dict[str, Any]:
 def state_lost(why: str) -> BackendError:
     """The error that fails a job whose state cannot come back."""
     return BackendError(ErrorCode.internal_error, f"backend state lost at a mock restart: {why}")
+
+
+def file_metadata(path: Path) -> dict[str, str]:
+    """A safetensors file's metadata (its header alone is read)."""
+    with safe_open(str(path), framework="pt") as saved:
+        return dict(saved.metadata() or {})

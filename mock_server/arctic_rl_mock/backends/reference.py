@@ -28,7 +28,6 @@ from typing import Any
 
 import torch
 from cortex_gs_contract import ErrorCode
-from safetensors import safe_open
 from safetensors.torch import load_file, save
 
 from arctic_rl_mock.backends import BackendError
@@ -42,8 +41,8 @@ from arctic_rl_mock.backends.common import (
     wants_reference,
 )
 from arctic_rl_mock.backends.grpo import StockGrpoBatch, is_stock_grpo, run_stock_grpo
-from arctic_rl_mock.backends.losses import policy_loss
-from arctic_rl_mock.backends.persist import Applied, SavedState, state_lost
+from arctic_rl_mock.backends.losses import mean_metrics, policy_loss
+from arctic_rl_mock.backends.persist import Applied, SavedState, file_metadata, state_lost
 from arctic_rl_mock.backends.prompts import decode_tokens, encode_prompt, generation_rows
 from arctic_rl_mock.backends.sampling import log_prob_inputs, sample
 from arctic_rl_mock.backends.tiny import AdamW, TinyConfig, TinyLM, TokenScores, shifted_logprobs
@@ -293,7 +292,7 @@ class ReferenceBackend:
             norm = job.optimizer.step(job.settings.gradient_clipping)
             job.optimizer.zero_grad()
             job.global_steps += 1
-            metrics = _mean_metrics(job.metrics)
+            metrics = mean_metrics(job.metrics)
             metrics["grad_norm"] = norm
             if job.losses:
                 job.last_avg_loss = sum(job.losses) / len(job.losses)
@@ -421,8 +420,8 @@ class ReferenceBackend:
             job.metrics.clear()
             opt_path = directory / OPTIMIZER_FILE
             if opt_path.is_file() and job.settings.load_optimizer_states:
-                job.optimizer.restore(load_file(str(opt_path)), _metadata(opt_path))
-            saved = _metadata(model_path)
+                job.optimizer.restore(load_file(str(opt_path)), file_metadata(opt_path))
+            saved = file_metadata(model_path)
             job.global_steps = int(saved.get("global_steps", 0))
             job.weight_version = int(saved.get("weight_version", job.weight_version))
             job.generate_calls = int(saved.get("generate_calls", job.generate_calls))
@@ -433,20 +432,6 @@ class ReferenceBackend:
     def _inputs(self, view: TrainView) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         pos = None if view.position_ids is None else view.position_ids.to(self.device)
         return view.input_ids.to(self.device), view.attention_mask.to(self.device), pos
-
-
-def _mean_metrics(rows: list[dict[str, float]]) -> dict[str, float]:
-    """Average per-call metrics over the calls accumulated into one step."""
-    keys = ("ppo_kl", "pg_clipfrac_lower", "pg_loss", "kl_loss", "kl_coef")
-    if not rows:
-        return dict.fromkeys(keys, 0.0)
-    return {k: sum(r.get(k, 0.0) for r in rows) / len(rows) for k in keys}
-
-
-def _metadata(path: Path) -> dict[str, str]:
-    """A safetensors file's metadata (its header alone is read)."""
-    with safe_open(str(path), framework="pt") as saved:
-        return dict(saved.metadata() or {})
 
 
 __all__ = ["ReferenceBackend", "TinyConfig", "TinyLM"]
