@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 PROMPTS = ["2 + 2 =", "the sky is"]
@@ -35,3 +37,13 @@ def train_tensors(prompt_len: int = 8, response_len: int = 8) -> dict[str, torch
 
 # Per-token outputs (logprobs, entropy) come back in the roll layout: the input's [B, T].
 OUTPUT_SHAPE = (len(PROMPTS), 16)
+
+
+CHUNK_BYTES = 96 * 1024  # the batch below travels as three chunks
+
+
+def big_batch() -> dict[str, Any]:
+    """A training batch whose frame needs a few chunks at CHUNK_BYTES."""
+    import torch
+
+    return {**train_tensors(), "padding": torch.zeros(48, 1024)}

@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 import stamina
-from faults.test_faults import CHUNK_BYTES, big_batch
 from hardening.support import executed
 
 from arctic_rl import (
@@ -28,7 +27,7 @@ from arctic_rl import (
     wire,
 )
 from arctic_rl._cortex import CortexService
-from devtools.batches import train_tensors
+from devtools.batches import CHUNK_BYTES, big_batch, train_tensors
 from devtools.faults import Fault, FaultProxy
 from devtools.live_mock import LiveMock
 

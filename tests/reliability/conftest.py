@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.mock_process import MockProcess
 from examples.chaos import stable_port
-from reliability.test_crash_points import MockProcess
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from cortex_gs_contract import (
 from arctic_rl import _budgets as sdk
 from arctic_rl import wire
 from devtools.live_mock import LiveMock, MockApi
-from reliability.test_limits import post_frame, refused
+from reliability.limits_support import post_frame, refused
 
 MOCK_SOURCES = Path(__file__).resolve().parents[2] / "mock_server" / "arctic_rl_mock"
 EXAMPLE_IDS = [

@@ -26,7 +26,7 @@ from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InvalidRequestE
 from arctic_rl._budgets import MAX_BATCH_COST, MAX_GENERATION_TOKENS
 from devtools.faults import FaultProxy
 from devtools.live_mock import LiveMock, MockApi
-from reliability.test_limits import (
+from reliability.limits_support import (
     CONTRACT,
     MAX_SEQ_LEN,
     Process,

@@ -24,7 +24,7 @@ from arctic_rl import wire
 from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
 from devtools.mock_hooks import STORAGE_FAULT_ENV
 from devtools.mock_hooks.storagefaults import FailingDisk
-from reliability.test_restart_state import assert_same, fingerprint, train_step, update_batch
+from reliability.restart_support import assert_same, fingerprint, train_step, update_batch
 
 MIB = 1024 * 1024
 CHUNK_BYTES = wire.MAX_BODY_BYTES - wire.CHUNK_HEADROOM

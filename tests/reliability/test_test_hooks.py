@@ -17,7 +17,7 @@ import torch
 
 from devtools.live_mock import MockApi, request_chunks, running_mock
 from devtools.mock_hooks import DEPART_ENV, STORAGE_FAULT_ENV, crashpoints
-from reliability.test_crash_points import MockProcess, http_of, running_job, wait_done
+from devtools.mock_process import MockProcess, http_of, running_job, wait_done
 
 ARMING = {
     crashpoints.ENV: "request_committed",
