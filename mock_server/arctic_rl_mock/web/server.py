@@ -31,6 +31,7 @@ import asyncio
 import errno
 import json
 import logging
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -116,7 +117,8 @@ class ThrottledLog:
     """One kind of event logged at most once per ``interval_s``; the rest are counted.
 
     A flood of refused connections or slow senders then costs a line per interval that
-    says how many were left out, not a line each.
+    says how many were left out, not a line each. The event loop and the worker threads
+    (storage errors) both report here, so the count and the next slot change under a lock.
     """
 
     def __init__(self, logger: logging.Logger, interval_s: float) -> None:
@@ -124,19 +126,21 @@ class ThrottledLog:
         self.interval_s = interval_s
         self._next_at = 0.0
         self._suppressed = 0
+        self._lock = threading.Lock()
 
     def warning(self, message: str, *args: object) -> None:
         """Log ``message`` now, or count it if a line went out less than an interval ago."""
-        now = time.monotonic()
-        if now < self._next_at:
-            self._suppressed += 1
-            return
-        if self._suppressed:
+        with self._lock:
+            now = time.monotonic()
+            if now < self._next_at:
+                self._suppressed += 1
+                return
+            suppressed, self._suppressed = self._suppressed, 0
+            self._next_at = now + self.interval_s
+        if suppressed:
             message += " (and %d more like it in the last %.0f s)"
-            args = (*args, self._suppressed, self.interval_s)
+            args = (*args, suppressed, self.interval_s)
         self.logger.warning(message, *args)
-        self._next_at = now + self.interval_s
-        self._suppressed = 0
 
 
 def out_of_resources(exc: BaseException | None) -> bool:
