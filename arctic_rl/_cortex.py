@@ -261,11 +261,11 @@ class CortexService:
     async def wait_job_running(self, job_id: str, timeout: float) -> Job:
         """Poll the job until it runs; a job that ends first raises JobFailedError. The
         timeout bounds the whole wait, a poll that hangs included."""
-        from arctic_rl._polling import Backoff
+        from arctic_rl._polling import PollPause
         from arctic_rl._tracking import RUNNING_JOB_STATE, TERMINAL_JOB_STATES, normalize_state
 
         state = "unknown"
-        backoff = Backoff()
+        pause = PollPause()
         with self._progress.wait(f"waiting for job {job_id}") as bar:
             try:
                 async with asyncio.timeout(timeout):
@@ -278,7 +278,7 @@ class CortexService:
                         if state in TERMINAL_JOB_STATES:
                             reason = job.reason or "no reason given"
                             raise JobFailedError(f"job {job_id} is {state}: {reason}", code=state)
-                        await asyncio.sleep(backoff.next())
+                        await asyncio.sleep(pause.next())
             except TimeoutError:
                 raise RequestTimeoutError(
                     f"job {job_id} still {state} after {timeout:.0f} s", code=state
