@@ -24,7 +24,6 @@ from arctic_rl import _client_era
 from arctic_rl._blocking import ArcticRLClient
 from arctic_rl._config import (
     CORTEX_BACKENDS,
-    CORTEX_FILE_ENV,
     LEGACY_FLAT_KEYS,
     ArcticRLClientConfig,
     CortexConfig,
@@ -35,6 +34,7 @@ from arctic_rl._layout import Convention, convention_named, loaded_framework
 from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
 from arctic_rl._requests import forward_request, plain_params
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
+from arctic_rl._routing import ROUTER
 from arctic_rl._sampling_lowering import fan_out, sampled_logprobs
 from arctic_rl._services import TODAY
 from arctic_rl._sources import effective_backend
@@ -86,20 +86,9 @@ class Done(Generic[T]):
         return f"Done({self.value!r})"
 
 
-# Set by an integration whose framework hard-codes backend="local" (the SkyRL entrypoint,
-# the verl plugin): the factory then serves such configs from Cortex in this process, and
-# its clients read per-token inputs in that framework's layout.
-_route_to_cortex: CortexConfig | bool = False
-_routed_layout: str | None = None
-
-
 def route_on_prem_to_cortex(cortex: CortexConfig | bool = True, layout: str | None = None) -> None:
-    """Serve `backend="local"` configs from Cortex in this process (True: with the config's
-    own cortex settings; a CortexConfig: with these when the config carries none; False: stop),
-    their log-prob inputs read in the `layout` convention (`_layout`)."""
-    global _route_to_cortex, _routed_layout
-    _route_to_cortex = cortex
-    _routed_layout = None if cortex is False or layout is None else convention_named(layout).name
+    """Serve `backend="local"` configs from Cortex in this process (see `CortexRouter.route`)."""
+    ROUTER.route(cortex, layout)
 
 
 def create_arctic_rl_client(config: Any, server_state: Any = None) -> Any:
@@ -139,7 +128,7 @@ def _cortex_config(config: Any) -> ArcticRLClientConfig | None:
     """The config to serve from Cortex, or None when it stays on-prem."""
     ours, dropped = _adopt(config)
     if ours.backend not in CORTEX_BACKENDS:
-        routed = _route_to_cortex is not False and ours.backend == "local"
+        routed = ROUTER.active and ours.backend == "local"
         if not routed and effective_backend(ours) not in CORTEX_BACKENDS:
             return None
     warn_dropped(dropped, f"{type(config).__module__}.{type(config).__qualname__}")
@@ -148,18 +137,10 @@ def _cortex_config(config: Any) -> ArcticRLClientConfig | None:
     cortex = ours.model_copy(update={"backend": "cortex"})
     cortex._origin = ours._origin
     if "cortex" not in ours.model_fields_set:
-        settings = _routed_settings()
+        settings = ROUTER.settings()
         if settings is not None:
             cortex.cortex = settings
     return cortex
-
-
-def _routed_settings() -> CortexConfig | None:
-    """Settings for a config that carries none: the integration's, else the named file."""
-    if isinstance(_route_to_cortex, CortexConfig):
-        return _route_to_cortex
-    path = os.environ.get(CORTEX_FILE_ENV)
-    return CortexConfig.from_file(path) if path else None
 
 
 def _on_prem_client(config: Any, server_state: Any) -> Any:
@@ -198,7 +179,7 @@ class LegacyCortexClient:
         self._warned_none: set[str] = set()
         # How log-prob inputs are read: the convention the config carries (a reconnect
         # copy), else the routing integration's, else the loaded framework's.
-        named = config._token_layout or _routed_layout or loaded_framework()
+        named = config._token_layout or ROUTER.layout or loaded_framework()
         self._layout: Convention = convention_named(named)
         self._notes = Notes()  # what the lowering onto today's service said, once each
         if self._client.aio.owns_job and self._client.aio.config.cortex.cancel_on_shutdown:
