@@ -34,7 +34,13 @@ from arctic_rl._config_check import (
     misplaced_variable_name,
     refuse_unknown,
 )
-from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES
+from arctic_rl._endpoint import (
+    CONNECT_TIMEOUT_S,
+    DEFAULT_MAX_ANSWER_BYTES,
+    MAX_RETRIES,
+    READ_TIMEOUT_S,
+    RETRY_TIMEOUT_S,
+)
 from arctic_rl._errors import ConfigError
 
 __all__ = [
@@ -104,8 +110,8 @@ class CortexConfig(BaseModel):
     pat_env: str = Field(DEFAULT_PAT_ENV, description="NAME of the env var holding the PAT.")
     job_id: str | None = Field(None, description="Reconnect to this Cortex job.")
     experiment_name: str | None = None
-    connect_timeout: float = 10.0
-    read_timeout: float = 120.0
+    connect_timeout: float = CONNECT_TIMEOUT_S
+    read_timeout: float = READ_TIMEOUT_S
     poll_timeout: float = 1800.0
     long_poll_s: float = Field(
         10.0, description="wait_s sent when polling and with each submit (0 = plain polling)"
@@ -121,8 +127,8 @@ class CortexConfig(BaseModel):
     poll_probes: int = Field(
         3, ge=1, description="Polls near the expected finish before the schedule resumes"
     )
-    max_retries: int = 10
-    retry_timeout: float = 600.0
+    max_retries: int = MAX_RETRIES
+    retry_timeout: float = RETRY_TIMEOUT_S
     chunk_bytes: int = Field(DEFAULT_CHUNK_BYTES, gt=64 * 1024)
     verify_tls: bool = True
     allow_insecure_http: bool = Field(

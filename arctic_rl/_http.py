@@ -50,7 +50,7 @@ from pydantic import SecretStr
 
 from arctic_rl import _plain_http as plain_http
 from arctic_rl._answer_body import ACCEPT_ENCODING, read_capped, require_json, status_error
-from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, ServiceTraits
+from arctic_rl._endpoint import ClientSettings, ServiceTraits
 from arctic_rl._errors import (
     URL_SETTINGS,
     APIConnectionError,
@@ -125,9 +125,9 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         *,
         base_url: str,
         token: str,
-        max_retries: int = 10,
-        retry_timeout: float = 600.0,
-        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_retries: int,
+        retry_timeout: float,
+        max_answer_bytes: int,
         token_env: str | None = None,
         traits: ServiceTraits | None = None,
     ) -> None:
