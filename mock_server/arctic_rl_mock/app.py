@@ -35,6 +35,7 @@ from arctic_rl_mock.settings import Settings
 from arctic_rl_mock.store import Store
 from arctic_rl_mock.web.middleware import AnyDatabaseAndSchema, RequestGuard
 from arctic_rl_mock.web.openapi import install_openapi
+from arctic_rl_mock.web.receiving import BodyReader
 from arctic_rl_mock.web.routing import build_router
 from arctic_rl_mock.web.server import ServerSettings, quiet_resource_errors
 
@@ -84,6 +85,7 @@ def create_app(
     app.state.service = service
     app.state.settings = settings
     app.state.hooks = hooks
+    app.state.body_reader = BodyReader()
     install_error_handlers(app)
     app.add_middleware(RequestGuard, settings=settings, server=server)
     app.add_middleware(AnyDatabaseAndSchema, settings=settings)
