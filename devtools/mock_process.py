@@ -9,6 +9,7 @@ that travels only through environment variables, waits until it answers, and sto
 from __future__ import annotations
 
 import os
+import random
 import secrets
 import socket
 import sqlite3
@@ -220,3 +221,18 @@ def wait_done(http: httpx.Client, job_id: str, request_id: str) -> dict[str, Any
 def http_of(server: MockProcess) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.base_url, headers=auth_headers(TOKEN), timeout=30) as http:
         yield http
+
+
+def stable_port() -> int:
+    """A free port below the ephemeral range: while a killed mock is down, no other
+    process's connection (or port-0 server) can be handed its port before it restarts."""
+    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range")
+    lowest = int(ephemeral.read_text().split()[0]) if ephemeral.exists() else 32768
+    for port in random.sample(range(10_000, lowest), 200):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port below the ephemeral range")

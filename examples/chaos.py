@@ -34,7 +34,6 @@ import os
 import random
 import secrets
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -49,7 +48,7 @@ from typing import Any
 from arctic_rl_mock.settings import Settings
 
 from devtools.faults import Fault, FaultProxy
-from devtools.mock_process import MOCK_TOKEN_ENV, PAT_ENV, stop_process, wait_ready
+from devtools.mock_process import MOCK_TOKEN_ENV, PAT_ENV, stable_port, stop_process, wait_ready
 from examples.demo_report import IterationStats
 from examples.grpo_demo import DemoSettings, build_batch, train
 
@@ -109,21 +108,6 @@ def row(stats: IterationStats) -> tuple[str, ...]:
     """An iteration's metrics and sample, exactly (``repr`` keeps every bit, and NaN)."""
     numbers = (stats.reward, stats.loss, stats.grad_norm, stats.gap)
     return (str(stats.iteration), *(repr(x) for x in numbers), stats.sample)
-
-
-def stable_port() -> int:
-    """A free port below the ephemeral range: while a killed mock is down, no other
-    process's connection (or port-0 server) can be handed its port before it restarts."""
-    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range")
-    lowest = int(ephemeral.read_text().split()[0]) if ephemeral.exists() else 32768
-    for port in random.sample(range(10_000, lowest), 200):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port below the ephemeral range")
 
 
 @dataclass

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.mock_process import MockProcess
-from examples.chaos import stable_port
+from devtools.mock_process import MockProcess, stable_port
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import httpx
 from arctic_rl_mock.settings import Settings
 
 from devtools.live_mock import auth_headers
-from examples.chaos import stable_port
+from devtools.mock_process import stable_port
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "resource-test-pat"
