@@ -12,7 +12,8 @@ Module map (every module; FastAPI's bigger-applications layout, one concern per 
 - ``__main__``: the CLI (``cortex-gs-mock``); ``guide``: what it prints at start.
 - ``app``: builds the app: service, middleware, error shapes, the routes.
 - ``settings``: the mock's runtime settings; ``dependencies``: auth, the service, path ids
-  and ``Idempotency-Key`` as FastAPI dependencies; ``errors``: today's error shapes.
+  and ``Idempotency-Key`` as FastAPI dependencies; ``errors``: today's error shapes;
+  ``today``: what today's live service refuses before any model call, and its shapes.
 - ``hooks``: where an app writes its files and marks commit boundaries (plain unless the
   app was built with other hooks).
 - ``routers``: the handlers, one module per contract tag (``jobs``, ``checkpoints``,
@@ -39,9 +40,9 @@ Module map (every module; FastAPI's bigger-applications layout, one concern per 
   crashes (what must change together is one transaction) and is only ever called from
   threads, never on the event loop.
 - ``backends``: ``canned`` (instant, shape-correct) and ``reference`` (a tiny torch LM
-  that really trains: ``tiny``, ``losses``, ``sampling``, ``prompts``), ``common`` (batch
-  and config conventions), ``persist`` (a job's backend state on disk); handlers never
-  see torch.
+  that really trains: ``tiny``, ``losses``, ``grpo`` (today's stock loss), ``sampling``,
+  ``prompts``), ``common`` (batch and config conventions), ``persist`` (a job's backend
+  state on disk); handlers never see torch.
 
 Test support (crash points, departures, failing disks, an in-process ``LiveMock``) lives
 outside this package, in the checkout's ``devtools/``, and is not in the wheel.
