@@ -25,7 +25,7 @@ from arctic_rl import (
     RequestFailedError,
     wire,
 )
-from arctic_rl._errors import error_from_response
+from arctic_rl._error_answers import error_from_response
 from arctic_rl._tracking import Finished, Next, RequestTracker
 from arctic_rl._upload import _acceptance
 

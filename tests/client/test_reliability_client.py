@@ -330,7 +330,7 @@ def test_a_408_for_a_dropped_slow_request_is_sent_again(scripted: Any) -> None:
 def test_a_shortened_missing_chunks_list_means_resend_all(
     count: int, resent: set[int] | None
 ) -> None:
-    from arctic_rl._errors import error_from_response
+    from arctic_rl._error_answers import error_from_response
     from arctic_rl._upload import _missing_indexes
 
     body = {
