@@ -24,13 +24,13 @@ from arctic_rl import _client_era
 from arctic_rl._blocking import ArcticRLClient
 from arctic_rl._config import (
     CORTEX_BACKENDS,
-    LEGACY_FLAT_KEYS,
     ArcticRLClientConfig,
     CortexConfig,
 )
 from arctic_rl._config_check import warn_dropped
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
 from arctic_rl._layout import Convention, convention_named, loaded_framework
+from arctic_rl._legacy_keys import LEGACY_FLAT_KEYS
 from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
 from arctic_rl._requests import forward_request, plain_params
 from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
