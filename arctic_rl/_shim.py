@@ -17,8 +17,8 @@ import importlib
 import logging
 import os
 import warnings
-from collections.abc import Generator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from arctic_rl import _client_era
 from arctic_rl._blocking import ArcticRLClient
@@ -33,7 +33,13 @@ from arctic_rl._layout import Convention, convention_named, loaded_framework
 from arctic_rl._legacy_keys import LEGACY_FLAT_KEYS
 from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
 from arctic_rl._requests import forward_request, plain_params
-from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
+from arctic_rl._results import (
+    Done,
+    normalize_forward,
+    normalize_generate,
+    normalize_step,
+    tensors_in,
+)
 from arctic_rl._routing import ROUTER
 from arctic_rl._sampling_lowering import fan_out, sampled_logprobs
 from arctic_rl._services import TODAY
@@ -52,7 +58,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("arctic_rl")
-T = TypeVar("T")
 
 # The published package's factory and config (its rl extras bring the on-prem servers).
 _ON_PREM_FACTORY = "arctic_platform.rl.client"
@@ -65,25 +70,6 @@ _ON_PREM_HINT = (
     "(ARCTIC_RL_BACKEND=cortex or ARCTIC_BACKEND=cortex, or backend: cortex with a cortex: block "
     "in the yaml)"
 )
-
-
-class Done(Generic[T]):
-    """A finished result that may also be awaited: for calls some callers await and some don't."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: T) -> None:
-        self.value = value
-
-    def __await__(self) -> Generator[Any, None, T]:
-        return self.value
-        yield  # pragma: no cover  (makes this a generator)
-
-    def __float__(self) -> float:
-        return float(self.value)  # type: ignore[arg-type]
-
-    def __repr__(self) -> str:
-        return f"Done({self.value!r})"
 
 
 def route_on_prem_to_cortex(cortex: CortexConfig | bool = True, layout: str | None = None) -> None:
