@@ -41,8 +41,8 @@ Module map (every module; FastAPI's bigger-applications layout, one concern per 
   threads, never on the event loop.
 - ``backends``: ``canned`` (instant, shape-correct) and ``reference`` (a tiny torch LM
   that really trains: ``tiny``, ``losses``, ``grpo`` (today's stock loss), ``sampling``,
-  ``prompts``), ``common`` (batch and config conventions), ``persist`` (a job's backend
-  state on disk); handlers never see torch.
+  ``prompts``, ``job_state``: one job's models and counters), ``common`` (batch and config
+  conventions), ``persist`` (a job's backend state on disk); handlers never see torch.
 
 Test support (crash points, departures, failing disks, an in-process ``LiveMock``) lives
 outside this package, in the checkout's ``devtools/``, and is not in the wheel.

@@ -22,7 +22,6 @@ import copy
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ from arctic_rl_mock.backends.common import (
     wants_reference,
 )
 from arctic_rl_mock.backends.grpo import StockGrpoBatch, is_stock_grpo, run_stock_grpo
+from arctic_rl_mock.backends.job_state import COUNTERS, GRADS, SAMPLER, TRAIN, JobState
 from arctic_rl_mock.backends.losses import mean_metrics, policy_loss
 from arctic_rl_mock.backends.persist import Applied, SavedState, file_metadata, state_lost
 from arctic_rl_mock.backends.prompts import decode_tokens, encode_prompt, generation_rows
@@ -48,52 +48,8 @@ from arctic_rl_mock.backends.sampling import log_prob_inputs, sample
 from arctic_rl_mock.backends.tiny import AdamW, TinyConfig, TinyLM, TokenScores, shifted_logprobs
 from arctic_rl_mock.hooks import Hooks
 
-# Parts of a job's saved state, each its own blob so a commit writes only what changed;
-# COUNTERS marks a change to the manifest's counters alone.
-TRAIN, SAMPLER, GRADS, COUNTERS = "train", "sampler", "grads", "counters"
 MODEL_FILE = "model.safetensors"
 OPTIMIZER_FILE = "optimizer.safetensors"
-
-
-@dataclass
-class _Job:
-    """Everything one job's model state needs; guarded by ``lock``."""
-
-    settings: JobSettings
-    policy: TinyLM
-    reference: TinyLM
-    sampler: TinyLM
-    optimizer: AdamW
-    saved: SavedState
-    global_steps: int = 0
-    weight_version: int = 0
-    generate_calls: int = 0
-    losses: list[float] = field(default_factory=list)
-    metrics: list[dict[str, float]] = field(default_factory=list)
-    last_avg_loss: float | None = None
-    # Saved-state parts changed since the last commit (the counters always go along).
-    changed: set[str] = field(default_factory=set)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def counters(self) -> dict[str, Any]:
-        """The small state that travels in the manifest."""
-        return {
-            "global_steps": self.global_steps,
-            "weight_version": self.weight_version,
-            "generate_calls": self.generate_calls,
-            "losses": list(self.losses),
-            "metrics": [dict(m) for m in self.metrics],
-            "last_avg_loss": self.last_avg_loss,
-            "optimizer_steps": self.optimizer.steps,
-            "lr": self.optimizer.lr,
-        }
-
-    def part(self, name: str) -> Any:
-        """The content of the TRAIN or GRADS blob (``None``: no gradients)."""
-        if name == TRAIN:
-            return {"weights": self.policy.state_dict(), "optimizer": self.optimizer.tensors()[0]}
-        grads = {n: p.grad for n, p in self.optimizer.params.items() if p.grad is not None}
-        return grads or None
 
 
 class ReferenceBackend:
@@ -120,7 +76,7 @@ class ReferenceBackend:
             # two-core machine their spin-waiting makes every op many times slower.
             torch.set_num_threads(cpu_threads)
         self.model_config = model or TinyConfig()
-        self._jobs: dict[str, _Job] = {}
+        self._jobs: dict[str, JobState] = {}
         self._jobs_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------
@@ -180,7 +136,9 @@ class ReferenceBackend:
             job.saved.commit(request_id, job.counters(), parts, same_as)
             job.changed.clear()
 
-    def _build(self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]], saved: SavedState) -> _Job:
+    def _build(
+        self, job_id: str, sub_jobs: Sequence[Mapping[str, Any]], saved: SavedState
+    ) -> JobState:
         """The job's models as its seed makes them."""
         settings = JobSettings.from_sub_jobs(job_id, sub_jobs)
         with torch.random.fork_rng(devices=[]):
@@ -189,14 +147,14 @@ class ReferenceBackend:
         reference = copy.deepcopy(policy).requires_grad_(False).eval()
         sampler = copy.deepcopy(policy).requires_grad_(False).eval()
         optimizer = AdamW(dict(policy.named_parameters()), settings)
-        return _Job(settings, policy, reference, sampler, optimizer, saved)
+        return JobState(settings, policy, reference, sampler, optimizer, saved)
 
     def release_job(self, job_id: str) -> None:
         """Drop a finished job's models."""
         with self._jobs_lock:
             self._jobs.pop(job_id, None)
 
-    def _job(self, job_id: str) -> _Job:
+    def _job(self, job_id: str) -> JobState:
         job = self._jobs.get(job_id)
         if job is None:
             raise BackendError(ErrorCode.job_not_found, f"backend has no state for job {job_id}")
@@ -233,7 +191,7 @@ class ReferenceBackend:
                 "post_process_outputs": outputs,
             }
 
-    def _stock_grpo(self, job_id: str, job: _Job, batch: StockGrpoBatch) -> dict[str, Any]:
+    def _stock_grpo(self, job_id: str, job: JobState, batch: StockGrpoBatch) -> dict[str, Any]:
         """Today's ``grpo``, row by row (:mod:`arctic_rl_mock.backends.grpo`)."""
 
         def model(ids: torch.Tensor, attn: torch.Tensor, pos: torch.Tensor | None) -> Any:
