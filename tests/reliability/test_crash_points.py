@@ -2,7 +2,7 @@
 the same state dir: the client's retry completes and the work ran exactly once.
 
 The kill comes from the mock's test-only crash switch (``devtools.mock_hooks.crashpoints``,
-armed only by ``--test-hooks``): the process exits at the named point, as a killed one
+armed only by ``devtools.mock_hooks``): the process exits at the named point, as a killed one
 would. "Exactly once" is read from the store itself (its request rows, read-only) and
 from the canned backend's own step counter in the result. The last tests seed what a
 crash of an older mock (or a lost file) left on disk and check the restarted mock makes

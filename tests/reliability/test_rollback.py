@@ -1,7 +1,7 @@
 """A request reported failed leaves nothing behind: not in memory, not on disk, not after
 retention pruned it and the mock restarted.
 
-The faults come from the mock's test-only storage fault (``--test-hooks`` with
+The faults come from the mock's test-only storage fault (``devtools.mock_hooks`` with
 ``CORTEX_GS_MOCK_STORAGE_FAULT``), which fails the store's writes and the backend's
 state saves as a full disk does, and, for a crash that is no storage fault, from a
 store whose ``done`` write raises. "Nothing behind" is judged against twins: a job that

@@ -4,7 +4,7 @@ failed upload, and exactly-once recovery once space returns.
 The full-disk sequence runs twice: on a real 50 MiB tmpfs (the ``tmpfs`` case, skipped
 with the reason where this process may not mount one; the suite runs as root), and
 through the mock's test-only storage fault (``devtools.mock_hooks.storagefaults``,
-armed by ``--test-hooks``), which fails the mock's file writes as a filling disk does.
+armed by ``devtools.mock_hooks``), which fails the mock's file writes as a filling disk does.
 Either way an 80 MiB forward-backward upload meets a full disk: ``507 storage_full``
 with Retry-After, never ``500`` or ``409 chunk_group_missing_chunks``; the partial
 upload's files and rows are gone; other calls answer normally; and once space returns
