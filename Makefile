@@ -63,8 +63,8 @@ test: setup
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check arctic_rl arctic_rl_mock arctic_rl_kit tests scripts benchmarks examples
-	$(BIN)/ruff format --check arctic_rl arctic_rl_mock arctic_rl_kit tests scripts benchmarks examples
+	$(BIN)/ruff check arctic_rl mock_server arctic_rl_kit devtools tests scripts benchmarks examples
+	$(BIN)/ruff format --check arctic_rl mock_server arctic_rl_kit devtools tests scripts benchmarks examples
 
 serve: setup
 	$(BIN)/python -m arctic_rl_mock --host $(HOST) --port $(PORT) --backend $(BACKEND) --service $(SERVICE) --state-dir .mock-state --no-auth

@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 from cortex_gs_contract import REQUEST_ID_HEADER
 
-from arctic_rl._errors import AnswerTooLargeError, UnexpectedAnswerError, error_from_response
+from arctic_rl._error_answers import error_from_response
+from arctic_rl._errors import AnswerTooLargeError, UnexpectedAnswerError
 from arctic_rl._retry import AnswerDeadline
 
 __all__ = ["ACCEPT_ENCODING", "read_capped", "require_json", "status_error"]

@@ -9,24 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self
 
 from arctic_rl._batch_checks import check_sampling_params, check_training_batch
-from arctic_rl._config import ArcticRLClientConfig, CortexConfig
-from arctic_rl._cortex import CortexService
+from arctic_rl._checkpoint_calls import CheckpointCalls
+from arctic_rl._config import ArcticRLClientConfig
 from arctic_rl._errors import ArcticRLError, ConfigError, NotFoundError, NotServedError
-from arctic_rl._progress import ProgressFactory
 from arctic_rl._protocol import ServiceAPI
+from arctic_rl._request_models import present, request_model
 from arctic_rl._requests import (
     build_create_job_request,
     forward_request,
+    job_of,
     plain_params,
     plain_tokens,
+    start_from_checkpoint,
+    sub_job_ids,
     todays_job,
 )
-from arctic_rl._resume import delete_from_folder, is_folder, load_from_folder, save_to_folder
+from arctic_rl._service_setup import cortex_service
 from arctic_rl._services import (
     PROPOSED,
     TODAY,
@@ -40,37 +42,17 @@ from arctic_rl._sources import resolve_config
 from arctic_rl._timing import TIMING_KEY
 
 if TYPE_CHECKING:
-    from cortex_gs_client.models import Job
+    pass
 
 __all__ = ["AsyncArcticRLClient", "build_create_job_request"]
 
 log = logging.getLogger("arctic_rl")
-M = TypeVar("M")
 # Cancelling the job at close or exit is best effort within this many seconds: a process
 # whose service has gone away ends in seconds, not after the whole retry budget.
 CLOSE_CANCEL_S = 5.0
 
-# Sub-job kinds as they appear in sub-job ids, keyed by the job_type the service reports.
-_KIND_BY_JOB_TYPE = {"training": "training", "sampling": "sampling", "log_probability": "log_prob"}
 
-
-def _model(cls: type[M], fields: Mapping[str, Any]) -> M:
-    """A request model from plain fields (unknown keys kept); a bad field is a clear error."""
-    try:
-        return cls.from_dict(dict(fields))  # type: ignore[attr-defined,no-any-return]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ArcticRLError(
-            f"cannot build {cls.__name__} from {sorted(fields)}: {type(exc).__name__}: {exc}",
-            code="invalid_request",
-        ) from exc
-
-
-def _present(**fields: Any) -> dict[str, Any]:
-    """The fields that were given (None: left out, so the service applies its default)."""
-    return {key: value for key, value in fields.items() if value is not None}
-
-
-class AsyncArcticRLClient:
+class AsyncArcticRLClient(CheckpointCalls):
     """One Cortex job, driven asynchronously. Use `await AsyncArcticRLClient.connect(cfg)`.
 
     Per-token inputs are sent as given, so they must be in the contract's layout
@@ -98,7 +80,7 @@ class AsyncArcticRLClient:
                 f"AsyncArcticRLClient talks to Cortex; backend is {self.config.backend!r} "
                 f"(set backend: cortex in the yaml)"
             )
-        self.service: ServiceAPI = service or _cortex_service(self.config.cortex, environ)
+        self.service: ServiceAPI = service or cortex_service(self.config.cortex, environ)
         self.job_id: str | None = None
         self.sub_jobs: dict[str, str] = {}
         self.owns_job = False
@@ -172,7 +154,7 @@ class AsyncArcticRLClient:
         `source_checkpoint` ({checkpoint_id, source_job_id}) when given. Wait until running."""
         await self.detect_service()
         cfg = self.config
-        named = cfg.cortex.job_id or _job_of(cfg.training_job_id or cfg.sampling_job_id)
+        named = cfg.cortex.job_id or job_of(cfg.training_job_id or cfg.sampling_job_id)
         job_id = job_id or named
         if job_id is None:
             from cortex_gs_client.models import CreateJobRequest
@@ -181,8 +163,8 @@ class AsyncArcticRLClient:
             if self.service_kind == TODAY:
                 fields = todays_job(fields, lower=self.lowers_job_config)
             if source_checkpoint is not None:
-                _from_checkpoint(fields, source_checkpoint, load_optimizer_states)
-            job_id = await self.service.create_job(_model(CreateJobRequest, fields))
+                start_from_checkpoint(fields, source_checkpoint, load_optimizer_states)
+            job_id = await self.service.create_job(request_model(CreateJobRequest, fields))
             self.owns_job = True
             log.info("arctic_rl: created Cortex job %s", job_id)
         elif job_id == named and not cfg._reconnecting:
@@ -196,7 +178,7 @@ class AsyncArcticRLClient:
             log.info("arctic_rl: reconnecting to Cortex job %s", job_id)
         self.job_id = job_id
         job = await self.service.wait_job_running(job_id, cfg.job_ready_timeout)
-        self.sub_jobs = _sub_job_ids(job)
+        self.sub_jobs = sub_job_ids(job)
         return job.to_dict()
 
     def _require_job_id(self) -> str:
@@ -329,7 +311,7 @@ class AsyncArcticRLClient:
     async def step(self, learning_rate: float | None = None) -> dict[str, Any]:
         from cortex_gs_client.models import StepRequest
 
-        body = _model(StepRequest, _present(learning_rate=learning_rate))
+        body = request_model(StepRequest, present(learning_rate=learning_rate))
         return self._answer(await self.service.step(self._require_job_id(), body))
 
     # -- sampling -----------------------------------------------------------------------
@@ -355,7 +337,7 @@ class AsyncArcticRLClient:
             "prompts": [p if isinstance(p, str) else list(p) for p in prompts],
             "sampling_params": params,
             "strict": strict,
-            **_present(routing_key=routing_key),
+            **present(routing_key=routing_key),
         }
         job_id = self._require_job_id()
         return self._answer(await self.service.run_chunked(job_id, "generate", value))
@@ -377,7 +359,7 @@ class AsyncArcticRLClient:
         fields: dict[str, Any] = {"prompts": [plain_tokens(p) for p in prompts], "top_k": top_k}
         if completions is not None:
             fields["completions"] = [plain_tokens(c) for c in completions]
-        body = _model(LogProbsRequest, fields)
+        body = request_model(LogProbsRequest, fields)
         return self._answer(await self.service.log_probs(self._require_job_id(), body))
 
     async def sync_weights(
@@ -391,133 +373,25 @@ class AsyncArcticRLClient:
         from cortex_gs_client.models import OperationRequest, SyncWeightsRequest
         from cortex_gs_contract import ErrorCode
 
-        fields = _present(
+        fields = present(
             weight_format=weight_format,
             source_sub_job_id=source_sub_job_id,
             target_sub_job_ids=None if target_sub_job_ids is None else list(target_sub_job_ids),
         )
         job_id = self._require_job_id()
         try:
-            body = _model(SyncWeightsRequest, fields)
+            body = request_model(SyncWeightsRequest, fields)
             return self._answer(await self.service.sync_weights(job_id, body))
         except NotFoundError as exc:
             if exc.code == ErrorCode.job_not_found:
                 raise
             # An older service without the route: the same work as a weight-sync operation.
-            op = _model(OperationRequest, {"operation_type": "weight-sync", "payload": fields})
-            return self._answer(await self.service.run_operation(job_id, op))
-
-    # -- checkpoints --------------------------------------------------------------------
-
-    async def save_checkpoint(
-        self,
-        folder: str | os.PathLike[str] | None = None,
-        *,
-        global_step: int | None = None,
-        checkpoint_id: str | None = None,
-        checkpoint_type: str | None = None,
-    ) -> dict[str, Any]:
-        """Save on the service. Given a folder (a path): a resumable checkpoint whose
-        identity is written to `<folder>/cortex_checkpoint.json` once the save finished,
-        with the framework's `global_step` (docs/reliability.md, "Resume"). A string
-        without a separator is today's `checkpoint_id` (the service names it anyway)."""
-        if folder is not None and is_folder(folder):
-            return await save_to_folder(self, folder, global_step)
-        from cortex_gs_client.models import SaveRequest
-
-        fields = _present(checkpoint_id=checkpoint_id or folder, checkpoint_type=checkpoint_type)
-        body = _model(SaveRequest, fields)
-        return self._answer(await self.service.save_checkpoint(self._require_job_id(), body))
-
-    async def load_checkpoint(
-        self,
-        checkpoint: str | os.PathLike[str],
-        *,
-        source_job_id: str | None = None,
-        target_sub_job_id: str | None = None,
-        load_optimizer_states: bool = True,
-    ) -> dict[str, Any]:
-        """Load a checkpoint: a folder `save_checkpoint(folder)` wrote (restored and its
-        step checked; returns {global_step, service_step, job_id, checkpoint_id}), or a
-        service checkpoint id."""
-        if is_folder(checkpoint):
-            return await load_from_folder(
-                self, checkpoint, load_optimizer_states=load_optimizer_states
+            op = request_model(
+                OperationRequest, {"operation_type": "weight-sync", "payload": fields}
             )
-        fields = _present(
-            checkpoint_id=checkpoint,
-            source_job_id=source_job_id,
-            target_sub_job_id=target_sub_job_id,
-        )
-        from cortex_gs_client.models import LoadRequest
-
-        body = _model(LoadRequest, fields)
-        return self._answer(await self.service.load_checkpoint(self._require_job_id(), body))
-
-    async def list_checkpoints(self) -> list[dict[str, Any]]:
-        checkpoints = await self.service.list_checkpoints(self._require_job_id())
-        return [checkpoint.to_dict() for checkpoint in checkpoints]
-
-    async def delete_checkpoint(self, checkpoint: str | os.PathLike[str]) -> None:
-        """Delete a service checkpoint: the one a folder records (for the frameworks'
-        retention; one already gone counts as deleted), or one named by its id."""
-        if is_folder(checkpoint):
-            await delete_from_folder(self, checkpoint)
-            return
-        await self.service.delete_checkpoint(self._require_job_id(), str(checkpoint))
-
-
-def _from_checkpoint(
-    body: dict[str, Any], source: Mapping[str, str], load_optimizer_states: bool
-) -> None:
-    """Start a create-job body's training sub-job from a saved checkpoint."""
-    for sub in body["sub_job_configs"]:
-        if sub["job_type"] == "training":
-            sub["source_checkpoint_info"] = dict(source)
-            sub["training_config"]["load_optimizer_states"] = load_optimizer_states
-
-
-def _cortex_service(cortex: CortexConfig, environ: Mapping[str, str] | None) -> CortexService:
-    return CortexService(
-        cortex.url(),
-        cortex.read_token(environ).get_secret_value(),
-        connect_timeout=cortex.connect_timeout,
-        read_timeout=cortex.read_timeout,
-        verify_tls=cortex.verify_tls,
-        chunk_bytes=cortex.chunk_bytes,
-        poll_timeout=cortex.poll_timeout,
-        long_poll_s=cortex.long_poll_s,
-        max_retries=cortex.max_retries,
-        retry_timeout=cortex.retry_timeout,
-        max_answer_bytes=cortex.max_answer_bytes,
-        allow_insecure_http=cortex.allow_insecure_http,
-        allow_insecure_proxy=cortex.allow_insecure_proxy,
-        served_idempotency=cortex.service == "proposed",
-        progress=ProgressFactory(cortex.progress, cortex.progress_min_bytes),
-        poll={
-            "adaptive": cortex.poll_adaptive,
-            "initial_s": cortex.poll_initial_s,
-            "factor": cortex.poll_factor,
-            "max_s": cortex.poll_max_s,
-            "probes": cortex.poll_probes,
-        },
-        token_env=cortex.pat_env,
-    )
+            return self._answer(await self.service.run_operation(job_id, op))
 
 
 def _names_n(params: Any) -> bool:
     entries = params if isinstance(params, list) else [params]
     return any(isinstance(entry, Mapping) and "n" in entry for entry in entries)
-
-
-def _job_of(sub_job_id: str | None) -> str | None:
-    """`{job_id}:{kind}:{index}` -> job_id (a bare job id passes through)."""
-    return sub_job_id.split(":", 1)[0] if sub_job_id else None
-
-
-def _sub_job_ids(job: Job) -> dict[str, str]:
-    ids: dict[str, str] = {}
-    for sub in job.to_dict().get("sub_jobs") or []:
-        kind = _KIND_BY_JOB_TYPE.get(str(sub.get("job_type")), str(sub.get("job_type")))
-        ids.setdefault(kind, str(sub.get("sub_job_id")))
-    return ids

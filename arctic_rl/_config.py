@@ -11,7 +11,6 @@ Selection is separate: `ARCTIC_RL_BACKEND=cortex` turns a config whose backend i
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -34,15 +33,21 @@ from arctic_rl._config_check import (
     misplaced_variable_name,
     refuse_unknown,
 )
-from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES
+from arctic_rl._endpoint import (
+    CONNECT_TIMEOUT_S,
+    DEFAULT_MAX_ANSWER_BYTES,
+    MAX_RETRIES,
+    READ_TIMEOUT_S,
+    RETRY_TIMEOUT_S,
+)
 from arctic_rl._errors import ConfigError
+from arctic_rl._legacy_keys import drop_secrets, folded_legacy_keys
 
 __all__ = [
     "ArcticRLClientConfig",
     "CortexConfig",
 ]
 
-log = logging.getLogger("arctic_rl")
 
 Backend = Literal["local", "dss-platform", "cortex", "remote"]
 CORTEX_BACKENDS = frozenset({"cortex", "remote"})
@@ -57,9 +62,6 @@ CORTEX_FILE_ENV = "ARCTIC_RL_CORTEX_FILE"  # the small cortex yaml a recipe may 
 _SERVICE_PATH = "/api/v2/"
 
 
-# Keys that look like secrets: dropped from yaml with a warning instead of being used.
-_SECRET_KEYS = frozenset({"token", "pat", "password", "secret", "api_key"})
-
 # Environment variables that may fill unset cortex settings, first match wins:
 # field -> names. ARCTIC_* ones reach SkyRL's Ray task; CORTEX_* are the older names.
 ENV_FALLBACKS: dict[str, tuple[str, ...]] = {
@@ -70,16 +72,6 @@ ENV_FALLBACKS: dict[str, tuple[str, ...]] = {
     "endpoint": ("ARCTIC_CORTEX_ENDPOINT", "CORTEX_ENDPOINT"),
     "max_retries": ("ARCTIC_CORTEX_MAX_RETRIES",),
     "pat_env": ("CORTEX_PAT_ENV_VAR",),
-}
-
-# The published legacy config's flat Cortex keys -> the cortex field they set.
-LEGACY_FLAT_KEYS: dict[str, str] = {
-    "cortex_host": "host",
-    "cortex_base_url": "base_url",
-    "cortex_database": "database",
-    "cortex_schema": "schema",
-    "cortex_endpoint": "endpoint",
-    "cortex_pat_env_var": "pat_env",
 }
 
 
@@ -104,8 +96,8 @@ class CortexConfig(BaseModel):
     pat_env: str = Field(DEFAULT_PAT_ENV, description="NAME of the env var holding the PAT.")
     job_id: str | None = Field(None, description="Reconnect to this Cortex job.")
     experiment_name: str | None = None
-    connect_timeout: float = 10.0
-    read_timeout: float = 120.0
+    connect_timeout: float = CONNECT_TIMEOUT_S
+    read_timeout: float = READ_TIMEOUT_S
     poll_timeout: float = 1800.0
     long_poll_s: float = Field(
         10.0, description="wait_s sent when polling and with each submit (0 = plain polling)"
@@ -121,8 +113,8 @@ class CortexConfig(BaseModel):
     poll_probes: int = Field(
         3, ge=1, description="Polls near the expected finish before the schedule resumes"
     )
-    max_retries: int = 10
-    retry_timeout: float = 600.0
+    max_retries: int = MAX_RETRIES
+    retry_timeout: float = RETRY_TIMEOUT_S
     chunk_bytes: int = Field(DEFAULT_CHUNK_BYTES, gt=64 * 1024)
     verify_tls: bool = True
     allow_insecure_http: bool = Field(
@@ -164,7 +156,7 @@ class CortexConfig(BaseModel):
     def _refuse_unknown_keys(cls, data: Any) -> Any:
         """A misspelt setting is an error naming the nearest valid one, never ignored."""
         if isinstance(data, Mapping):
-            data = _drop_secrets(dict(data))
+            data = drop_secrets(dict(data))
             fields = cls.model_fields.items()
             refuse_unknown(data, {n for n, _ in fields} | {f.alias for _, f in fields if f.alias})
         return data
@@ -268,7 +260,7 @@ class ArcticRLClientConfig(BaseModel):
 
     _origin: str = PrivateAttr(default="explicit")
     # The token-layout convention of the path that built the client (reconnect copies
-    # carry it to other processes): arctic_rl.integrations._layout.
+    # carry it to other processes): arctic_rl._layout.
     _token_layout: str | None = PrivateAttr(default=None)
     # A copy made to attach another process to this run's job (not a user naming a job).
     _reconnecting: bool = PrivateAttr(default=False)
@@ -293,7 +285,7 @@ class ArcticRLClientConfig(BaseModel):
         """
         if not isinstance(data, Mapping):
             return data
-        data = _folded_legacy_keys(data)
+        data = folded_legacy_keys(data)
         refuse_unknown(data, cls.model_fields)
         return data
 
@@ -355,34 +347,6 @@ class ArcticRLClientConfig(BaseModel):
         return cfg
 
 
-def _folded_legacy_keys(given: Mapping[Any, Any]) -> dict[Any, Any]:
-    """The published config's flat `cortex_*` keys and `max_seq_len` moved where they belong."""
-    data = dict(given)
-    cortex = data.get("cortex")
-    block = dict(cortex) if isinstance(cortex, Mapping) else {}
-    for key in sorted(k for k in data if isinstance(k, str) and k.startswith("cortex_")):
-        value = data.pop(key)
-        field = LEGACY_FLAT_KEYS.get(key)
-        if field is None:
-            known = ", ".join(sorted(LEGACY_FLAT_KEYS))
-            raise ConfigError(f"unknown legacy setting {key!r} (known: {known})")
-        if value is None:
-            continue
-        if block.get(field) not in (None, value):
-            raise ConfigError(f"{key}={value!r} disagrees with cortex.{field}")
-        block[field] = value
-    if block or isinstance(cortex, Mapping):
-        data["cortex"] = _drop_secrets(block)
-    seq_len = data.pop("max_seq_len", None)
-    if seq_len is not None:
-        training = dict(data.get("training_config") or {})
-        if training.get("max_seq_len") not in (None, seq_len):
-            raise ConfigError(f"max_seq_len={seq_len!r} disagrees with training_config.max_seq_len")
-        training["max_seq_len"] = seq_len
-        data["training_config"] = training
-    return data
-
-
 def _to_plain(data: Any) -> Any:
     """OmegaConf objects -> plain containers (omegaconf imported only if given one)."""
     if type(data).__module__.startswith("omegaconf"):
@@ -390,14 +354,3 @@ def _to_plain(data: Any) -> Any:
 
         return OmegaConf.to_container(data, resolve=True)
     return data
-
-
-def _drop_secrets(block: dict[str, Any]) -> dict[str, Any]:
-    found = sorted(k for k in block if k.lower() in _SECRET_KEYS)
-    if found:
-        log.warning(
-            "arctic_rl: ignoring %s in the cortex config: the token is read only from the "
-            "environment variable named by cortex.pat_env",
-            ", ".join(found),
-        )
-    return {k: v for k, v in block.items() if k.lower() not in _SECRET_KEYS}

@@ -19,34 +19,34 @@ models (``cortex_gs_models``) stay the mock's, which validates strictly.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from arctic_rl._answers import parsed, parsed_and_id, read_poll
+from arctic_rl._answers import parsed, parsed_and_id
 from arctic_rl._calls import CallKey, CallRegistry, Identity, json_digest
+from arctic_rl._connection import Connection
 from arctic_rl._endpoint import (
+    CONNECT_TIMEOUT_S,
     DEFAULT_MAX_ANSWER_BYTES,
+    MAX_RETRIES,
+    READ_TIMEOUT_S,
+    RETRY_TIMEOUT_S,
     ClientSettings,
     ServiceTraits,
     check_scheme,
     proxy_for,
 )
 from arctic_rl._errors import (
-    BadRequestError,
-    InvalidRequestError,
-    JobFailedError,
     NotFoundError,
-    RequestTimeoutError,
 )
 from arctic_rl._io_loop import IOLoop, on_io_loop_methods
 from arctic_rl._progress import ProgressFactory
 from arctic_rl._timing import timed
+from arctic_rl._waits import Waits
 
 if TYPE_CHECKING:
     import httpx
@@ -75,13 +75,12 @@ __all__ = ["CortexService"]
 
 log = logging.getLogger("arctic_rl")
 
-MAX_EVENTS_PER_POLL = 64
 # A submit's answer (and its x-snowflake-request-id), and the wait_s it was sent with.
 _Submitted = tuple[tuple["AcceptedRequest | RequestStatus", str | None], "float | Unset"]
 
 
 @on_io_loop_methods
-class CortexService:
+class CortexService(Waits):
     """Cortex GS (or the mock) over HTTP: control plane, JSON and chunked data plane, polls.
 
     Building one costs nothing but its settings: the HTTP stack and the generated client
@@ -95,15 +94,15 @@ class CortexService:
         base_url: str,
         token: str,
         *,
-        connect_timeout: float = 10.0,
-        read_timeout: float = 120.0,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        read_timeout: float = READ_TIMEOUT_S,
         verify_tls: bool = True,
         chunk_bytes: int = 60 * 1024 * 1024,
         poll_timeout: float = 1800.0,
         long_poll_s: float = 10.0,
         hold_submits: bool = True,
-        max_retries: int = 10,
-        retry_timeout: float = 600.0,
+        max_retries: int = MAX_RETRIES,
+        retry_timeout: float = RETRY_TIMEOUT_S,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         allow_insecure_http: bool = False,
         allow_insecure_proxy: bool = False,
@@ -137,7 +136,7 @@ class CortexService:
             else proxy_for(self.base_url, allow_insecure_proxy=allow_insecure_proxy),
             traits=ServiceTraits(served_idempotency=served_idempotency),
         )
-        self._connection = _Connection(self._settings)
+        self._connection = Connection(self._settings)
         self.io_loop = IOLoop(closing=self._connection.aclose)
         self._poll_settings = poll
         self._planner: PollPlanner | None = None
@@ -256,32 +255,6 @@ class CortexService:
         from cortex_gs_client.api.checkpoints import delete_checkpoint
 
         await delete_checkpoint.asyncio_detailed(job_id, checkpoint_id, client=self._client)
-
-    async def wait_job_running(self, job_id: str, timeout: float) -> Job:
-        """Poll the job until it runs; a job that ends first raises JobFailedError. The
-        timeout bounds the whole wait, a poll that hangs included."""
-        from arctic_rl._polling import Backoff
-        from arctic_rl._tracking import RUNNING_JOB_STATE, TERMINAL_JOB_STATES, normalize_state
-
-        state = "unknown"
-        backoff = Backoff()
-        with self._progress.wait(f"waiting for job {job_id}") as bar:
-            try:
-                async with asyncio.timeout(timeout):
-                    while True:
-                        job = await self.get_job(job_id)
-                        state = normalize_state(job.status)
-                        bar.status(state)
-                        if state == RUNNING_JOB_STATE:
-                            return job
-                        if state in TERMINAL_JOB_STATES:
-                            reason = job.reason or "no reason given"
-                            raise JobFailedError(f"job {job_id} is {state}: {reason}", code=state)
-                        await asyncio.sleep(backoff.next())
-            except TimeoutError:
-                raise RequestTimeoutError(
-                    f"job {job_id} still {state} after {timeout:.0f} s", code=state
-                ) from None
 
     # -- data plane -------------------------------------------------------------------
 
@@ -438,94 +411,3 @@ class CortexService:
             return await self.wait_request(job_id, identity.request_id, desc=desc, first=first)
 
         return attached
-
-    async def _poll(
-        self, job_id: str, request_id: str, cursor: str | None, wait_s: float
-    ) -> tuple[RequestStatus, str | None] | None:
-        """One poll and its x-snowflake-request-id; None when the server refused ``wait_s``."""
-        from cortex_gs_client.api.requests import get_request
-        from cortex_gs_client.models import RequestStatus
-        from cortex_gs_client.types import UNSET
-
-        from arctic_rl._polling import held_wait_s
-
-        try:
-            call = get_request.asyncio_detailed(
-                job_id,
-                request_id,
-                client=self._client,
-                cursor=cursor or UNSET,
-                max_events=MAX_EVENTS_PER_POLL,
-                wait_s=held_wait_s(wait_s),
-            )
-            return await parsed_and_id(call, RequestStatus)
-        except (InvalidRequestError, BadRequestError):
-            if wait_s <= 0:
-                raise
-            self.polls.no_long_poll(job_id, "refuses")
-            return None
-
-    async def wait_request(
-        self,
-        job_id: str,
-        request_id: str,
-        *,
-        desc: str = "request",
-        first: tuple[RequestStatus, str | None] | None = None,
-    ) -> Any:
-        """Poll a request to its end, collecting result chunks; return the decoded result.
-
-        ``first``: a status page the submit already answered (and its exchange id), read
-        before any poll; a finished request with its whole result needs no poll at all.
-        """
-        from arctic_rl._polling import poll_once
-        from arctic_rl._tracking import Finished, RequestTracker
-
-        tracker = RequestTracker(request_id)
-        plan = self.polls.request(job_id, desc, self.long_poll_s)
-        deadline = time.monotonic() + self.poll_timeout
-        with self._progress.wait(f"{desc} {request_id}") as bar:
-            if first is not None:
-                outcome = read_poll(tracker, *first)
-                bar.status(tracker.state)
-                if isinstance(outcome, Finished):
-                    plan.finished(first[0])
-                    return outcome.value
-            try:
-                async with asyncio.timeout(self.poll_timeout):  # a hung poll too
-                    while True:
-                        outcome = await poll_once(self._poll, plan, tracker, deadline)
-                        bar.status(tracker.state)
-                        if isinstance(outcome, Finished):
-                            return outcome.value
-                        if time.monotonic() > deadline:
-                            raise TimeoutError
-            except TimeoutError:
-                raise RequestTimeoutError(
-                    f"request {request_id} still {tracker.state} after {self.poll_timeout:.0f} s",
-                    code=tracker.state,
-                ) from None
-
-
-class _Connection:
-    """The generated client (one httpx pool over one `ServiceTransport`) of one service,
-    opened on its first call; it holds nothing of the service, so the I/O loop's
-    finalizer can close it when the service is collected."""
-
-    def __init__(self, settings: ClientSettings) -> None:
-        self._settings = settings
-        self._client: Client | None = None
-        self._pid = os.getpid()
-
-    def client(self) -> Client:
-        if self._client is None or self._pid != os.getpid():
-            from arctic_rl._http import open_client
-
-            # A forked child leaves the parent's connections alone: they are the parent's.
-            self._client, self._pid = open_client(self._settings), os.getpid()
-        return self._client
-
-    async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.get_async_httpx_client().aclose()

@@ -38,6 +38,12 @@ __all__ = [
 ]
 
 DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
+# The HTTP settings' defaults, stated once (CortexConfig, CortexService and the transport
+# take theirs from here).
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 120.0
+MAX_RETRIES = 10
+RETRY_TIMEOUT_S = 600.0
 LOOPBACK_NAMES = frozenset({"localhost"})
 
 
@@ -47,11 +53,11 @@ class ClientSettings:
 
     base_url: str
     token: SecretStr
-    connect_timeout: float = 10.0
-    read_timeout: float = 120.0
+    connect_timeout: float = CONNECT_TIMEOUT_S
+    read_timeout: float = READ_TIMEOUT_S
     verify_tls: bool = True
-    max_retries: int = 10
-    retry_timeout: float = 600.0
+    max_retries: int = MAX_RETRIES
+    retry_timeout: float = RETRY_TIMEOUT_S
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     inner: httpx.AsyncBaseTransport | None = None
     token_env: str | None = None  # the variable the token came from (named in a 401)

@@ -11,7 +11,7 @@ these rules live in one place:
   a plain-HTTP server behind https:// is a `ConfigError`;
 - each attempt's answer has a deadline (`_retry.AnswerDeadline`): a server that trickles
   it is a read timeout;
-- an error status becomes a typed `ArcticRLError` (see `_errors.error_from_response`),
+- an error status becomes a typed `ArcticRLError` (see `_error_answers.error_from_response`),
   whatever its body (a proxy's HTML 502 too): the generated parsers only see successes;
 - a JSON POST without an ``Idempotency-Key`` gets one, fixed for that logical call (log-probs
   reads too: one rule); chunk uploads carry none, their chunk group id is the key;
@@ -50,15 +50,9 @@ from pydantic import SecretStr
 
 from arctic_rl import _plain_http as plain_http
 from arctic_rl._answer_body import ACCEPT_ENCODING, read_capped, require_json, status_error
-from arctic_rl._endpoint import DEFAULT_MAX_ANSWER_BYTES, ClientSettings, ServiceTraits
-from arctic_rl._errors import (
-    URL_SETTINGS,
-    APIConnectionError,
-    APIStatusError,
-    ArcticRLError,
-    RedirectError,
-    add_remedy,
-)
+from arctic_rl._endpoint import ClientSettings, ServiceTraits
+from arctic_rl._error_answers import URL_SETTINGS, add_remedy
+from arctic_rl._errors import APIConnectionError, APIStatusError, ArcticRLError, RedirectError
 from arctic_rl._masking import ANSWER_MASK, LAST_REQUEST_ID, TokenMask, mask_error
 from arctic_rl._retry import (
     AnswerDeadline,
@@ -125,9 +119,9 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         *,
         base_url: str,
         token: str,
-        max_retries: int = 10,
-        retry_timeout: float = 600.0,
-        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_retries: int,
+        retry_timeout: float,
+        max_answer_bytes: int,
         token_env: str | None = None,
         traits: ServiceTraits | None = None,
     ) -> None:

@@ -11,7 +11,7 @@ divide the loss by). Rows must be left-aligned (each row's tokens in its leading
 answers come back in that aligned frame. A forward without gradients is the ``forward``
 operation (`_forward_op`).
 
-A request arrives here in the contract's layout (`integrations._layout` has converted the
+A request arrives here in the contract's layout (`_layout` has converted the
 caller's): per-token inputs token-aligned and right-justified against ``input_ids``,
 answers in the roll layout (column ``i`` scores token ``i + 1``). So a row plan moves
 every token's values with the token, each grpo input moves one column left into the

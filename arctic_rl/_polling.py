@@ -55,7 +55,7 @@ from arctic_rl._timing import current as current_timing
 from arctic_rl._tracking import Finished, Next, RequestTracker
 
 __all__ = [
-    "Backoff",
+    "PollPause",
     "PollPlanner",
     "PollSettings",
     "RequestPolls",
@@ -81,7 +81,7 @@ Poll = Callable[
 ]
 
 
-class Backoff:
+class PollPause:
     """The pause between polls: grows by POLL_FACTOR up to POLL_MAX_S."""
 
     def __init__(self) -> None:

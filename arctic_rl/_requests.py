@@ -8,17 +8,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arctic_rl._config import ArcticRLClientConfig
 from arctic_rl._config_check import warn_dropped
 from arctic_rl._errors import NotServedError
 
+if TYPE_CHECKING:
+    from cortex_gs_client.models import Job
+
 __all__ = [
     "build_create_job_request",
     "forward_request",
+    "job_of",
     "plain_params",
     "plain_tokens",
+    "start_from_checkpoint",
+    "sub_job_ids",
     "todays_job",
 ]
 
@@ -225,3 +231,31 @@ def plain_params(params: Any) -> Any:
         return [plain_params(p) for p in params]
     fields = getattr(params, "__struct_fields__", None) or vars(params)
     return {name: getattr(params, name) for name in fields if not name.startswith("_")}
+
+
+# Sub-job kinds as they appear in sub-job ids, keyed by the job_type the service reports.
+_KIND_BY_JOB_TYPE = {"training": "training", "sampling": "sampling", "log_probability": "log_prob"}
+
+
+def start_from_checkpoint(
+    body: dict[str, Any], source: Mapping[str, str], load_optimizer_states: bool
+) -> None:
+    """Start a create-job body's training sub-job from a saved checkpoint."""
+    for sub in body["sub_job_configs"]:
+        if sub["job_type"] == "training":
+            sub["source_checkpoint_info"] = dict(source)
+            sub["training_config"]["load_optimizer_states"] = load_optimizer_states
+
+
+def job_of(sub_job_id: str | None) -> str | None:
+    """`{job_id}:{kind}:{index}` -> job_id (a bare job id passes through)."""
+    return sub_job_id.split(":", 1)[0] if sub_job_id else None
+
+
+def sub_job_ids(job: Job) -> dict[str, str]:
+    """The job's sub-job ids by kind (training, sampling, log_prob)."""
+    ids: dict[str, str] = {}
+    for sub in job.to_dict().get("sub_jobs") or []:
+        kind = _KIND_BY_JOB_TYPE.get(str(sub.get("job_type")), str(sub.get("job_type")))
+        ids.setdefault(kind, str(sub.get("sub_job_id")))
+    return ids

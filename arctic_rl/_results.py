@@ -8,12 +8,21 @@ Used by `_shim.LegacyCortexClient`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Generator, Mapping, Sequence
+from typing import Any, Generic, TypeVar
 
 from arctic_rl._timing import TIMING_KEY
 
-__all__ = ["as_tensor", "normalize_forward", "normalize_generate", "normalize_step", "tensors_in"]
+__all__ = [
+    "Done",
+    "as_tensor",
+    "normalize_forward",
+    "normalize_generate",
+    "normalize_step",
+    "tensors_in",
+]
+
+T = TypeVar("T")
 
 
 def as_tensor(value: Any) -> Any:
@@ -141,3 +150,22 @@ def _as_list(value: Any) -> list[Any]:
         return []
     tolist = getattr(value, "tolist", None)
     return list(tolist() if callable(tolist) else value)
+
+
+class Done(Generic[T]):
+    """A finished result that may also be awaited: for calls some callers await and some don't."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self.value
+        yield  # pragma: no cover  (makes this a generator)
+
+    def __float__(self) -> float:
+        return float(self.value)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"Done({self.value!r})"

@@ -17,27 +17,33 @@ import importlib
 import logging
 import os
 import warnings
-from collections.abc import Generator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from arctic_rl import _client_era
 from arctic_rl._blocking import ArcticRLClient
 from arctic_rl._config import (
     CORTEX_BACKENDS,
-    CORTEX_FILE_ENV,
-    LEGACY_FLAT_KEYS,
     ArcticRLClientConfig,
     CortexConfig,
 )
 from arctic_rl._config_check import warn_dropped
 from arctic_rl._errors import BackendNotAvailableError, ConfigError
+from arctic_rl._layout import Convention, convention_named, loaded_framework
+from arctic_rl._legacy_keys import LEGACY_FLAT_KEYS
 from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
 from arctic_rl._requests import forward_request, plain_params
-from arctic_rl._results import normalize_forward, normalize_generate, normalize_step, tensors_in
+from arctic_rl._results import (
+    Done,
+    normalize_forward,
+    normalize_generate,
+    normalize_step,
+    tensors_in,
+)
+from arctic_rl._routing import ROUTER
 from arctic_rl._sampling_lowering import fan_out, sampled_logprobs
 from arctic_rl._services import TODAY
 from arctic_rl._sources import effective_backend
-from arctic_rl.integrations._layout import Convention, convention_named, loaded_framework
 
 if TYPE_CHECKING:
     from arctic_rl._client import AsyncArcticRLClient
@@ -52,7 +58,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("arctic_rl")
-T = TypeVar("T")
 
 # The published package's factory and config (its rl extras bring the on-prem servers).
 _ON_PREM_FACTORY = "arctic_platform.rl.client"
@@ -67,39 +72,9 @@ _ON_PREM_HINT = (
 )
 
 
-class Done(Generic[T]):
-    """A finished result that may also be awaited: for calls some callers await and some don't."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: T) -> None:
-        self.value = value
-
-    def __await__(self) -> Generator[Any, None, T]:
-        return self.value
-        yield  # pragma: no cover  (makes this a generator)
-
-    def __float__(self) -> float:
-        return float(self.value)  # type: ignore[arg-type]
-
-    def __repr__(self) -> str:
-        return f"Done({self.value!r})"
-
-
-# Set by an integration whose framework hard-codes backend="local" (the SkyRL entrypoint,
-# the verl plugin): the factory then serves such configs from Cortex in this process, and
-# its clients read per-token inputs in that framework's layout.
-_route_to_cortex: CortexConfig | bool = False
-_routed_layout: str | None = None
-
-
 def route_on_prem_to_cortex(cortex: CortexConfig | bool = True, layout: str | None = None) -> None:
-    """Serve `backend="local"` configs from Cortex in this process (True: with the config's
-    own cortex settings; a CortexConfig: with these when the config carries none; False: stop),
-    their log-prob inputs read in the `layout` convention (`integrations._layout`)."""
-    global _route_to_cortex, _routed_layout
-    _route_to_cortex = cortex
-    _routed_layout = None if cortex is False or layout is None else convention_named(layout).name
+    """Serve `backend="local"` configs from Cortex in this process (see `CortexRouter.route`)."""
+    ROUTER.route(cortex, layout)
 
 
 def create_arctic_rl_client(config: Any, server_state: Any = None) -> Any:
@@ -139,7 +114,7 @@ def _cortex_config(config: Any) -> ArcticRLClientConfig | None:
     """The config to serve from Cortex, or None when it stays on-prem."""
     ours, dropped = _adopt(config)
     if ours.backend not in CORTEX_BACKENDS:
-        routed = _route_to_cortex is not False and ours.backend == "local"
+        routed = ROUTER.active and ours.backend == "local"
         if not routed and effective_backend(ours) not in CORTEX_BACKENDS:
             return None
     warn_dropped(dropped, f"{type(config).__module__}.{type(config).__qualname__}")
@@ -148,18 +123,10 @@ def _cortex_config(config: Any) -> ArcticRLClientConfig | None:
     cortex = ours.model_copy(update={"backend": "cortex"})
     cortex._origin = ours._origin
     if "cortex" not in ours.model_fields_set:
-        settings = _routed_settings()
+        settings = ROUTER.settings()
         if settings is not None:
             cortex.cortex = settings
     return cortex
-
-
-def _routed_settings() -> CortexConfig | None:
-    """Settings for a config that carries none: the integration's, else the named file."""
-    if isinstance(_route_to_cortex, CortexConfig):
-        return _route_to_cortex
-    path = os.environ.get(CORTEX_FILE_ENV)
-    return CortexConfig.from_file(path) if path else None
 
 
 def _on_prem_client(config: Any, server_state: Any) -> Any:
@@ -198,7 +165,7 @@ class LegacyCortexClient:
         self._warned_none: set[str] = set()
         # How log-prob inputs are read: the convention the config carries (a reconnect
         # copy), else the routing integration's, else the loaded framework's.
-        named = config._token_layout or _routed_layout or loaded_framework()
+        named = config._token_layout or ROUTER.layout or loaded_framework()
         self._layout: Convention = convention_named(named)
         self._notes = Notes()  # what the lowering onto today's service said, once each
         if self._client.aio.owns_job and self._client.aio.config.cortex.cancel_on_shutdown:

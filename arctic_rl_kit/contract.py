@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from arctic_rl._config_check import key_lines
+from arctic_rl.shared import key_lines
 from arctic_rl_kit.views import today_view
 
 # Both views ship as data of the generated contract package (``make generate`` writes them),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import httpx
 
-from arctic_rl._endpoint import proxy_for
+from arctic_rl.shared import proxy_for
 from arctic_rl_kit.contract import Contract
 from arctic_rl_kit.target import Target
 

@@ -21,9 +21,7 @@ from urllib.parse import urlsplit
 
 from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
-from arctic_rl._config_check import misplaced_variable_name
-from arctic_rl._endpoint import is_loopback
-from arctic_rl._masking import TokenMask
+from arctic_rl.shared import TokenMask, is_loopback, misplaced_variable_name
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Headers worth showing in a reproduction; transport noise (user agent, lengths) is not.

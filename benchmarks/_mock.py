@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from examples.mock_process import MOCK_TOKEN_ENV, PAT_ENV, free_port, stop_process, wait_ready
+from devtools.mock_process import MOCK_TOKEN_ENV, PAT_ENV, free_port, stop_process, wait_ready
 
 REPO = Path(__file__).resolve().parents[1]
 BASELINE_ENV = "ARCTIC_RL_BENCH_BASELINE"
@@ -33,8 +33,9 @@ ADDED_SINCE_BASELINE = ("httptools",)
 extra). The baseline's mock would pick them up from the shared virtual environment
 (uvicorn takes httptools when it can import it), so they are hidden from it: it runs as
 it did at its commit."""
-MOCK_PACKAGES = ("arctic_rl_mock", "mock_server")
-"""The mock's package, then its name in checkouts from before it was renamed."""
+MOCK_PACKAGES = ("mock_server/arctic_rl_mock", "arctic_rl_mock", "mock_server")
+"""Where the mock's package is in a checkout: its folder today, then in older checkouts
+(the last part is the package; a folder before it goes on the mock's path)."""
 _LAUNCH = (
     "import runpy, sys; "
     "sys.modules.update(dict.fromkeys(sys.argv[1].split(','))); "
@@ -117,7 +118,9 @@ def running(
     with tempfile.TemporaryDirectory(prefix="arctic-rl-bench-mock-") as tmp:
         log = Path(tmp) / "mock.log"
         hidden = ",".join(ADDED_SINCE_BASELINE) if tree != REPO else ""
-        package = mock_package(tree)
+        folder, _, package = (mock_package(tree) or "").rpartition("/")
+        if folder:
+            env["PYTHONPATH"] = str(tree / folder)
         launch = ["-c", _LAUNCH, hidden, package] if hidden else ["-m", package]
         if unbudgeted:
             launch = ["-c", _UNBUDGETED]

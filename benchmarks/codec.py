@@ -183,10 +183,10 @@ def _child(phase: str, tensors: int, tensor_mib: int, max_bytes: int) -> dict[st
         for t in value.values():
             h.update(memoryview(t.view(-1).view(torch.uint8).numpy()))
     elif phase == "fresh-copy":
-        from arctic_rl.wire import _buffers
+        from arctic_rl import wire
 
         views = [memoryview(t.view(-1).view(torch.uint8).numpy()) for t in value.values()]
-        fresh = _buffers.AppendBuffer(sum(len(v) for v in views))
+        fresh = wire.AppendBuffer(sum(len(v) for v in views))
         for view in views:
             fresh.append(view)
     elif phase == "encode":

@@ -187,7 +187,7 @@ async def _measure(mock: Mock, repeats: int, iterations: int) -> list[dict[str, 
 
 def breakdown_row(case: str, timings: list[dict[str, float]]) -> dict[str, Any]:
     """The median of each ``timing/*`` phase over calls' figures, in milliseconds."""
-    from arctic_rl._timing import PHASES
+    from arctic_rl.shared import TIMING_PHASES as PHASES
 
     def median(key: str) -> float:
         return statistics.median(t[f"timing/{key}"] for t in timings)

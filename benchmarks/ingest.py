@@ -37,7 +37,7 @@ GOAL_PEAK_CHUNKS = 3.0
 def _upload_child(base_url: str, token_env: str) -> dict[str, Any]:
     """In a fresh process: one 1 GiB fwd_bwd; RSS high-water above the data and client."""
     from arctic_rl import AsyncArcticRLClient, CortexService
-    from arctic_rl._requests import forward_request  # the body fwd_bwd would send
+    from arctic_rl.shared import forward_request  # the body fwd_bwd would send
 
     batch: dict[str, Any] = {**train_batch(8, 128), **make_value(BULK_TENSORS, 64)}
     data = sum(t.numel() * t.element_size() for t in batch.values())

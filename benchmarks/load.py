@@ -230,7 +230,7 @@ def run(
 ) -> list[dict[str, Any]]:
     """Run the load, print its latency table, and return rows for ``python -m benchmarks``."""
     from benchmarks.__main__ import render
-    from examples.mock_process import PAT_ENV, running_mock
+    from devtools.mock_process import PAT_ENV, running_mock
 
     with (
         tempfile.TemporaryDirectory(prefix="arctic-rl-load-") as tmp,

@@ -101,10 +101,16 @@ def lowering_seconds(batch: dict[str, Any]) -> float:
 
     import torch
 
-    from arctic_rl._forward_op import envelope, row_parts
-    from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
-    from arctic_rl._requests import forward_request
-    from arctic_rl.integrations._layout import SKYRL
+    from arctic_rl.shared import (
+        SKYRL,
+        Notes,
+        answered,
+        envelope,
+        forward_request,
+        lower_forward,
+        lower_forward_backward,
+        row_parts,
+    )
 
     notes = Notes()
     started = time.perf_counter()

@@ -42,9 +42,9 @@ from benchmarks import _report
 from benchmarks._goals import load1
 from benchmarks._mock import REPO, tree_commit
 from benchmarks._patterns import SkyRLPattern
+from devtools.mock_process import running_mock
 from examples.demo_report import figure, save
 from examples.grpo_demo import DemoSettings, create_client, train
-from examples.mock_process import running_mock
 
 CALLS_PER_ITERATION = 5  # generate, fwd_no_grad, fwd_bwd, step, sync_weights
 DEFAULT_CALLS = 2000

@@ -47,7 +47,7 @@ from benchmarks._goals import judge, load1
 from benchmarks._mock import DATABASE, PREFIX, REPO, SCHEMA, Mock, running
 from benchmarks._patterns import SkyRLPattern
 from benchmarks.hotpath import DS_CONFIG, MODEL, PROCESSING, train_batch
-from examples.mock_process import stop_process
+from devtools.mock_process import stop_process
 
 RTTS_MS = (10, 40, 100)
 COMPUTES_S = (0.2, 2.0)

@@ -15,7 +15,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from examples.chaos import LATEST, ChaosSettings, fingerprint, last_saved, row, skyrl_client
+from examples.chaos import LATEST, fingerprint, last_saved, row, skyrl_client
+from examples.chaos_disruptions import ChaosSettings
 from examples.grpo_demo import train
 
 

@@ -20,7 +20,7 @@ It prints a progress bar and one table row per iteration, writes a plot of rewar
 and where each iteration's time went (the calls' ``timing/*`` figures), and exits
 non-zero when the final reward is not clearly above the first. This file is the training
 loop and reads top to bottom; starting and stopping the mock is
-``examples/mock_process.py``'s, the table, plot and verdict ``examples/demo_report.py``'s.
+``devtools/mock_process.py``'s, the table, plot and verdict ``examples/demo_report.py``'s.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from arctic_rl.integrations.skyrl import use_cortex
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the mock lives in the checkout, not in the installed package
+from devtools.mock_process import PAT_ENV, running_mock  # noqa: E402
 from examples.demo_report import (  # noqa: E402
     GAP_BOUND,
     HEADER,
@@ -56,7 +57,6 @@ from examples.demo_report import (  # noqa: E402
     smoothed,
     table_row,
 )
-from examples.mock_process import PAT_ENV, running_mock  # noqa: E402
 
 PROMPTS = ("Say it: ", "Again: ", "Once more: ", "Go on: ")
 TARGET = "a"

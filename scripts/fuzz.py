@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     """Serve, fuzz each view, stop; returns 0 when every view passed."""
     args = parse_args(argv)
     sys.path.insert(0, str(ROOT))  # the mock lives in the checkout, not in the package
-    from arctic_rl_mock.testsupport.harness import running_mock
+    from devtools.live_mock import running_mock
 
     token = secrets.token_urlsafe(24)
     env = {**os.environ, TOKEN_ENV: token}

@@ -21,7 +21,7 @@ Fixtures
 ``live_reference_mock``
     The same with the reference (tiny torch LM) backend.
 
-The harness itself is ``arctic_rl_mock.testsupport.harness`` (``LiveMock``, ``running_mock``,
+The harness itself is ``devtools.live_mock`` (``LiveMock``, ``running_mock``,
 ``auth_headers``), importable outside pytest too.
 """
 
@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock
-from arctic_rl_mock.testsupport.harness import auth_headers as _auth_headers
+
+from devtools.live_mock import LiveMock
+from devtools.live_mock import auth_headers as _auth_headers
 
 MOCK_TOKEN = "test-pat-0123"
 

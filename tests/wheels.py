@@ -19,7 +19,7 @@ SOURCES = (
     "arctic_rl-seam.pth",
     "arctic_rl",
     "arctic_rl_kit",
-    "arctic_rl_mock",
+    "mock_server",
     "generated",
 )
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]

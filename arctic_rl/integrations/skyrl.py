@@ -54,10 +54,10 @@ import yaml
 from arctic_rl import _pth_hook
 from arctic_rl._config import CORTEX_FILE_ENV, SELECT_ENV, CortexConfig
 from arctic_rl._errors import ConfigError
+from arctic_rl._layout import SKYRL
 from arctic_rl._resume import IDENTITY_FILE, delete_identity, read_identity
 from arctic_rl._shim import route_on_prem_to_cortex
 from arctic_rl._sources import resolve_config
-from arctic_rl.integrations._layout import SKYRL
 
 __all__ = [
     "FILE_ARG",

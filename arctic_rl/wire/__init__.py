@@ -7,6 +7,7 @@ Every refusal raises :class:`WireError` with a machine-readable ``code``.
 from __future__ import annotations
 
 from ._assembler import ChunkAssembler, join_chunks
+from ._buffers import AppendBuffer, Recycler, new_map
 from ._chunks import (
     ChunkDescriptor,
     ChunkFrame,
@@ -30,6 +31,7 @@ __all__ = [
     "ERROR_CODES",
     "MAX_BODY_BYTES",
     "VERSION",
+    "AppendBuffer",
     "ChunkAssembler",
     "ChunkDescriptor",
     "ChunkFrame",
@@ -37,6 +39,7 @@ __all__ = [
     "Chunking",
     "EncodedFrame",
     "Limits",
+    "Recycler",
     "WireError",
     "dumps",
     "encode_frame",
@@ -45,6 +48,7 @@ __all__ = [
     "iter_frame_chunk_parts",
     "join_chunks",
     "loads",
+    "new_map",
     "read_chunk",
     "read_metadata",
     "split_chunks",

@@ -9,10 +9,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from faults.proxy import Fault, FaultProxy
-
 from arctic_rl import ArcticRLClientConfig
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.faults import Fault, FaultProxy
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV
 

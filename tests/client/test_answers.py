@@ -25,7 +25,7 @@ from arctic_rl import (
     RequestFailedError,
     wire,
 )
-from arctic_rl._errors import error_from_response
+from arctic_rl._error_answers import error_from_response
 from arctic_rl._tracking import Finished, Next, RequestTracker
 from arctic_rl._upload import _acceptance
 
@@ -164,10 +164,10 @@ def test_an_acceptance_without_a_request_id_is_a_clear_error() -> None:
 def test_request_models_keep_unknown_keys_and_name_a_missing_field() -> None:
     from cortex_gs_client.models import LoadRequest, StepRequest
 
-    from arctic_rl._client import _model
+    from arctic_rl._request_models import request_model
 
-    step = _model(StepRequest, {"learning_rate": 1e-5, "future_knob": {"a": 1}})
+    step = request_model(StepRequest, {"learning_rate": 1e-5, "future_knob": {"a": 1}})
     assert step.to_dict() == {"learning_rate": 1e-5, "future_knob": {"a": 1}}
     with pytest.raises(ArcticRLError, match="cannot build LoadRequest") as info:
-        _model(LoadRequest, {"source_job_id": "job-1"})
+        request_model(LoadRequest, {"source_job_id": "job-1"})
     assert info.value.code == "invalid_request"

@@ -12,11 +12,11 @@ from __future__ import annotations
 import httpx
 import pytest
 from cortex_gs_contract import CHUNK_OPERATIONS
-from faults.test_faults import CHUNK_BYTES, big_batch
 from hardening.support import executed
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, ChunkGroupError, _upload
 from arctic_rl._cortex import CortexService
+from devtools.batches import CHUNK_BYTES, big_batch
 
 from .conftest import Endpoint
 

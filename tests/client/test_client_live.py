@@ -18,9 +18,9 @@ from arctic_rl import (
     _tracking,
 )
 from arctic_rl._progress import ProgressFactory
+from devtools.batches import train_tensors
 
 from .conftest import PAT_ENV
-from .standins.batches import train_tensors
 
 PROCESSING = {"post": ["logprobs"], "loss_fn": "verl_grpo", "config": {}}
 

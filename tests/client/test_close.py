@@ -9,10 +9,10 @@ import logging
 import threading
 
 import pytest
-from faults.proxy import Fault
 
 from arctic_rl import ArcticRLClient, ArcticRLError, AsyncArcticRLClient, ClientClosedError
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.faults import Fault
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV
 from .held_answers import WAIT_S, config, forwarded, proxy_thread, wait_for

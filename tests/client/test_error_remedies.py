@@ -13,9 +13,9 @@ import pytest
 
 from arctic_rl import APIConnectionError, ArcticRLError, AsyncArcticRLClient
 from arctic_rl._http import FIRST_CONTACT_RETRY_S
-from arctic_rl_mock.testsupport.harness import LiveMock, running_mock
+from devtools.live_mock import LiveMock, running_mock
 
-from .test_reliability_client import PAT_ENV, config
+from .reliability_support import PAT_ENV, config
 
 TOKEN = "pat-remedy-4f1e9a7c-never-shown"
 

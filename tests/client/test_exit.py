@@ -21,7 +21,7 @@ SCRIPT = textwrap.dedent(
     import os, sys
     from pathlib import Path
     from arctic_rl_mock.settings import Settings
-    from arctic_rl_mock.testsupport.harness import LiveMock
+    from devtools.live_mock import LiveMock
     from arctic_rl import create_arctic_rl_client
 
     mock = LiveMock(Settings(state_dir=Path(sys.argv[1]), token="exit-test-pat")).start()

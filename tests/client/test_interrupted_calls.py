@@ -14,15 +14,15 @@ import signal
 import threading
 
 import pytest
-from faults.proxy import Fault
 from hardening.support import executed
 
 from arctic_rl import ArcticRLClient, AsyncArcticRLClient
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.batches import train_tensors
+from devtools.faults import Fault
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV
 from .held_answers import config, forwarded, proxy_thread, wait_for
-from .standins.batches import train_tensors
 
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 # How long the proxy holds the answer to the interrupted submit: well past the interruption

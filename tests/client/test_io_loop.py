@@ -13,7 +13,7 @@ import pytest
 
 from arctic_rl._cortex import CortexService
 from arctic_rl._io_loop import IOLoop
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.live_mock import LiveMock
 
 JOIN_S = 10.0
 

@@ -17,9 +17,9 @@ from arctic_rl import (
     LegacyCortexClient,
     create_arctic_rl_client,
 )
+from devtools.batches import train_tensors
 
 from .conftest import Endpoint
-from .standins.batches import train_tensors
 
 PROCESSING = {"post": ["logprobs"], "loss_fn": "verl_grpo", "config": {}}
 

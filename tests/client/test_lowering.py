@@ -18,9 +18,9 @@ import torch
 
 from arctic_rl import _lowering
 from arctic_rl._errors import NotServedError
+from arctic_rl._layout import SKYRL, VERL
 from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
 from arctic_rl._requests import forward_request
-from arctic_rl.integrations._layout import SKYRL, VERL
 
 PAD = 0
 PROMPTS = [[5, 6, 7], [8, 9], [3]]

@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from arctic_rl import ArcticRLClient, ArcticRLClientConfig, create_arctic_rl_client
+from devtools.batches import OUTPUT_SHAPE, PROMPTS, train_tensors
 
 from .conftest import Endpoint
-from .standins.batches import OUTPUT_SHAPE, PROMPTS, train_tensors
 
 PROCESSING = {"post": ["logprobs", "entropy"], "loss_fn": "verl_grpo", "config": {}}
 COLOCATION = {

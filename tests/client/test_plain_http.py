@@ -14,7 +14,7 @@ import pytest
 
 from arctic_rl import APIConnectionError, ArcticRLClient, ArcticRLClientConfig, ConfigError
 from arctic_rl._plain_http import PLAIN_HTTP_CODE
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV
 

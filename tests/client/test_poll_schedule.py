@@ -25,8 +25,8 @@ from arctic_rl._polling import (
     Schedule,
     fallback_polls,
 )
-from arctic_rl_mock.testsupport.harness import LiveMock
-from client.standins.batches import train_tensors
+from devtools.batches import train_tensors
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV
 

@@ -23,10 +23,11 @@ import pytest
 from pydantic import SecretStr
 
 import arctic_rl
-from arctic_rl import ArcticRLClientConfig, ArcticRLError, AsyncArcticRLClient, ConfigError
+from arctic_rl import ArcticRLError, AsyncArcticRLClient, ConfigError
 from arctic_rl.wire import ERROR_CODES
 
-PAT_ENV = "ARCTIC_RL_RELIABILITY_PAT"
+from .reliability_support import PAT_ENV, config
+
 TOKEN = "pat-8d1f0c9b2e7a4f6d-never-shown"
 PREFIX = "/api/v2/databases/DB/schemas/S/cortex-training"
 JOB = {
@@ -128,22 +129,6 @@ def scripted() -> Iterator[Callable[..., ScriptedCortex]]:
     yield start
     for server in servers:
         server.__exit__()
-
-
-def config(base_url: str, **cortex: Any) -> ArcticRLClientConfig:
-    return ArcticRLClientConfig(
-        backend="cortex",
-        model_name="m",
-        training_gpus=1,
-        cortex={
-            "base_url": base_url,
-            "pat_env": PAT_ENV,
-            "progress": False,
-            "long_poll_s": 0,
-            "max_retries": 2,
-            **cortex,
-        },
-    )
 
 
 def fwd_bwd(cortex: ScriptedCortex, **settings: Any) -> dict[str, Any]:
@@ -345,7 +330,7 @@ def test_a_408_for_a_dropped_slow_request_is_sent_again(scripted: Any) -> None:
 def test_a_shortened_missing_chunks_list_means_resend_all(
     count: int, resent: set[int] | None
 ) -> None:
-    from arctic_rl._errors import error_from_response
+    from arctic_rl._error_answers import error_from_response
     from arctic_rl._upload import _missing_indexes
 
     body = {

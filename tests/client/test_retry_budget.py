@@ -19,8 +19,8 @@ import pytest
 from arctic_rl import APIConnectionError, ArcticRLClientConfig, create_arctic_rl_client
 from arctic_rl._cortex import CortexService
 from arctic_rl._http import CONNECTION_LOST_CODE, UNREACHABLE_CODE
-from arctic_rl_mock.testsupport.harness import LiveMock
-from examples.chaos import PREFIX, ChaosSettings, RestartableMock
+from devtools.live_mock import LiveMock
+from examples.chaos_disruptions import PREFIX, ChaosSettings, RestartableMock
 
 from .conftest import PAT_ENV
 from .standins.call_patterns import run_as_skyrl

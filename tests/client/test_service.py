@@ -15,8 +15,6 @@ from typing import Any
 import httpx
 import pytest
 import stamina
-from faults.proxy import Fault, FaultProxy
-from faults.test_faults import CHUNK_BYTES, big_batch
 from hardening.support import executed
 
 from arctic_rl import (
@@ -29,8 +27,9 @@ from arctic_rl import (
     wire,
 )
 from arctic_rl._cortex import CortexService
-from arctic_rl_mock.testsupport.harness import LiveMock
-from client.standins.batches import train_tensors
+from devtools.batches import CHUNK_BYTES, big_batch, train_tensors
+from devtools.faults import Fault, FaultProxy
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV
 

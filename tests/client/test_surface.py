@@ -21,9 +21,10 @@ from arctic_rl import (
     ServiceUnavailableError,
     create_arctic_rl_client,
 )
-from arctic_rl._errors import InvalidRequestError, error_from_response
+from arctic_rl._error_answers import error_from_response
+from arctic_rl._errors import InvalidRequestError
 from arctic_rl._requests import forward_request
-from arctic_rl._shim import Done, normalize_forward, normalize_generate, normalize_step
+from arctic_rl._results import Done, normalize_forward, normalize_generate, normalize_step
 from arctic_rl._tracking import normalize_state
 
 

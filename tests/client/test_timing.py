@@ -15,14 +15,13 @@ from typing import Any
 import httpx
 import pytest
 from cortex_gs_client.models import RequestStatus
-from faults.proxy import Fault, FaultProxy
-from faults.test_faults import CHUNK_BYTES, big_batch
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, create_arctic_rl_client
 from arctic_rl._cortex import CortexService
 from arctic_rl._timing import TIMING_KEYS, CallTiming
-from arctic_rl_mock.testsupport.harness import LiveMock
-from client.standins.batches import PROMPTS
+from devtools.batches import CHUNK_BYTES, PROMPTS, big_batch
+from devtools.faults import Fault, FaultProxy
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV
 

@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 import torch
-from faults.proxy import Fault, FaultProxy
 
 from arctic_rl import AsyncArcticRLClient, ConflictError, TooManyChunkGroupsError
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.batches import train_tensors
+from devtools.faults import Fault, FaultProxy
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV
 from .held_answers import config, proxy_thread, wait_for
-from .standins.batches import train_tensors
 
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 MOST_OPEN = 3

@@ -43,9 +43,9 @@ from arctic_platform.client import (
     CortexConfig,
     TrainingConfig,
 )
-from faults.proxy import FaultProxy
 
-from examples.mock_process import free_port, stop_process
+from devtools.faults import FaultProxy
+from devtools.mock_process import free_port, stop_process
 
 REPO = Path(__file__).resolve().parents[2]
 DATABASE = "CONFORMANCE_DB"

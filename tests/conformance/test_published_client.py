@@ -15,7 +15,6 @@ from urllib.parse import urlsplit
 import arctic_platform.client.transports.cortex as published_cortex
 import pytest
 from arctic_platform.client import AsyncArcticRLClient, Request, SamplingConfig, TrainingConfig
-
 from arctic_rl_mock.backends.canned import CANNED_LOSS
 from arctic_rl_mock.backends.common import DEFAULT_MAX_TOKENS
 

@@ -7,8 +7,7 @@ import inspect
 
 import pytest
 
-from .conftest import ROOT, load_generate_script
-from .test_contract_spec import ROUTES
+from .conftest import ROOT, ROUTES, load_generate_script
 
 GENERATED = ROOT / "generated"
 HEADER = "# generated from openapi/cortex_gs.yaml by make generate; do not edit"

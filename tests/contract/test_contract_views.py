@@ -21,8 +21,15 @@ from referencing.jsonschema import DRAFT202012
 
 from arctic_rl_kit import proposals, views
 
-from .conftest import HTTP_METHODS, ROOT, SPEC_PATH, TODAY_PATH, load_script
-from .test_contract_spec import PROPOSED_OPERATIONS, ROUTES
+from .conftest import (
+    HTTP_METHODS,
+    PROPOSED_OPERATIONS,
+    ROOT,
+    ROUTES,
+    SPEC_PATH,
+    TODAY_PATH,
+    load_script,
+)
 
 BODIES = json.loads((Path(__file__).parent / "published_client_bodies.json").read_text())["bodies"]
 BODY_LINKS = ("x-dssst1-schema", "x-json-schema")

@@ -16,7 +16,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from client.standins.batches import train_tensors
 from hardening.support import executed, store_rows
 
 from arctic_rl import (
@@ -28,25 +27,17 @@ from arctic_rl import (
     RateLimitError,
     ServiceUnavailableError,
 )
-from arctic_rl_mock.testsupport.harness import LiveMock
-
-from .proxy import CODES, Fault, FaultProxy
+from devtools.batches import CHUNK_BYTES, big_batch
+from devtools.faults import CODES, Fault, FaultProxy
+from devtools.live_mock import LiveMock
 
 PAT_ENV = "ARCTIC_RL_FAULTS_PAT"
 FWD, STEP = b"/forward-backward", b"/step"
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
-CHUNK_BYTES = 96 * 1024  # the batch below travels as three chunks
 READ_TIMEOUT = 0.75
 Session = Callable[..., Any]
 # A read timeout the delay/stall faults overrun (the 2 s long polls must outlast it).
 SHORT_TIMEOUT = {"read_timeout": READ_TIMEOUT}
-
-
-def big_batch() -> dict[str, Any]:
-    """A training batch whose frame needs a few chunks at CHUNK_BYTES."""
-    import torch
-
-    return {**train_tensors(), "padding": torch.zeros(48, 1024)}
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """The mock's edges: a full disk during a checkpoint write, its staging folders, and the
 command lines of the mock and the kit.
 
-The full disk is the mock's storage-fault seam (``--test-hooks``): the mock's file writes,
+The full disk is the mock's storage-fault hook (``devtools.mock_hooks``): the mock's file writes,
 the safetensors checkpoint's included, fail with ENOSPC once the disk's room is spent.
 """
 
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from arctic_rl_mock.seams import DEPART_ENV, STORAGE_FAULT_ENV
-from arctic_rl_mock.testsupport.departures import DEPARTURES
-from arctic_rl_mock.testsupport.harness import MockApi, running_mock
+from devtools.live_mock import MockApi, running_mock
+from devtools.mock_hooks import DEPART_ENV, STORAGE_FAULT_ENV
+from devtools.mock_hooks.departures import DEPARTURES
 
 ROOM = 1 << 30  # the seam's disk, before the test takes its room away
 
@@ -101,8 +101,9 @@ def test_staging_folders_a_crash_left_are_removed_at_start_up(tmp_path: Path) ->
 
 
 def run_mock_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The mock that plants faults (``python -m devtools.mock_hooks``), run from the checkout."""
     environ = {**os.environ, "CORTEX_GS_MOCK_TOKEN": "t", **env}
-    command = [sys.executable, "-m", "arctic_rl_mock", *args]
+    command = [sys.executable, "-m", "devtools.mock_hooks", *args]
     return subprocess.run(command, env=environ, capture_output=True, text=True, timeout=60)
 
 
@@ -117,7 +118,7 @@ def test_the_mock_lists_its_planted_faults_in_its_help() -> None:
 
 def test_an_unknown_planted_fault_is_refused_in_one_line(tmp_path: Path) -> None:
     refused = run_mock_cli(
-        "--test-hooks", "--state-dir", str(tmp_path), **{DEPART_ENV: "wrong-status,no-such-fault"}
+        "--state-dir", str(tmp_path), **{DEPART_ENV: "wrong-status,no-such-fault"}
     )
     assert refused.returncode == 2
     lines = refused.stderr.strip().splitlines()

@@ -20,9 +20,8 @@ from arctic_platform.client import AsyncArcticRLClient, TrainingConfig
 from arctic_platform.client.config import ArcticClientConfig, CortexConfig
 from hardening.support import executed
 
-from arctic_rl_mock.testsupport.harness import LiveMock
-
-from .proxy import Fault, FaultProxy
+from devtools.faults import Fault, FaultProxy
+from devtools.live_mock import LiveMock
 
 # The published client passes tenacity an argument tenacity has deprecated; not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated")

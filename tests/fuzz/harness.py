@@ -16,12 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import schemathesis
+from arctic_rl_mock.app import create_app
+from arctic_rl_mock.settings import Settings
 from fastapi import FastAPI
 from schemathesis.python import asgi
 from starlette.types import Receive, Scope, Send
-
-from arctic_rl_mock.app import create_app
-from arctic_rl_mock.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"

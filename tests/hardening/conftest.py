@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from arctic_rl_mock.testsupport.harness import LiveMock, running_mock
+from devtools.live_mock import LiveMock, running_mock
 
 from .support import RunningJob, start_job
 

@@ -18,7 +18,7 @@ import pytest
 from fuzz.frames import chunk_of, golden_bad_frames, lying_chunk
 
 from arctic_rl import wire
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.live_mock import LiveMock
 
 from .support import RunningJob, start_job
 

@@ -16,8 +16,8 @@ import pytest
 import torch
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
-from arctic_rl_mock.testsupport.harness import LiveMock, request_chunks
 from benchmarks.load import MIX, run_load
+from devtools.live_mock import LiveMock, request_chunks
 
 from .support import RunningJob, executed, wait_request
 

@@ -14,10 +14,10 @@ import asyncio
 
 import httpx
 import pytest
-from faults.proxy import Fault, FaultProxy
 
 from arctic_rl import ArcticRLClientConfig, ArcticRLError, AsyncArcticRLClient
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.faults import Fault, FaultProxy
+from devtools.live_mock import LiveMock
 
 from .hostile import HostileServer, Request, transport_client, whole
 from .support import executed

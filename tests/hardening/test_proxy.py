@@ -15,7 +15,7 @@ import pytest
 
 from arctic_rl import ArcticRLError, ConfigError
 from arctic_rl._cortex import CortexService
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.live_mock import LiveMock
 
 from .hostile import TOKEN, HostileServer, Request, whole
 

@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 import torch
+from arctic_rl_mock.settings import Settings
 from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
 
 from arctic_rl import (
@@ -33,9 +34,8 @@ from arctic_rl import (
     AuthenticationError,
     create_arctic_rl_client,
 )
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock
-from examples.mock_process import free_port
+from devtools.live_mock import LiveMock
+from devtools.mock_process import free_port
 
 PAT_ENV = "ARCTIC_RL_SECRETS_PAT"
 PROCESSING = {"post": ["logprobs", "entropy"], "loss_fn": "grpo", "config": {}}

@@ -21,8 +21,8 @@ import pytest
 
 from arctic_rl_kit.cli import execute, parse_args
 from arctic_rl_kit.report import Report
-from arctic_rl_mock.testsupport.departures import ENV as DEPART_ENV
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, running_mock
+from devtools.live_mock import LiveMock, MockApi, running_mock
+from devtools.mock_hooks.departures import ENV as DEPART_ENV
 
 PAT_ENV = "KIT_TEST_PAT"
 # Small and fixed: a couple of examples per operation, one seed, no coverage phase (its

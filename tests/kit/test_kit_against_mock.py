@@ -11,7 +11,7 @@ from pathlib import Path
 
 from arctic_rl_kit.cli import EXIT_CONFORMS, EXIT_DEPARTS
 from arctic_rl_kit.flow import FLOW_CHECK
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV, KitRun
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arctic_rl_kit.cli import EXIT_CANNOT_RUN, execute, parse_args
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV, QUICK
 

@@ -21,7 +21,7 @@ import pytest
 from packaging.requirements import Requirement
 from wheels import PIP, build_wheel, make_venv, purelib
 
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.live_mock import LiveMock
 
 from .conftest import PAT_ENV, QUICK
 

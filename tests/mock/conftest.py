@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
+from devtools.live_mock import LiveMock, MockApi
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from arctic_rl_mock.testsupport.harness import LiveMock, request_chunks
+from devtools.live_mock import LiveMock, request_chunks
 
 # The committed copy of the golden frames (shared/golden/dssst1), so no run depends on shared/.
 

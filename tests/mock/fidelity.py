@@ -9,7 +9,7 @@ import httpx
 import torch
 
 from arctic_rl import wire
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
+from devtools.live_mock import LiveMock, MockApi
 
 SUB_JOB_DEFAULTS = {
     # What the published client's config.to_cortex() sends with default training settings:

@@ -3,7 +3,7 @@ among the job's unfinished groups freed; a group that has run stays; an unknown 
 
 from __future__ import annotations
 
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
+from devtools.live_mock import LiveMock, MockApi
 
 from .e2e import chunks_of, executions, train_batch
 

@@ -7,32 +7,17 @@ from typing import Any
 
 import pytest
 import torch
-
-from arctic_rl import wire
 from arctic_rl_mock.backends import Backend, BackendError, make_backend
 from arctic_rl_mock.backends.canned import CannedBackend
 from arctic_rl_mock.backends.reference import ReferenceBackend, TinyLM
 
+from arctic_rl import wire
+
+from .backend_jobs import sub_jobs
+
 METRICS = {"grad_norm", "ppo_kl", "pg_clipfrac_lower", "pg_loss", "kl_loss", "kl_coef"}
 # The committed copy of the golden frames, so no run depends on shared/.
 GOLDEN_BATCH = Path(__file__).resolve().parents[1] / "wire" / "golden" / "fwd_bwd_batch.bin"
-
-
-def sub_jobs(seed: int = 0, lr: float = 1e-2, **training: Any) -> list[dict[str, Any]]:
-    tcfg = {"optimizer": {"lr": lr}, "max_seq_len": 64, "train_batch_size": 4, "n_gpus": 1}
-    return [
-        {
-            "job_type": "training",
-            "model_name": "m",
-            "seed": seed,
-            "training_config": {**tcfg, **training},
-        },
-        {
-            "job_type": "sampling",
-            "model_name": "m",
-            "inference_config": {"max_seq_len": 64, "n_gpus": 1},
-        },
-    ]
 
 
 def batch(

@@ -8,64 +8,29 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 import uvicorn
-
 from arctic_rl_mock.__main__ import main, parse_args
-from arctic_rl_mock.testsupport.harness import auth_headers
+
+from devtools.live_mock import auth_headers
+
+from .cli_process import PREFIX, spawn, stop, wait_up
 
 SECRET = "pat-secret-never-logged-42"
-PREFIX = "/api/v2/databases/DB1/schemas/S1/cortex-training"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _spawn(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
-    port = _free_port()
-    cmd = [sys.executable, "-m", "arctic_rl_mock", "--host", "127.0.0.1", "--port", str(port)]
-    cmd += ["--state-dir", str(tmp_path), "--database", "DB1", "--schema", "S1", *extra]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    )
-    return proc, port
-
-
-def _wait_up(port: int, proc: subprocess.Popen[str], headers: dict[str, str]) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-        try:
-            httpx.get(f"http://127.0.0.1:{port}{PREFIX}/capacity", headers=headers, timeout=1)
-            return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    pytest.fail("mock did not start")
-
-
-def _stop(proc: subprocess.Popen[str]) -> str:
-    proc.terminate()
-    out, _ = proc.communicate(timeout=30)
-    return out
 
 
 def test_cli_serves_and_never_logs_the_token(tmp_path: Path) -> None:
-    proc, port = _spawn(tmp_path, "--token", SECRET)
+    proc, port = spawn(tmp_path, "--token", SECRET)
     base = f"http://127.0.0.1:{port}{PREFIX}"
     try:
-        _wait_up(port, proc, auth_headers(SECRET))
+        wait_up(port, proc, auth_headers(SECRET))
         assert httpx.get(base + "/capacity").status_code == 401
         assert httpx.get(base + "/capacity", headers=auth_headers(SECRET)).status_code == 200
     finally:
-        log = _stop(proc)
+        log = stop(proc)
     assert base in log
     assert SECRET not in log
     assert "AUTHENTICATION DISABLED" not in log
@@ -133,11 +98,11 @@ def test_cli_service_switch(tmp_path: Path) -> None:
     assert parse_args([]).service == "today"
     with pytest.raises(SystemExit):
         parse_args(["--service", "tomorrow"])
-    proc, port = _spawn(tmp_path, "--no-auth", "--service", "proposed")
+    proc, port = spawn(tmp_path, "--no-auth", "--service", "proposed")
     try:
-        _wait_up(port, proc, {})
+        wait_up(port, proc, {})
         answer = httpx.get(f"http://127.0.0.1:{port}{PREFIX}/capabilities")
         assert answer.status_code == 200 and answer.json()["service"] == "proposed"
     finally:
-        log = _stop(proc)
+        log = stop(proc)
     assert "proposed service" in log

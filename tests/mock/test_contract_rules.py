@@ -25,7 +25,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from arctic_rl import wire
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
+from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 SPEC = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))

@@ -14,7 +14,7 @@ import httpx
 import torch
 from cortex_gs_contract import REQUEST_ID_HEADER
 
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
+from devtools.live_mock import LiveMock, MockApi
 
 # The committed copy of the golden frames (shared/golden/dssst1), so no run depends on shared/.
 from .e2e import SMALL_CHUNK, chunks_of, executions, train_batch

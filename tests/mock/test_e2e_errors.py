@@ -15,7 +15,7 @@ import pytest
 from cortex_gs_contract import REQUEST_ID_HEADER, TOKEN_TYPE_HEADER
 
 from arctic_rl import wire
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
+from devtools.live_mock import LiveMock, MockApi
 
 # The committed copy of the golden frames (shared/golden/dssst1), so no run depends on shared/.
 from .e2e import GOLDEN, chunks_of, train_batch

@@ -21,7 +21,7 @@ import pytest
 import torch
 
 from arctic_rl import wire
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks
+from devtools.live_mock import LiveMock, MockApi, request_chunks
 
 from .fidelity import (
     SUB_JOB_DEFAULTS,

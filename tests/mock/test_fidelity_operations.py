@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from arctic_rl import wire
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
+from devtools.live_mock import LiveMock, MockApi
 
 from .fidelity import (
     SUB_JOB_DEFAULTS,

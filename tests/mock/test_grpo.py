@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
-
 from arctic_rl_mock.backends.reference import ReferenceBackend
 
-from .test_backends import sub_jobs
+from .backend_jobs import sub_jobs
 
 ROWS, WIDTH = 8, 12
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-
-from arctic_rl._config import CortexConfig
 from arctic_rl_mock.guide import Listening
 from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import auth_headers
 
-from .test_cli import _spawn, _stop, _wait_up
+from arctic_rl._config import CortexConfig
+from devtools.live_mock import auth_headers
+
+from .cli_process import spawn, stop, wait_up
 
 TOKEN = "guide-token-never-printed-7"
 
@@ -36,10 +36,10 @@ def test_the_printed_skyrl_yaml_and_verl_overrides_reach_the_mock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ARCTIC_CORTEX_PAT", TOKEN)
-    proc, port = _spawn(tmp_path / "state", "--token-env", "ARCTIC_CORTEX_PAT")
+    proc, port = spawn(tmp_path / "state", "--token-env", "ARCTIC_CORTEX_PAT")
     try:
         guide = _read_guide(proc)
-        _wait_up(port, proc, auth_headers(TOKEN))
+        wait_up(port, proc, auth_headers(TOKEN))
         skyrl_yaml = re.search(r"^cortex:\n(?:  .*\n)+", guide, re.M)
         assert skyrl_yaml, guide
         (tmp_path / "cortex-local.yaml").write_text(skyrl_yaml.group(0))
@@ -51,7 +51,7 @@ def test_the_printed_skyrl_yaml_and_verl_overrides_reach_the_mock(
             answer = httpx.get(config.url() + "/capacity", headers=auth_headers(token))
             assert answer.status_code == 200, (config, answer.text)
     finally:
-        output = _stop(proc)
+        output = stop(proc)
     assert f"base_url http://127.0.0.1:{port}\n" in guide
     assert (
         skyrl.url()

@@ -1,6 +1,7 @@
 """The mock's own OpenAPI must match the contract, operation for operation.
 
-The routes are registered from the contract's generated table (arctic_rl_mock/routing.py),
+The routes are registered from the contract's generated table
+(mock_server/arctic_rl_mock/web/routing.py),
 so paths, methods, operation ids, status codes and bodies cannot drift; what is still
 written by hand (query and header parameters, security) is compared here, from the app's
 document as generated from its real routes. The comparison is proven by
@@ -17,14 +18,13 @@ from typing import Any
 import cortex_gs_models as models
 import pytest
 import yaml
+from arctic_rl_mock.app import create_app
+from arctic_rl_mock.routers import AREAS
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.web.openapi import dangling_refs
+from arctic_rl_mock.web.routing import build_router
 from cortex_gs_contract import OPERATIONS
 from fastapi.routing import APIRoute
-
-from arctic_rl_mock.app import create_app
-from arctic_rl_mock.openapi import dangling_refs
-from arctic_rl_mock.routers import AREAS
-from arctic_rl_mock.routing import build_router
-from arctic_rl_mock.settings import Settings
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 TODAY_VIEW = Path(__file__).resolve().parents[2] / "generated" / "openapi" / "cortex_gs.today.yaml"

@@ -6,10 +6,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from cortex_gs_contract import RequestState
-
-from arctic_rl_mock.pages import Outcome, RequestPages
+from arctic_rl_mock.services.pages import Outcome, RequestPages
 from arctic_rl_mock.store import Store
+from cortex_gs_contract import RequestState
 
 RESULT = '{"global_steps":1}'
 

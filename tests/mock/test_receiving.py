@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-import pytest
 import torch
-
-from arctic_rl.wire import _buffers
-from arctic_rl_mock import receiving
 from arctic_rl_mock.settings import ON_LOOP_BYTES
-from arctic_rl_mock.testsupport.harness import MockApi, request_chunks
+from arctic_rl_mock.web import receiving
+
+from devtools.live_mock import MockApi, request_chunks
 
 MiB = 1024 * 1024
 
 
-def test_a_body_buffer_is_reused_once_released_and_never_while_held(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(receiving, "_bodies", _buffers.Recycler(receiving.KEPT_BODIES))
-    first = receiving.body_buffer(5 * MiB)
+def test_a_body_buffer_is_reused_once_released_and_never_while_held() -> None:
+    reader = receiving.BodyReader()
+    first = reader.buffer(5 * MiB)
     first[:4] = b"kept"
-    second = receiving.body_buffer(5 * MiB)  # the first is still held: fresh memory
+    second = reader.buffer(5 * MiB)  # the first is still held: fresh memory
     second[:4] = b"next"
     assert second.obj is not first.obj and bytes(first[:4]) == b"kept"
     first_map = id(first.obj)
     del first
-    third = receiving.body_buffer(3 * MiB)  # a smaller body fits in the released one
+    third = reader.buffer(3 * MiB)  # a smaller body fits in the released one
     assert id(third.obj) == first_map and len(third) == 3 * MiB
     assert bytes(second[:4]) == b"next"
 

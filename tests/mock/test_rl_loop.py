@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from arctic_rl import wire
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
+from devtools.live_mock import LiveMock, MockApi
 
 TARGET = ord("a")
 PROMPTS = ["Q: ", "say: ", "> ", "go "]

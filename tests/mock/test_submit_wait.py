@@ -12,7 +12,7 @@ from typing import Any
 
 from cortex_gs_contract import RequestState
 
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
+from devtools.live_mock import LiveMock, MockApi
 
 from .e2e import chunks_of, train_batch
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 import torch
 import yaml
+from arctic_rl_mock.settings import Settings
 
 from arctic_rl import wire
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks
+from devtools.live_mock import LiveMock, MockApi, request_chunks
 
 from .fidelity import published_frame
 

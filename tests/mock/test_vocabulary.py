@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from arctic_rl_mock.backends import BackendError
 from arctic_rl_mock.backends.common import VOCAB_SIZE
 from arctic_rl_mock.backends.reference import ReferenceBackend

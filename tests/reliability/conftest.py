@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from examples.chaos import stable_port
-from reliability.test_crash_points import MockProcess
+from devtools.mock_process import MockProcess, stable_port
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ from typing import Any
 import httpx
 import pytest
 import torch
+from arctic_rl_mock.services import budgets as mock
+from arctic_rl_mock.settings import Settings
 from cortex_gs_contract import (
     BATCH_BUDGET,
     BUDGET_EXAMPLES,
@@ -28,12 +30,10 @@ from cortex_gs_contract import (
 
 from arctic_rl import _budgets as sdk
 from arctic_rl import wire
-from arctic_rl_mock import budgets as mock
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
-from reliability.test_limits import post_frame, refused
+from devtools.live_mock import LiveMock, MockApi
+from reliability.limits_support import post_frame, refused
 
-MOCK_SOURCES = Path(__file__).resolve().parents[2] / "arctic_rl_mock"
+MOCK_SOURCES = Path(__file__).resolve().parents[2] / "mock_server" / "arctic_rl_mock"
 EXAMPLE_IDS = [
     f"{e.operation}-{e.cost}-{'refused' if e.refused else 'runs'}" for e in BUDGET_EXAMPLES
 ]

@@ -19,14 +19,14 @@ import httpx
 import pytest
 import torch
 import yaml
-from faults.proxy import FaultProxy
+from arctic_rl_mock.settings import Settings
 from hardening.support import store_rows
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InvalidRequestError, wire
 from arctic_rl._budgets import MAX_BATCH_COST, MAX_GENERATION_TOKENS
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi
-from reliability.test_limits import (
+from devtools.faults import FaultProxy
+from devtools.live_mock import LiveMock, MockApi
+from reliability.limits_support import (
     CONTRACT,
     MAX_SEQ_LEN,
     Process,

@@ -1,8 +1,8 @@
 """The real ``python -m arctic_rl_mock``, killed at each commit boundary, then restarted on
 the same state dir: the client's retry completes and the work ran exactly once.
 
-The kill comes from the mock's test-only crash switch (``arctic_rl_mock.testsupport.crashpoints``,
-armed only by ``--test-hooks``): the process exits at the named point, as a killed one
+The kill comes from the mock's test-only crash switch (``devtools.mock_hooks.crashpoints``,
+armed only by ``devtools.mock_hooks``): the process exits at the named point, as a killed one
 would. "Exactly once" is read from the store itself (its request rows, read-only) and
 from the canned backend's own step counter in the result. The last tests seed what a
 crash of an older mock (or a lost file) left on disk and check the restarted mock makes
@@ -14,49 +14,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import os
 import sqlite3
-import subprocess
-import sys
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
 import pytest
-from client.standins.batches import train_tensors
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
-from arctic_rl_mock.seams import TEST_HOOKS_FLAG
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport import crashpoints
-from arctic_rl_mock.testsupport.harness import auth_headers, request_chunks
+from devtools.batches import train_tensors
+from devtools.live_mock import request_chunks
+from devtools.mock_hooks import crashpoints
+from devtools.mock_process import TOKEN, MockProcess, http_of, running_job, wait_done
 
-ROOT = Path(__file__).resolve().parents[2]
-TOKEN = "crash-test-pat"
-TOKEN_ENV = "CORTEX_GS_MOCK_TOKEN"
 PAT_ENV = "ARCTIC_RL_CRASH_TEST_PAT"
-PREFIX = Settings(state_dir=Path(".")).prefix
-STARTUP_TIMEOUT_S = 60.0
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
 CHUNK_BYTES = 96 * 1024  # big_batch() travels as three chunks
-TRAINING_JOB: dict[str, Any] = {
-    "sub_job_configs": [
-        {
-            "job_type": "training",
-            "model_name": "tiny-byte-lm",
-            "training_config": {
-                "optimizer": {"name": "AdamW", "lr": 1e-3},
-                "max_seq_len": 64,
-                "train_batch_size": 2,
-                "n_gpus": 1,
-            },
-        }
-    ]
-}
 # Where each crash point is reached: a keyed step, or a three-chunk forward-backward.
 STEP_POINTS = ("request_uncommitted", "request_committed")
 GROUP_POINTS = (
@@ -76,86 +49,6 @@ def big_batch() -> dict[str, Any]:
     import torch
 
     return {**train_tensors(), "padding": torch.zeros(48, 1024)}
-
-
-@dataclass
-class MockProcess:
-    """``python -m arctic_rl_mock`` on a fixed port and state dir (restartable), playing
-    ``service`` (``--service``)."""
-
-    state_dir: Path
-    port: int
-    service: str = "today"
-    process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{PREFIX}"
-
-    def start(self, crash_at: str | None = None, *, test_hooks: bool | None = None) -> None:
-        """Start it; ``crash_at`` arms that crash point. ``test_hooks`` passes
-        ``--test-hooks`` (default: when a crash point is armed); without it the variables
-        this process has set arm nothing."""
-        env = {**os.environ, TOKEN_ENV: TOKEN, "OMP_NUM_THREADS": "1"}
-        if crash_at is not None:
-            env[crashpoints.ENV] = crash_at
-        log = (self.state_dir.parent / "mock.log").open("ab")
-        command = [sys.executable, "-m", "arctic_rl_mock", "--port", str(self.port), "--backend"]
-        command += ["canned", "--state-dir", str(self.state_dir), "--log-level", "warning"]
-        command += ["--service", self.service]
-        if crash_at is not None if test_hooks is None else test_hooks:
-            command.append(TEST_HOOKS_FLAG)
-        self.process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        log.close()
-        self._wait_ready()
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        with httpx.Client(base_url=self.base_url, headers=auth_headers(TOKEN)) as http:
-            while time.monotonic() < deadline:
-                assert self.process is not None and self.process.poll() is None, self.log()
-                try:
-                    if http.get("/capacity", timeout=2).is_success:
-                        return
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.1)
-        raise AssertionError(f"the mock did not start:\n{self.log()}")
-
-    def wait_crashed(self, timeout: float = 60.0) -> int:
-        """The exit status once the process has died (it must die by itself)."""
-        assert self.process is not None
-        return self.process.wait(timeout)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(30)
-
-    def log(self) -> str:
-        path = self.state_dir.parent / "mock.log"
-        return path.read_text(errors="replace")[-4000:] if path.exists() else ""
-
-    def rows(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-        """Read the store read-only: what the mock really recorded."""
-        uri = f"file:{self.state_dir / 'mock.sqlite3'}?mode=ro"
-        db = sqlite3.connect(uri, uri=True, timeout=10)
-        try:
-            return db.execute(sql, args).fetchall()
-        finally:
-            db.close()
-
-    def requests(self, job_id: str, kind: str) -> list[tuple[str, str]]:
-        """(request_id, status) of each request of ``kind`` the job has."""
-        return self.rows(
-            "SELECT request_id, status FROM requests WHERE job_id = ? AND kind = ?", job_id, kind
-        )
 
 
 @asynccontextmanager
@@ -215,32 +108,6 @@ async def test_a_crash_at_each_commit_boundary_runs_the_call_once(
 
 
 # -- what an older mock's crash (or a lost file) left on disk ------------------------------
-
-
-def running_job(http: httpx.Client) -> str:
-    created = http.post("/", json=TRAINING_JOB)
-    assert created.status_code == 200, created.text
-    job_id = str(created.json()["job_id"])
-    deadline = time.monotonic() + 30
-    while http.get(f"/{job_id}").json()["status"] != "running":
-        assert time.monotonic() < deadline, "the job never ran"
-        time.sleep(0.05)
-    return job_id
-
-
-def wait_done(http: httpx.Client, job_id: str, request_id: str) -> dict[str, Any]:
-    for _ in range(30):
-        page = http.get(f"/{job_id}/requests/{request_id}", params={"wait_s": 2})
-        assert page.status_code == 200, page.text
-        if page.json()["status"] not in ("pending", "running"):
-            return dict(page.json())
-    raise AssertionError(f"request {request_id} never finished")
-
-
-@contextmanager
-def http_of(server: MockProcess) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.base_url, headers=auth_headers(TOKEN), timeout=30) as http:
-        yield http
 
 
 def _group_of(chunk: bytes) -> tuple[str, int]:

@@ -3,7 +3,7 @@
 The client retries a call whose answer never came; what makes that retry safe is the
 call's idempotency identity: generate travels as a (single-chunk) chunk group whose id
 is the key, log-probs carries an ``Idempotency-Key``. The answer is cut by
-:class:`faults.proxy.FaultProxy` after the mock did the work; "once" is counted in the
+:class:`devtools.faults.FaultProxy` after the mock did the work; "once" is counted in the
 mock's own store (its request rows).
 """
 
@@ -17,15 +17,15 @@ from typing import Any
 
 import httpx
 import pytest
-from faults.proxy import Fault, FaultProxy
+from arctic_rl_mock.backends.canned import CannedBackend
+from arctic_rl_mock.services.mock_service import MockService
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.store import Store
 from hardening.support import TRAINING_JOB, executed
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
-from arctic_rl_mock.backends.canned import CannedBackend
-from arctic_rl_mock.service import MockService
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.store import Store
-from arctic_rl_mock.testsupport.harness import LiveMock
+from devtools.faults import Fault, FaultProxy
+from devtools.live_mock import LiveMock
 
 PAT_ENV = "ARCTIC_RL_RETRY_TEST_PAT"
 PROMPTS = ["2 + 2 =", "The capital of France is"]

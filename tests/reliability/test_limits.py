@@ -14,30 +14,26 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import torch
 import yaml
+from arctic_rl_mock.settings import Settings
+from arctic_rl_mock.web.server import ServerSettings
 from cortex_gs_contract import CHUNK_OPERATIONS
 
 from arctic_rl import wire
 from arctic_rl.wire._assembler import _HELPER_THREADS
 from arctic_rl_kit.dssst1 import lying_chunk
-from arctic_rl_mock.server import ServerSettings
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks
+from devtools.live_mock import LiveMock, MockApi, request_chunks
 
-CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
+from .limits_support import CONTRACT, MAX_SEQ_LEN, Process, mock_in_own_process, post_frame, refused
+
 FWD_BWD = CHUNK_OPERATIONS["forward_backward"]
-MAX_SEQ_LEN = 256  # what MockApi.create_job gives the training and sampling sub-jobs
 MiB = 1024 * 1024
 # The contract's limits (the first test holds the contract and the mock's defaults to them).
 OPEN_GROUPS = 64
@@ -78,30 +74,12 @@ def batch(width: int) -> dict[str, Any]:
     return {"args": [], "kwargs": {"input_ids": ids, "labels": ids.clone()}}
 
 
-def post_frame(api: MockApi, job_id: str, route: str, value: Any) -> httpx.Response:
-    """Send ``value`` as the route's small chunks; the final chunk's answer."""
-    operation = CHUNK_OPERATIONS[route.replace("-", "_")]
-    chunks = request_chunks(
-        value, payload_bytes=4096, group=f"g{time.monotonic_ns()}", operation=operation
-    )
-    answers = api.post_chunks(job_id, route, chunks)
-    assert all(a.status_code == 200 for a in answers[:-1]), [a.text for a in answers]
-    return answers[-1]
-
-
 def eventually(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
     """Wait until ``condition`` holds (fails after ``timeout_s``)."""
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, "the condition never held"
         time.sleep(0.01)
-
-
-def refused(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    body: dict[str, Any] = response.json()
-    assert body["error_code"] == code, body
-    return body
 
 
 # --------------------------------------------------------------------------- the contract
@@ -319,64 +297,6 @@ def test_cursor_beyond_any_index_is_not_a_500(api: MockApi) -> None:
         page = api.http.get(url, params={"cursor": cursor})
         assert page.status_code == 200, page.text
         assert page.json()["status"] == "done"
-
-
-# --------------------------------------------------------------------------- memory
-SERVER = """
-import json
-import sys
-from pathlib import Path
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock
-
-settings = Settings(state_dir=Path(sys.argv[1]), token="limits-pat", **json.loads(sys.argv[2]))
-mock = LiveMock(settings).start()
-print(mock.port, flush=True)
-sys.stdin.read()
-mock.stop()
-"""
-
-
-class Process:
-    """Memory and threads of a live process, from /proc."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-
-    def status(self) -> dict[str, int]:
-        """VmRSS, VmHWM (its peak) and VmSize in kB, and Threads."""
-        fields = {}
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            name, _, value = line.partition(":")
-            if name in ("VmRSS", "VmHWM", "VmSize", "Threads"):
-                fields[name] = int(value.split()[0])  # kB, or a count
-        return fields
-
-    def reset_peak(self) -> None:
-        """From now on VmHWM is the peak since this call (Linux's ``clear_refs``)."""
-        Path(f"/proc/{self.pid}/clear_refs").write_text("5")
-
-
-@contextmanager
-def mock_in_own_process(state_dir: Path, **settings: Any) -> Iterator[tuple[MockApi, Process]]:
-    """A real mock (``settings``: Settings fields) in its own process, and a client of it."""
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(state_dir), json.dumps(settings)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdout is not None and server.stdin is not None
-    port = int(server.stdout.readline())
-    # The same settings describe the server in the other process: its URL and token.
-    remote = LiveMock(Settings(state_dir=state_dir, token="limits-pat", **settings), port=port)
-    api = MockApi(remote)
-    try:
-        yield api, Process(server.pid)
-    finally:
-        api.close()
-        server.stdin.close()
-        server.wait(30)
 
 
 @pytest.fixture

@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 import httpx
-
 from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import auth_headers
-from examples.chaos import stable_port
+
+from devtools.live_mock import auth_headers
+from devtools.mock_process import stable_port
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "resource-test-pat"

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from client.standins.batches import train_tensors
 
 from arctic_rl import (
     ArcticRLClientConfig,
@@ -23,6 +22,7 @@ from arctic_rl import (
     create_arctic_rl_client,
 )
 from arctic_rl._resume import IDENTITY_FILE
+from devtools.batches import train_tensors
 
 PAT_ENV = "ARCTIC_RESUME_TEST_PAT"
 PROCESSING = {"post": ["logprobs"], "loss_fn": "verl_grpo", "config": {}}

@@ -26,7 +26,7 @@ import torch
 
 from arctic_rl import NotFoundError, RequestExpiredError
 from arctic_rl._cortex import CortexService
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks
+from devtools.live_mock import LiveMock, MockApi, request_chunks
 
 # Each forward-backward answers 16 x 128 float32 logprobs (8 KiB): over the 4 KiB inline
 # limit, so its result travels as result_chunk events of 4 KiB, at most 4 per request.

@@ -1,7 +1,7 @@
 """A request reported failed leaves nothing behind: not in memory, not on disk, not after
 retention pruned it and the mock restarted.
 
-The faults come from the mock's test-only storage fault (``--test-hooks`` with
+The faults come from the mock's test-only storage fault (``devtools.mock_hooks`` with
 ``CORTEX_GS_MOCK_STORAGE_FAULT``), which fails the store's writes and the backend's
 state saves as a full disk does, and, for a crash that is no storage fault, from a
 store whose ``done`` write raises. "Nothing behind" is judged against twins: a job that
@@ -24,10 +24,10 @@ import torch
 from cortex_gs_contract import JobState, RequestState
 
 from arctic_rl import wire
-from arctic_rl_mock.seams import STORAGE_FAULT_ENV
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
-from arctic_rl_mock.testsupport.storagefaults import FailingDisk
-from reliability.test_restart_state import assert_same, fingerprint, train_step, update_batch
+from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
+from devtools.mock_hooks import STORAGE_FAULT_ENV
+from devtools.mock_hooks.storagefaults import FailingDisk
+from reliability.restart_support import assert_same, fingerprint, train_step, update_batch
 
 MIB = 1024 * 1024
 CHUNK_BYTES = wire.MAX_BODY_BYTES - wire.CHUNK_HEADROOM

@@ -21,10 +21,10 @@ from typing import Any
 
 import httpx
 import pytest
+from arctic_rl_mock.settings import Settings
 from cortex_gs_contract import REQUEST_ID_HEADER, RETRY_AFTER_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER
 
-from arctic_rl_mock.settings import Settings
-from arctic_rl_mock.testsupport.harness import LiveMock, auth_headers, running_mock
+from devtools.live_mock import LiveMock, auth_headers, running_mock
 
 # How long a test waits for the server to act before it calls the guard missing; the
 # limits under test are a second or two, so this only bounds a failing run.
@@ -33,7 +33,7 @@ GIVE_UP_S = 15.0
 
 def guarded_mock(state_dir: Path, **limits: Any) -> LiveMock:
     """A started mock whose server limits are ``limits`` (lowered so the tests are quick)."""
-    from arctic_rl_mock.server import ServerSettings  # the guards' settings (new in #11)
+    from arctic_rl_mock.web.server import ServerSettings  # the guards' settings (new in #11)
 
     return LiveMock(
         Settings(state_dir=state_dir, token="test-pat"), server=ServerSettings(**limits)

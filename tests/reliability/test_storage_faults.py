@@ -3,8 +3,8 @@ failed upload, and exactly-once recovery once space returns.
 
 The full-disk sequence runs twice: on a real 50 MiB tmpfs (the ``tmpfs`` case, skipped
 with the reason where this process may not mount one; the suite runs as root), and
-through the mock's test-only storage fault (``arctic_rl_mock.testsupport.storagefaults``,
-armed by ``--test-hooks``), which fails the mock's file writes as a filling disk does.
+through the mock's test-only storage fault (``devtools.mock_hooks.storagefaults``,
+armed by ``devtools.mock_hooks``), which fails the mock's file writes as a filling disk does.
 Either way an 80 MiB forward-backward upload meets a full disk: ``507 storage_full``
 with Retry-After, never ``500`` or ``409 chunk_group_missing_chunks``; the partial
 upload's files and rows are gone; other calls answer normally; and once space returns
@@ -32,13 +32,13 @@ from typing import Any
 
 import httpx
 import pytest
-from client.standins.batches import train_tensors
 from cortex_gs_contract import JobState
 from hardening.support import store_rows
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InsufficientStorageError, wire
-from arctic_rl_mock.seams import STORAGE_FAULT_ENV
-from arctic_rl_mock.testsupport.harness import LiveMock, MockApi, request_chunks, running_mock
+from devtools.batches import train_tensors
+from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
+from devtools.mock_hooks import STORAGE_FAULT_ENV
 
 MIB = 1024 * 1024
 DISK_BYTES = 50 * MIB

@@ -1,8 +1,8 @@
-"""Test hooks arm only on request: ``--test-hooks``, for one app.
+"""Test hooks arm only on request: ``python -m devtools.mock_hooks``, for one app.
 
 A shell that kept a test variable exported (``CORTEX_GS_MOCK_CRASH_AT``, ``_DEPART``,
-``_STORAGE_FAULT``) must not make ``python -m arctic_rl_mock`` fail on purpose: without the
-flag the mock serves normally and says it ignores them; with it, the same variables arm.
+``_STORAGE_FAULT``) must not make the product's ``python -m arctic_rl_mock`` fail on
+purpose: it serves normally; the development tools' launcher arms the same variables.
 In one process, each app has its own hooks (``app.state.hooks``): starting another app
 neither arms nor disarms the first.
 """
@@ -15,10 +15,9 @@ import httpx
 import pytest
 import torch
 
-from arctic_rl_mock.seams import DEPART_ENV, STORAGE_FAULT_ENV
-from arctic_rl_mock.testsupport import crashpoints
-from arctic_rl_mock.testsupport.harness import MockApi, request_chunks, running_mock
-from reliability.test_crash_points import MockProcess, http_of, running_job, wait_done
+from devtools.live_mock import MockApi, request_chunks, running_mock
+from devtools.mock_hooks import DEPART_ENV, STORAGE_FAULT_ENV, crashpoints
+from devtools.mock_process import MockProcess, http_of, running_job, wait_done
 
 ARMING = {
     crashpoints.ENV: "request_committed",
@@ -27,7 +26,7 @@ ARMING = {
 }
 
 
-def test_the_variables_alone_arm_nothing_and_the_flag_arms_them(
+def test_the_variables_alone_arm_nothing_and_the_launcher_arms_them(
     mock: MockProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name, value in ARMING.items():
@@ -40,7 +39,6 @@ def test_the_variables_alone_arm_nothing_and_the_flag_arms_them(
         assert step.status_code == 202, step.text
         assert wait_done(http, job_id, step.json()["request_id"])["status"] == "done"
     assert mock.process is not None and mock.process.poll() is None
-    assert f"ignoring {', '.join(ARMING)}: test hooks are armed only by --test-hooks" in mock.log()
     mock.stop()
 
     mock.start(test_hooks=True)

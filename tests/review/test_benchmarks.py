@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -15,7 +16,7 @@ import pytest
 from arctic_rl import ArcticRLClient
 from benchmarks import MODULES, _goals, _mock, codec, hotpath
 from benchmarks import __main__ as bench
-from examples.mock_process import PAT_ENV
+from devtools.mock_process import PAT_ENV
 
 
 def test_table_shows_headline_columns_only():
@@ -85,7 +86,7 @@ def test_the_baseline_checkout_comes_from_the_environment(tmp_path, monkeypatch,
     """A checkout from before the mock's rename still counts as a baseline."""
     monkeypatch.setenv(_mock.BASELINE_ENV, str(tmp_path))
     assert _mock.baseline_tree() is None  # not a checkout: no mock package in it
-    (tmp_path / package).mkdir()
+    (tmp_path / package).mkdir(parents=True)
     (tmp_path / package / "__main__.py").write_text("")
     assert _mock.baseline_tree() == tmp_path
     assert _mock.mock_package(tmp_path) == package
@@ -94,7 +95,9 @@ def test_the_baseline_checkout_comes_from_the_environment(tmp_path, monkeypatch,
 @pytest.mark.parametrize("package", _mock.MOCK_PACKAGES)
 def test_a_baseline_mock_runs_without_the_packages_added_since(tmp_path, package):
     """The launcher makes the modules it is given unimportable and passes the mock its args."""
-    (tmp_path / package).mkdir()
+    (tmp_path / package).mkdir(parents=True)
+    folder, _, name = package.rpartition("/")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / folder)} if folder else None
     (tmp_path / package / "__main__.py").write_text(
         "import importlib, json, sys\n"
         "def importable(name):\n"
@@ -106,8 +109,9 @@ def test_a_baseline_mock_runs_without_the_packages_added_since(tmp_path, package
         "print(json.dumps([sys.argv[1:], importable('email'), importable('json')]))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", _mock._LAUNCH, "email,csv", package, "--port", "1"],
+        [sys.executable, "-c", _mock._LAUNCH, "email,csv", name, "--port", "1"],
         cwd=tmp_path,
+        env=env,
         capture_output=True,
         text=True,
         check=True,

@@ -22,13 +22,13 @@ from typing import Any
 
 import httpx
 import pytest
-from client.standins.batches import train_tensors
 from cortex_gs_client.models import OperationRequest
 from cortex_gs_contract import OPERATIONS, Operation
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, LegacyCortexClient, wire
 from arctic_rl._cortex import CortexService
-from arctic_rl_mock.testsupport.harness import LiveMock, request_chunks
+from devtools.batches import train_tensors
+from devtools.live_mock import LiveMock, request_chunks
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,24 +17,13 @@ import yaml
 from arctic_rl.integrations.verl import GROUP_FILE
 
 from ._make import expanded
+from .readme_blocks import README, ROOT, block_after
 
-ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-# The guides the README links to hold the framework commands the tests below run.
-GUIDES = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))
 MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
 STANDINS = ROOT / "tests" / "client" / "standins"
 # The output of a real `make chaos` (with the Makefile's defaults), which the README quotes.
 CHAOS_RUN = ROOT / "docs" / "chaos-run.txt"
 MAIN_BASE = "skyrl.train.entrypoints.main_base"
-
-
-def _block_after(marker: str) -> str:
-    """The fenced block that follows ``<!-- readme-test: marker -->`` in the README or a guide."""
-    pattern = rf"<!-- readme-test: {marker} -->\s*```\w*\n(.*?)```"
-    found = re.search(pattern, README, re.S) or re.search(pattern, GUIDES, re.S)
-    assert found, f"neither README nor docs/ has a block marked {marker!r}"
-    return found.group(1)
 
 
 def test_every_make_target_in_the_readme_exists():
@@ -59,13 +48,13 @@ def test_every_path_in_the_readme_exists():
 
 def _command(marker: str) -> list[str]:
     """The README's shell command as arguments: continuation lines joined, `...` dropped."""
-    lines = [ln for ln in _block_after(marker).splitlines() if not ln.startswith("export ")]
+    lines = [ln for ln in block_after(marker).splitlines() if not ln.startswith("export ")]
     words = shlex.split(" ".join(ln.rstrip("\\") for ln in lines), comments=True)
     return [w for w in words if w != "..."]
 
 
 def _exports(marker: str) -> dict[str, str]:
-    found = re.findall(r"^export (\w+)=(\S+)", _block_after(marker), re.M)
+    found = re.findall(r"^export (\w+)=(\S+)", block_after(marker), re.M)
     return {name: value for name, value in found if value != "..."}
 
 
@@ -91,9 +80,9 @@ def reference_mock(live_mock_factory):
 
 def test_skyrl_quickstart_runs_as_written(reference_mock, tmp_path):
     """The README's command and cortex.yaml, host pointed at the mock, run SkyRL's replay."""
-    documented = yaml.safe_load(_block_after("skyrl-cortex-yaml"))
+    documented = yaml.safe_load(block_after("skyrl-cortex-yaml"))
     cortex = documented["cortex"]
-    assert cortex["pat_env"] in _block_after("skyrl-command")  # the variable it exports
+    assert cortex["pat_env"] in block_after("skyrl-command")  # the variable it exports
     cortex["base_url"] = reference_mock.root_url  # scheme + host, as the comment says
     (tmp_path / "cortex.yaml").write_text(yaml.safe_dump(documented))
     argv = _command("skyrl-command")
@@ -149,10 +138,10 @@ def test_readme_fits_its_readers():
 def test_sdk_snippets_run_against_the_mock_with_the_line_shown(live_mock, tmp_path):
     """The README's SDK lines, async then blocking, with the one line it shows for the mock
     (its port moved to this mock's) in place of the host line, train and sample."""
-    code = _block_after("sdk-python") + "\n" + _block_after("sdk-blocking")
+    code = block_after("sdk-python") + "\n" + block_after("sdk-blocking")
     hosts = [ln for ln in code.splitlines() if ln.lstrip().startswith('"host":')]
     assert len(hosts) == 1 and "ArcticRLClient(cfg)" in code and ".connect" not in hosts[0]
-    mock_line = _block_after("sdk-mock-line").rstrip("\n")
+    mock_line = block_after("sdk-mock-line").rstrip("\n")
     assert '"base_url": "http://127.0.0.1:8765"' in mock_line
     port = live_mock.root_url.rsplit(":", 1)[1]
     script = tmp_path / "sdk.py"
@@ -214,7 +203,7 @@ def test_chaos_transcript_is_a_whole_make_chaos_run():
 def test_the_readmes_chaos_output_is_the_recorded_run():
     """Every line the README shows is the recorded run's, in order; it leaves out only
     the rows it says it leaves out. The reliability guide shows the whole run."""
-    shown = _block_after("chaos-output").splitlines()
+    shown = block_after("chaos-output").splitlines()
     recorded = CHAOS_RUN.read_text(encoding="utf-8").splitlines()[1:]  # after the command
     left_out = re.search(r"\(rows (\d+)-(\d+) left out\)", README)
     assert left_out
@@ -225,4 +214,4 @@ def test_the_readmes_chaos_output_is_the_recorded_run():
         if not (re.match(r"\s+\d+\s", line) and first <= int(line.split()[0]) <= last)
     ]
     assert shown == kept
-    assert _block_after("chaos-run").splitlines() == recorded
+    assert block_after("chaos-run").splitlines() == recorded

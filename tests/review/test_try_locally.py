@@ -24,7 +24,7 @@ import torch
 import yaml
 from wheels import build_wheel, make_venv
 
-from .test_readme import _block_after
+from .readme_blocks import block_after
 
 PLACEHOLDER = "/path/to/arctic-rl"  # what the guides' pip line installs from
 DOCUMENTED_PORT = "8765"
@@ -90,7 +90,7 @@ class StartedMock:
 @pytest.fixture(params=["skyrl", "verl"])
 def started(request: pytest.FixtureRequest, user_venv: UserVenv) -> Iterator[StartedMock]:
     """The guide's install-and-start block, run by bash in the user's venv (port moved)."""
-    block = _block_after(f"{request.param}-try-mock")
+    block = block_after(f"{request.param}-try-mock")
     port = _free_port()
     script = block.replace(PLACEHOLDER, str(user_venv.wheel))
     script = script.replace(f"--port {DOCUMENTED_PORT}", f"--port {port}")
@@ -123,7 +123,7 @@ def _documented(started: StartedMock) -> tuple[str, dict[str, str]]:
     """The guide's settings block for its framework, at the port the test used: as the
     mock prints it, and as the settings it holds."""
     marker = "skyrl-try-yaml" if started.name == "skyrl" else "verl-try-overrides"
-    text = _block_after(marker).replace(f":{DOCUMENTED_PORT}", f":{started.port}")
+    text = block_after(marker).replace(f":{DOCUMENTED_PORT}", f":{started.port}")
     if started.name == "skyrl":
         text = text.split("\n", 1)[1]  # less its file-name comment
         return text, yaml.safe_load(text)["cortex"]
@@ -146,7 +146,7 @@ def test_the_installed_mock_prints_the_guide_settings_and_trains_with_them(
     assert f"base_url http://127.0.0.1:{started.port}\n" in started.output
     assert all(value not in started.output for value in started.env.values())  # no token
     # The README's SDK lines, their cortex settings replaced by the guide's, in the venv.
-    readme = _block_after("sdk-python")
+    readme = block_after("sdk-python")
     sdk = re.sub(r"cortex=\{.*?\}", f"cortex={documented!r}", readme, count=1, flags=re.S)
     assert repr(documented) in sdk
     done = subprocess.run(

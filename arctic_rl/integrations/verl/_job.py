@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from arctic_rl._config import ArcticRLClientConfig, _to_plain
-from arctic_rl.integrations._layout import VERL
+from arctic_rl._layout import VERL
 from arctic_rl.integrations.verl import cortex_settings
 
 __all__ = ["job_config", "optimizer_steps_per_trainer_step"]

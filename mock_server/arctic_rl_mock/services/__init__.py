@@ -1,0 +1,1 @@
+"""The mock's behaviour behind the routes: jobs, requests, chunk groups, the worker."""

@@ -1,0 +1,1 @@
+"""The mock's HTTP plumbing: middleware, server limits, routing, bodies, its OpenAPI."""
