@@ -323,33 +323,13 @@ class CortexService(Waits):
         from cortex_gs_client.models import AcceptedRequest, OperationAnswer
 
         if isinstance(body, bytes):
-            call = self._post_json(job_id, body)
+            call = self._connection.post_operation_json(job_id, body)
         else:
             call = run_operation.asyncio_detailed(job_id, client=self._client, body=body)
         answer = await parsed(call, OperationAnswer, AcceptedRequest)
         if isinstance(answer, OperationAnswer):
             return answer.to_dict()
         return await self.wait_request(job_id, answer.request_id, desc="operation")
-
-    async def _post_json(self, job_id: str, body: bytes) -> Response[Any]:
-        """``run_operation`` with a body of JSON bytes, answered as the generated call's
-        (200: an inline operation's answer; 202: the request it accepted)."""
-        from http import HTTPStatus
-        from urllib.parse import quote
-
-        from cortex_gs_client.models import AcceptedRequest, OperationAnswer
-        from cortex_gs_client.types import Response
-
-        http = self._client.get_async_httpx_client()
-        url = f"/{quote(job_id, safe='')}/operation"
-        response = await http.post(url, content=body, headers={"Content-Type": "application/json"})
-        model = {200: OperationAnswer, 202: AcceptedRequest}.get(response.status_code)
-        return Response(
-            status_code=HTTPStatus(response.status_code),
-            content=response.content,
-            headers=response.headers,
-            parsed=None if model is None else model.from_dict(response.json()),
-        )
 
     @timed
     async def _submit(

@@ -9,6 +9,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -98,3 +99,8 @@ def code_of(fn: Any, *args: Any, **kwargs: Any) -> str:
     with pytest.raises(WireError) as info:
         fn(*args, **kwargs)
     return info.value.code
+
+
+def address(buf: object) -> int:
+    """Address of a buffer's first byte (numpy reads it from the buffer protocol)."""
+    return int(np.frombuffer(buf, dtype=np.uint8).__array_interface__["data"][0])  # type: ignore[call-overload]

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import mmap
-import random
 
-import numpy as np
 import pytest
 import safetensors.torch
 import torch
-from _wire_support import tensor_bytes
+from _wire_support import address, tensor_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import TORCH_DTYPES, same, tensors, values
 
 from arctic_rl import wire
-from arctic_rl.wire import _assembler, _buffers
+from arctic_rl.wire import _assembler
 from arctic_rl.wire._decode import Buffer
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -143,131 +140,6 @@ def test_chunk_parts_are_the_chunks_uncopied(value, max_bytes, force) -> None:
     assert [(p.descriptor, p.index, p.total, p.frame_size) for p in parts] == [
         (c.descriptor, c.index, c.total, c.frame_size) for c in one_shot
     ]
-
-
-def address(buf: object) -> int:
-    """Address of a buffer's first byte (numpy reads it from the buffer protocol)."""
-    return int(np.frombuffer(buf, dtype=np.uint8).__array_interface__["data"][0])  # type: ignore[call-overload]
-
-
-FAST_PATHS = {
-    "fast": {},
-    "no populate": {"_POPULATE_WRITE": None},
-    "no resize in place": {"_RESIZE_IN_PLACE": False},
-    "no private flags": {"_MAP_FLAGS": {}},
-    "no refill": {"_CAN_REFILL": False},
-}
-"""Each fast path of ``_buffers`` turned off in turn: what another platform would run."""
-
-
-@pytest.mark.parametrize("off", list(FAST_PATHS.values()), ids=list(FAST_PATHS))
-def test_fast_paths_on_small_data(monkeypatch: pytest.MonkeyPatch, off: dict[str, object]) -> None:
-    """Exercise the mapped/numpy/threaded paths, and each fallback, on small data."""
-    monkeypatch.setattr(_buffers, "FAST_MIN", 1)
-    monkeypatch.setattr(_buffers, "_spares", _buffers._Spares())
-    for name, value in off.items():
-        monkeypatch.setattr(_buffers, name, value)
-    monkeypatch.setattr(_assembler, "_THREAD_MIN", 1)
-    monkeypatch.setattr(_assembler, "_HASH_PIECE", 100)  # several pieces per chunk
-    gen = torch.Generator().manual_seed(1)
-    value = {f"w{i}": torch.randn(1000 + i, generator=gen).to(torch.bfloat16) for i in range(8)}
-    frame = wire.dumps(value, metadata={"m": True})
-    assert same(wire.loads(frame), value)
-    chunking = wire.Chunking("result_chunk", 9000)
-    chunks = [bytes(c) for c in wire.iter_chunks(value, chunking, metadata={"m": True})]
-    assert chunks == [bytes(c) for c in wire.split_chunks(frame, chunking)]
-    order = list(range(len(chunks)))
-    random.Random(3).shuffle(order)
-    asm = wire.ChunkAssembler()
-    for i in order:
-        # mix read-only (threaded) and writable (synchronous) chunk buffers
-        asm.add(chunks[i] if i % 2 else bytearray(chunks[i]))
-    assert asm.frame() == frame
-    out = asm.value()
-    assert same(out, value)
-    assert wire.join_chunks(reversed(chunks)) == frame
-    # grown in order, chunk after chunk (the mapping doubles, in place or moved)
-    grown = wire.ChunkAssembler()
-    for chunk in chunks:
-        grown.add(chunk)
-    assert grown.frame() == frame and same(grown.value(), value)
-
-
-def test_a_large_copy_runs_in_numpy_and_a_small_one_in_a_slice(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    src = bytes(range(256)) * 64
-    for fast_min in (1, len(src) + 1):  # numpy's copy, then the slice assignment
-        monkeypatch.setattr(_buffers, "FAST_MIN", fast_min)
-        dst = bytearray(len(src) + 10)
-        assert _buffers.copy_into(memoryview(dst), 10, memoryview(src)) == len(src)
-        assert dst[10:] == src and dst[:10] == bytes(10)
-
-
-def test_an_old_kernel_refusing_populate_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A kernel before MADV_POPULATE_WRITE answers EINVAL: pages then fault in as written."""
-    monkeypatch.setattr(_buffers, "FAST_MIN", 1)
-    monkeypatch.setattr(_buffers, "_POPULATE_WRITE", -1)  # no kernel knows this advice
-    buf = _buffers.new_map(4 * mmap.PAGESIZE)
-    _buffers.populate(buf, 0, len(buf))
-    assert _buffers._POPULATE_WRITE is None
-    buf[:3] = b"abc"
-    assert buf[:4] == b"abc\0"
-
-
-def test_hashing_on_the_helper_still_catches_a_changed_byte(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_buffers, "FAST_MIN", 1)
-    monkeypatch.setattr(_assembler, "_THREAD_MIN", 1)
-    monkeypatch.setattr(_assembler, "_HASH_PIECE", 100)
-    value = {"w": torch.arange(20_000, dtype=torch.float32)}
-    chunks = [
-        bytes(c) for c in wire.split_chunks(wire.dumps(value), wire.Chunking("result_chunk", 9000))
-    ]
-    tampered = bytearray(chunks[len(chunks) // 2])
-    tampered[-1] ^= 1  # the payload runs to the end of the body
-    chunks[len(chunks) // 2] = bytes(tampered)
-    asm = wire.ChunkAssembler()
-    for chunk in chunks[:-1]:
-        asm.add(chunk)
-    with pytest.raises(wire.WireError) as failed:
-        asm.add(chunks[-1])
-    assert failed.value.code == "hash_mismatch"
-    with pytest.raises(wire.WireError, match="already failed"):
-        asm.add(chunks[0])
-
-
-@pytest.mark.parametrize("refill", [True, False], ids=["refilled", "no refill"])
-def test_streamed_chunks_are_refilled_only_once_the_receiver_lets_go(
-    monkeypatch: pytest.MonkeyPatch, refill: bool
-) -> None:
-    monkeypatch.setattr(_buffers, "FAST_MIN", 1)
-    monkeypatch.setattr(_buffers, "_CAN_REFILL", refill)
-    mapped = 0
-    new_map = _buffers.new_map
-
-    def counting(size: int) -> mmap.mmap:
-        nonlocal mapped
-        mapped += 1
-        return new_map(size)
-
-    monkeypatch.setattr(_buffers, "new_map", counting)
-    value = {"w": torch.arange(20_000, dtype=torch.float32)}
-    chunking = wire.Chunking("request_chunk", 9000, "g")
-    expected = [bytes(c) for c in wire.split_chunks(wire.dumps(value), chunking)]
-    assert len(expected) > 4
-    mapped = 0
-    copies = []
-    for chunk in wire.iter_chunks(value, chunking):
-        copies.append(bytes(memoryview(chunk.data)))
-        del chunk  # the receiver lets go
-    assert copies == expected
-    assert mapped == (2 if refill else len(expected))  # the rest were refilled
-    mapped = 0
-    held = list(wire.iter_chunks(value, chunking))  # the receiver keeps every chunk
-    assert [bytes(c) for c in held] == expected
-    assert mapped == len(expected)
 
 
 def test_decoded_tensors_view_writable_buffers() -> None:
