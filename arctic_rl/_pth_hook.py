@@ -16,7 +16,7 @@ after they load (`_COMPLETIONS`: SkyRL's Arctic dispatch lacks `finalize_pending
 
 Selected means `ARCTIC_RL_BACKEND=cortex` (or `ARCTIC_BACKEND=cortex`, the name
 Arctic-Platform's own Cortex client reads) in the environment, read at interpreter start
-by the one-line `arctic_rl-seam.pth` (so fresh processes such as SkyRL's Ray task get
+by the one-line `arctic_rl-import-hook.pth` (so fresh processes such as SkyRL's Ray task get
 it), or an integration of this package calling `install()` in its own process. With
 nothing selected nothing is installed and nothing is imported: the line only reads the
 variable. Standard library only, so the `.pth` may import it.
@@ -49,7 +49,7 @@ RAY_SERVER = "arctic_platform.rl.ray_server"
 SELECT_ENV = "ARCTIC_RL_BACKEND"
 SELECT_ENVS = (SELECT_ENV, "ARCTIC_BACKEND")  # either one, set to cortex, selects it
 _STAND_IN = "__arctic_rl_stand_in__"  # marks modules this hook made
-PTH_NAME = "arctic_rl-seam.pth"
+PTH_NAME = "arctic_rl-import-hook.pth"
 # Reads one variable; only when it selects Cortex does it look further (and a line left
 # behind by an uninstalled package stays silent: find_spec finds nothing).
 PTH_LINE = (

@@ -16,7 +16,7 @@ The phases tile the call's time, ``total_s``, on the client's clock (``perf_coun
   its end). Without ``started_at`` ``queue_s`` is 0 and ``compute_s`` runs from
   acceptance; stamps of whole seconds are too coarse to use, and then ``compute_s`` is
   the client's time from sending to the result's answer, and ``queue_s`` 0;
-- ``wait_s``: the rest of that window, on the client's clock: the round trips of the
+- ``latency_s``: the rest of that window, on the client's clock: the round trips of the
   submit and its polls, and how long after its end the request's result was asked for;
 - ``download_s``: from the first answer carrying the result (its headers) to the decoded
   result in hand: the result's bytes, its further pages, parsing and decoding.
@@ -43,7 +43,7 @@ __all__ = ["PHASES", "TIMING_KEY", "TIMING_KEYS", "CallTiming", "current", "enco
 
 TIMING_KEY = "timing"
 """The key of an answer's figures."""
-PHASES = ("encode_s", "upload_s", "queue_s", "compute_s", "wait_s", "download_s")
+PHASES = ("encode_s", "upload_s", "queue_s", "compute_s", "latency_s", "download_s")
 COUNTS = ("polls", "retries", "bytes_up", "bytes_down")
 TIMING_KEYS = tuple(f"timing/{name}" for name in (*PHASES, "total_s", *COUNTS))
 """Every figure's name, in the order above."""

@@ -77,7 +77,7 @@ CHUNK_POSTS: dict[str, _ChunkPost] = {
 
 class _SlicedBody:
     """A chunk's body, its parts sent in UPLOAD_SLICE pieces; iterable again when the
-    seam retries it.
+    HTTP seam retries it.
 
     The parts view the caller's tensors (`wire.iter_chunk_parts`): each piece is copied
     once, into the bytes the HTTP stack writes to the socket, and the chunk is never

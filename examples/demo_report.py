@@ -34,7 +34,7 @@ PHASES = {
     "upload_s": "#2171b5",
     "queue_s": "#fdae6b",
     "compute_s": "#d94801",
-    "wait_s": "#fec44f",
+    "latency_s": "#fec44f",
     "download_s": "#74c476",
 }
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = (
     "pyproject.toml",
     "README.md",
-    "arctic_rl-seam.pth",
+    "arctic_rl-import-hook.pth",
     "arctic_rl",
     "arctic_rl_kit",
     "mock_server",

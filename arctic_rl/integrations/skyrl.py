@@ -10,7 +10,7 @@ SkyRL's `main_base` imports this module and calls `main()`, which
    `ARCTIC_RL_CORTEX_FILE`; `ARCTIC_CORTEX_*` variables fill what is still unset;
 3. answers `arctic_platform.rl` from this package in this process and exports
    `ARCTIC_RL_BACKEND=cortex`, which SkyRL forwards (with every `ARCTIC_*` variable) to
-   its Ray task, a fresh process where the `.pth` line installs the same seam;
+   its Ray task, a fresh process where the `.pth` line installs the same import hook;
 4. runs SkyRL's `integrations.arctic_rl.entrypoint.main()` unchanged: its driver builds
    the client once (backend "local" becomes Cortex), and its Ray task reconnects with
    the pickled `reconnect_config()`, which carries every Cortex setting but the token.
@@ -21,7 +21,7 @@ input that way and send it token-aligned, as the contract asks (docs/layout.md).
 
 Resume (`trainer.resume_mode=latest`, SkyRL's default) works with no change to SkyRL:
 its Arctic dispatch saves on the service without the folder SkyRL gives it and its
-`load_checkpoint` only logs, so wherever the seam is installed `complete_dispatch`
+`load_checkpoint` only logs, so wherever the import hook is installed `complete_dispatch`
 replaces both. The save takes a resumable Cortex checkpoint and records its identity in
 `global_step_N/policy/` (docs/reliability.md, "Resume"); the load restores it into the
 run's job (from the interrupted run's job, which it names) and checks the step, or fails
@@ -215,7 +215,8 @@ def main() -> Any:
     argv = sys.argv[1:]
     settings = _checked(cortex_settings(argv), dict(os.environ))
     sys.argv[1:] = [a for a in argv if not _own(a)]
-    os.environ[SELECT_ENV] = "cortex"  # reaches the Ray task: its .pth line installs the seam
+    # Reaches the Ray task: its .pth line installs the import hook.
+    os.environ[SELECT_ENV] = "cortex"
     use_cortex(settings)
     try:
         entrypoint = importlib.import_module(SKYRL_ENTRYPOINT)

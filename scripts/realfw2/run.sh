@@ -59,7 +59,7 @@ src "$M/verl-project+verl/repo" 9dfab8e5d src/verl_9dfab8e5d verl
 src "$M/verl-project+verl/repo" 6329d45bd src/verl_6329d45bd verl
 src "$M/Snowflake-AI-Research+Arctic-Platform/repo" 1b47608 src/ap_1b47608 arctic_platform/integrations
 # main: its verl adapter imports arctic_platform.client (and the package's dependency-group check);
-# its rl/ (the on-prem servers: deepspeed, vLLM) is left out, so the project's seam stands in for it.
+# its rl/ (the on-prem servers: deepspeed, vLLM) is left out, so the project's import hook stands in for it.
 src "$M/Snowflake-AI-Research+Arctic-Platform/repo" 5864380 src/ap_5864380 arctic_platform/__init__.py \
   arctic_platform/_dependency_groups.py arctic_platform/wire.py arctic_platform/client arctic_platform/sft \
   arctic_platform/integrations

@@ -323,7 +323,7 @@ def main():
         and driver_pid not in (w["pid"], w["ppid"])
         and w["env"]["pat_present"]
         and w["env"]["ARCTIC_RL_BACKEND"] == "cortex"
-        and w["seam_finder"]
+        and w["hook_finder"]
         and not w["config"].get("token_value_in_config")
         and w["config"]["job_ids"],
         json.dumps(w)[:500]

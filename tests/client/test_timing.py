@@ -27,7 +27,7 @@ from .conftest import PAT_ENV
 
 LATENCY_S = 1.0  # long enough that 10% of a call outlasts a stall of the shared machine
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
-PHASES = [f"timing/{p}" for p in ("encode_s", "upload_s", "queue_s", "compute_s", "wait_s")]
+PHASES = [f"timing/{p}" for p in ("encode_s", "upload_s", "queue_s", "compute_s", "latency_s")]
 PHASES.append("timing/download_s")
 # Small result chunks: the results travel as result_chunk events, not inline.
 RESULT_BYTES = 128
@@ -248,7 +248,7 @@ def test_queue_and_compute_come_from_the_services_stamps(
     figures = timing.figures()
     assert figures["timing/queue_s"] == pytest.approx(queue_s)
     assert figures["timing/compute_s"] == pytest.approx(compute_s)
-    assert figures["timing/wait_s"] == pytest.approx(2.0 - queue_s - compute_s)
+    assert figures["timing/latency_s"] == pytest.approx(2.0 - queue_s - compute_s)
 
 
 def test_whole_second_stamps_leave_the_window_to_the_clients_clock() -> None:
@@ -256,5 +256,5 @@ def test_whole_second_stamps_leave_the_window_to_the_clients_clock() -> None:
     timing.read_status(_finished("2026-01-01T00:00:00Z", "2026-01-01T00:00:03Z"), "completed")
     timing.answer_at = timing.result_at = timing.sent_at + 0.4  # 0.4 s, not the stamps' 3
     figures = timing.figures()
-    assert (figures["timing/queue_s"], figures["timing/wait_s"]) == (0.0, 0.0)
+    assert (figures["timing/queue_s"], figures["timing/latency_s"]) == (0.0, 0.0)
     assert figures["timing/compute_s"] == pytest.approx(0.4)

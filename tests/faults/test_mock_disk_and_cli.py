@@ -19,7 +19,7 @@ from devtools.live_mock import MockApi, running_mock
 from devtools.mock_hooks import DEPART_ENV, STORAGE_FAULT_ENV
 from devtools.mock_hooks.departures import DEPARTURES
 
-ROOM = 1 << 30  # the seam's disk, before the test takes its room away
+ROOM = 1 << 30  # the storage-fault hook's disk, before the test takes its room away
 
 
 def staging_folders(state_dir: Path) -> list[Path]:

@@ -53,7 +53,7 @@ PAT_ENV = "ARCTIC_RL_STORAGE_TEST_PAT"
 @dataclass
 class SmallDisk:
     """Where the mock's state lives: a real small tmpfs, or a directory whose writes the
-    mock's storage-fault seam fails after ``DISK_BYTES``."""
+    mock's storage-fault hook fails after ``DISK_BYTES``."""
 
     state_dir: Path
     mounted: bool
@@ -67,7 +67,7 @@ class SmallDisk:
         return sum(p.stat().st_size for p in self.state_dir.rglob("*") if p.is_file())
 
     def fill(self, leave_bytes: int) -> None:
-        """Leave only ``leave_bytes`` free (before the mock starts, for the seam's sake)."""
+        """Leave only ``leave_bytes`` free (before the mock starts, for the hook's sake)."""
         if self.mounted:
             stat = os.statvfs(self.state_dir)
             with (self.state_dir / "filler").open("wb") as filler:
@@ -76,7 +76,7 @@ class SmallDisk:
             self.monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{leave_bytes}")
 
     def make_room(self, mock: LiveMock) -> None:
-        """Space returns: the tmpfs grows in place; the seam is cleared by a restart."""
+        """Space returns: the tmpfs grows in place; the hook is cleared by a restart."""
         if self.mounted:
             refused = _mount("-o", "remount,size=400m", self.state_dir)
             assert refused is None, refused
@@ -97,12 +97,12 @@ def _mount(*args: Any) -> str | None:
     return said[0] if said else f"mount exited {done.returncode}"
 
 
-@pytest.fixture(params=["tmpfs", "seam"])
+@pytest.fixture(params=["tmpfs", "hook"])
 def small_disk(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[SmallDisk]:
     """A 50 MiB disk for the mock's state: a real tmpfs (``tmpfs``; skipped, saying why,
-    where mounting is not allowed) or the seam's failing disk (``seam``)."""
+    where mounting is not allowed) or the storage-fault hook's failing disk (``hook``)."""
     state_dir = tmp_path / "state"
     state_dir.mkdir()
     mounted = request.param == "tmpfs"
@@ -284,7 +284,7 @@ async def test_the_sdk_retries_a_full_disk_then_raises_insufficient_storage_erro
 def test_a_result_that_does_not_fit_fails_its_request_and_the_job_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The seam lets the database grow by 64 KiB: the job fits, 64 completions do not."""
+    """The hook lets the database grow by 64 KiB: the job fits, 64 completions do not."""
     monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{64 * 1024}")
     body = {"prompts": ["hello"] * 64, "sampling_params": {"max_tokens": 256}}
     with running_mock(tmp_path, service="proposed", test_hooks=True) as mock:

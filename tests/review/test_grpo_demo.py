@@ -144,9 +144,14 @@ def test_off_a_terminal_the_progress_bar_stays_out_of_the_table():
 def test_the_time_panel_draws_the_phases_that_matter_and_groups_the_rest():
     """A phase under 5% of the run's time joins "other", named in its label."""
     phases = {"encode_s": 0.01, "upload_s": 0.02, "queue_s": 0.0, "compute_s": 0.8}
-    phases |= {"wait_s": 0.1, "download_s": 0.01}
+    phases |= {"latency_s": 0.1, "download_s": 0.01}
     history = [report.IterationStats(1, 0.0, 0.0, 0.0, 0.0, 1.0, "", phases)]
     groups = report.time_groups(history)
-    assert list(groups) == ["compute", "wait", "other (encode, upload, download)", "between calls"]
+    assert list(groups) == [
+        "compute",
+        "latency",
+        "other (encode, upload, download)",
+        "between calls",
+    ]
     assert groups["other (encode, upload, download)"] == [pytest.approx(0.04)]
     assert groups["between calls"] == [pytest.approx(0.06)]

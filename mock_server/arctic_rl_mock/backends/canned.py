@@ -217,7 +217,7 @@ class CannedBackend:
         _, counters = self._state(job_id)
         directory.mkdir(parents=True, exist_ok=True)
         state = json.dumps({"steps": counters["steps"]}).encode()
-        self.hooks.write_file(directory / STATE_FILE, state)  # through the seams, as all writes
+        self.hooks.write_file(directory / STATE_FILE, state)  # through the hooks, as all writes
         return {"global_steps": counters["steps"], "avg_loss": CANNED_LOSS}
 
     def load_checkpoint(self, job_id: str, directory: Path) -> dict[str, Any]:

@@ -353,7 +353,7 @@ class ReferenceBackend:
                 "model": json.dumps(self.model_config.__dict__),
             }
             weights = {k: v.detach().cpu().contiguous() for k, v in job.policy.state_dict().items()}
-            # Serialised here, written through the seams: a full disk is an OSError there.
+            # Serialised here, written through the hooks: a full disk is an OSError there.
             self.hooks.write_file(directory / MODEL_FILE, save(weights, metadata=meta))
             if checkpoint_type != "weights-only":
                 tensors, opt_meta = job.optimizer.tensors()

@@ -113,7 +113,7 @@ def _patch(mod):
                     "ARCTIC_RL_BACKEND": os.environ.get("ARCTIC_RL_BACKEND"),
                     "pat_present": bool(os.environ.get("ARCTIC_CORTEX_PAT")),
                 },
-                "seam_finder": any(type(f).__name__ == "_Finder" for f in sys.meta_path),
+                "hook_finder": any(type(f).__name__ == "_Finder" for f in sys.meta_path),
                 "arctic_platform_rl": repr(sys.modules.get("arctic_platform.rl"))[:120],
             }
         )
