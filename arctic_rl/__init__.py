@@ -23,6 +23,8 @@ _EXPORTS: dict[str, str] = {
     "LegacyCortexClient": "arctic_rl._shim",
     "ServiceAPI": "arctic_rl._protocol",
     "CortexService": "arctic_rl._cortex",
+    "ServiceOptions": "arctic_rl._options",
+    "PollSettings": "arctic_rl._options",
     "ArcticRLError": "arctic_rl._errors",
     "APIConnectionError": "arctic_rl._errors",
     "AnswerTooLargeError": "arctic_rl._errors",
@@ -96,6 +98,8 @@ if TYPE_CHECKING:  # static tools see the real names; runtime stays lazy
     from arctic_rl._errors import TokenLayoutError as TokenLayoutError
     from arctic_rl._errors import TooManyChunkGroupsError as TooManyChunkGroupsError
     from arctic_rl._errors import UnexpectedAnswerError as UnexpectedAnswerError
+    from arctic_rl._options import PollSettings as PollSettings
+    from arctic_rl._options import ServiceOptions as ServiceOptions
     from arctic_rl._protocol import ServiceAPI as ServiceAPI
     from arctic_rl._services import Registries as Registries
     from arctic_rl._shim import LegacyCortexClient as LegacyCortexClient

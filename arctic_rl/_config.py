@@ -33,15 +33,9 @@ from arctic_rl._config_check import (
     misplaced_variable_name,
     refuse_unknown,
 )
-from arctic_rl._endpoint import (
-    CONNECT_TIMEOUT_S,
-    DEFAULT_MAX_ANSWER_BYTES,
-    MAX_RETRIES,
-    READ_TIMEOUT_S,
-    RETRY_TIMEOUT_S,
-)
 from arctic_rl._errors import ConfigError
 from arctic_rl._legacy_keys import drop_secrets, folded_legacy_keys
+from arctic_rl._options import ServiceOptions, options_from
 
 __all__ = [
     "ArcticRLClientConfig",
@@ -51,8 +45,6 @@ __all__ = [
 
 Backend = Literal["local", "dss-platform", "cortex", "remote"]
 CORTEX_BACKENDS = frozenset({"cortex", "remote"})
-DEFAULT_CHUNK_BYTES = 60 * 1024 * 1024
-# Poll pages carry result chunks (base64) too; 256 MiB holds the largest page by far.
 DEFAULT_PAT_ENV = "ARCTIC_CORTEX_PAT"
 SELECT_ENV = "ARCTIC_RL_BACKEND"
 # Either selects Cortex; the second is the name Arctic-Platform's own Cortex client reads.
@@ -60,6 +52,8 @@ SELECT_ENVS = (SELECT_ENV, "ARCTIC_BACKEND")
 CORTEX_FILE_ENV = "ARCTIC_RL_CORTEX_FILE"  # the small cortex yaml a recipe may name
 # A full service URL carries this path; a bare base_url is scheme + host (+ port).
 _SERVICE_PATH = "/api/v2/"
+# The service's settings' defaults: `ServiceOptions` states them, the fields below take them.
+_SERVICE = ServiceOptions()
 
 
 # Environment variables that may fill unset cortex settings, first match wins:
@@ -96,42 +90,52 @@ class CortexConfig(BaseModel):
     pat_env: str = Field(DEFAULT_PAT_ENV, description="NAME of the env var holding the PAT.")
     job_id: str | None = Field(None, description="Reconnect to this Cortex job.")
     experiment_name: str | None = None
-    connect_timeout: float = CONNECT_TIMEOUT_S
-    read_timeout: float = READ_TIMEOUT_S
-    poll_timeout: float = 1800.0
+    connect_timeout: float = _SERVICE.connect_timeout
+    read_timeout: float = _SERVICE.read_timeout
+    poll_timeout: float = _SERVICE.poll_timeout
     long_poll_s: float = Field(
-        10.0, description="wait_s sent when polling and with each submit (0 = plain polling)"
+        _SERVICE.long_poll_s,
+        description="wait_s sent when polling and with each submit (0 = plain polling)",
     )
     poll_adaptive: bool = Field(
-        True,
+        _SERVICE.poll.adaptive,
         description="First poll a request when recent ones of its kind took to finish "
         "(False: the documented schedule alone)",
     )
-    poll_initial_s: float = Field(0.5, gt=0, description="The documented schedule's first pause")
-    poll_factor: float = Field(1.25, ge=1, description="How the pause grows after each poll")
-    poll_max_s: float = Field(6.0, gt=0, description="The longest pause between polls")
-    poll_probes: int = Field(
-        3, ge=1, description="Polls near the expected finish before the schedule resumes"
+    poll_initial_s: float = Field(
+        _SERVICE.poll.initial_s, gt=0, description="The documented schedule's first pause"
     )
-    max_retries: int = MAX_RETRIES
-    retry_timeout: float = RETRY_TIMEOUT_S
-    chunk_bytes: int = Field(DEFAULT_CHUNK_BYTES, gt=64 * 1024)
-    verify_tls: bool = True
+    poll_factor: float = Field(
+        _SERVICE.poll.factor, ge=1, description="How the pause grows after each poll"
+    )
+    poll_max_s: float = Field(
+        _SERVICE.poll.max_s, gt=0, description="The longest pause between polls"
+    )
+    poll_probes: int = Field(
+        _SERVICE.poll.probes,
+        ge=1,
+        description="Polls near the expected finish before the schedule resumes",
+    )
+    max_retries: int = _SERVICE.max_retries
+    retry_timeout: float = _SERVICE.retry_timeout
+    chunk_bytes: int = Field(_SERVICE.chunk_bytes, gt=64 * 1024)
+    verify_tls: bool = _SERVICE.verify_tls
     allow_insecure_http: bool = Field(
-        False, description="Allow plain http:// to a host other than loopback (token in clear)."
+        _SERVICE.allow_insecure_http,
+        description="Allow plain http:// to a host other than loopback (token in clear).",
     )
     allow_insecure_proxy: bool = Field(
-        False,
+        _SERVICE.allow_insecure_proxy,
         description="Allow a plain http:// proxy off loopback for a plain http:// URL "
         "(the proxy sees the token in clear).",
     )
     max_answer_bytes: int = Field(
-        DEFAULT_MAX_ANSWER_BYTES,
+        _SERVICE.max_answer_bytes,
         gt=0,
         description="Largest answer accepted, once decompressed (a gzip bomb is refused).",
     )
-    progress: bool = True
-    progress_min_bytes: int = 16 * 1024 * 1024
+    progress: bool = _SERVICE.progress
+    progress_min_bytes: int = _SERVICE.progress_min_bytes
     cancel_on_shutdown: bool = Field(True, description="Cancel the job we created on shutdown.")
     service: Literal["auto", "today", "proposed"] = Field(
         "auto",
@@ -206,6 +210,10 @@ class CortexConfig(BaseModel):
             return cls.model_validate(dict(data))
         except ValidationError as exc:
             raise explain(exc, str(path), prefix, key_lines(path)) from None
+
+    def service_options(self) -> ServiceOptions:
+        """The service's settings from this config, handed over as one object."""
+        return options_from(self)
 
     def read_token(self, environ: Mapping[str, str] | None = None) -> SecretStr:
         """The PAT from the environment variable named by `pat_env` (never from a file)."""

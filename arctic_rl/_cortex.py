@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
@@ -29,21 +29,12 @@ from pydantic import SecretStr
 from arctic_rl._answers import parsed, parsed_and_id
 from arctic_rl._calls import CallKey, CallRegistry, Identity, json_digest
 from arctic_rl._connection import Connection
-from arctic_rl._endpoint import (
-    CONNECT_TIMEOUT_S,
-    DEFAULT_MAX_ANSWER_BYTES,
-    MAX_RETRIES,
-    READ_TIMEOUT_S,
-    RETRY_TIMEOUT_S,
-    ClientSettings,
-    ServiceTraits,
-    check_scheme,
-    proxy_for,
-)
+from arctic_rl._endpoint import ClientSettings, ServiceTraits, check_scheme, proxy_for
 from arctic_rl._errors import (
     NotFoundError,
 )
 from arctic_rl._io_loop import IOLoop, on_io_loop_methods
+from arctic_rl._options import ServiceOptions
 from arctic_rl._progress import ProgressFactory
 from arctic_rl._timing import timed
 from arctic_rl._waits import Waits
@@ -83,62 +74,43 @@ _Submitted = tuple[tuple["AcceptedRequest | RequestStatus", str | None], "float 
 class CortexService(Waits):
     """Cortex GS (or the mock) over HTTP: control plane, JSON and chunked data plane, polls.
 
-    Building one costs nothing but its settings: the HTTP stack and the generated client
-    load on the first call (each operation group's module when first used), and the poll
-    schedule (``poll``: `PollSettings`' fields by name) when the first request is polled,
-    so a training script's start-up does not pay for code it has not reached yet.
+    Building one costs nothing but its settings (``options``; a `CortexConfig` gives its
+    own with `CortexConfig.service_options`): the HTTP stack and the generated client load
+    on the first call (each operation group's module when first used), and the poll
+    schedule when the first request is polled, so a training script's start-up does not
+    pay for code it has not reached yet.
     """
 
     def __init__(
         self,
         base_url: str,
         token: str,
+        options: ServiceOptions | None = None,
         *,
-        connect_timeout: float = CONNECT_TIMEOUT_S,
-        read_timeout: float = READ_TIMEOUT_S,
-        verify_tls: bool = True,
-        chunk_bytes: int = 60 * 1024 * 1024,
-        poll_timeout: float = 1800.0,
-        long_poll_s: float = 10.0,
         hold_submits: bool = True,
-        max_retries: int = MAX_RETRIES,
-        retry_timeout: float = RETRY_TIMEOUT_S,
-        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
-        allow_insecure_http: bool = False,
-        allow_insecure_proxy: bool = False,
         served_idempotency: bool = False,
-        progress: ProgressFactory | None = None,
-        httpx_transport: httpx.AsyncBaseTransport | None = None,
-        poll: Mapping[str, Any] | None = None,
         token_env: str | None = None,
+        httpx_transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
-        check_scheme(self.base_url, allow_insecure_http=allow_insecure_http)
-        self.poll_timeout = poll_timeout
-        self.long_poll_s = long_poll_s
+        self.options = options = options or ServiceOptions()
+        check_scheme(self.base_url, allow_insecure_http=options.allow_insecure_http)
         # Send the proposed wait_s with submits too (a checker of today's contract turns it off).
         self.hold_submits = hold_submits
-        self.chunk_bytes = chunk_bytes
-        self._progress = progress or ProgressFactory(enabled=False, min_bytes=0)
+        self._progress = ProgressFactory(options.progress, options.progress_min_bytes)
         self._settings = ClientSettings(
             self.base_url,
             SecretStr(token),
-            connect_timeout=connect_timeout,
-            read_timeout=read_timeout,
-            verify_tls=verify_tls,
-            max_retries=max_retries,
-            retry_timeout=retry_timeout,
-            max_answer_bytes=max_answer_bytes,
+            options,
             inner=httpx_transport,
-            token_env=token_env,
+            token_env=token_env,  # the variable the token came from, named in a 401
             proxy=None
             if httpx_transport is not None
-            else proxy_for(self.base_url, allow_insecure_proxy=allow_insecure_proxy),
+            else proxy_for(self.base_url, allow_insecure_proxy=options.allow_insecure_proxy),
             traits=ServiceTraits(served_idempotency=served_idempotency),
         )
         self._connection = Connection(self._settings)
         self.io_loop = IOLoop(closing=self._connection.aclose)
-        self._poll_settings = poll
         self._planner: PollPlanner | None = None
         # Whether the service serves the contract's proposals (None: not asked yet). Its
         # cost budgets are checked before an upload only when it does.
@@ -163,18 +135,17 @@ class CortexService(Waits):
     def polls(self) -> PollPlanner:
         """When requests are polled (what was learned of the service's durations)."""
         if self._planner is None:
-            from arctic_rl._polling import PollPlanner, PollSettings
+            from arctic_rl._polling import PollPlanner
 
-            self._planner = PollPlanner(PollSettings(**(self._poll_settings or {})))
+            self._planner = PollPlanner(self.options.poll)
         return self._planner
 
     def _uploader(self) -> Uploader:
         from arctic_rl._upload import Uploader
 
         budgets = self.serves_proposals is not False
-        return Uploader(
-            self._client, self.chunk_bytes, self._progress, self.polls, self._calls, budgets
-        )
+        chunk_bytes = self.options.chunk_bytes
+        return Uploader(self._client, chunk_bytes, self._progress, self.polls, self._calls, budgets)
 
     async def aclose(self) -> None:
         """Close the connection pool and end the I/O loop's thread (a later call opens new
@@ -286,7 +257,7 @@ class CortexService(Waits):
         ends within it comes back with the submit's answer (one round trip, not two)."""
         from arctic_rl._polling import held_wait_s
 
-        wanted = self.long_poll_s if self.hold_submits else 0.0
+        wanted = self.options.long_poll_s if self.hold_submits else 0.0
         return held_wait_s(self.polls.long_poll_s(job_id, wanted))
 
     async def step(self, job_id: str, body: StepRequest) -> Any:

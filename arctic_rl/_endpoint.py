@@ -23,12 +23,12 @@ from urllib.parse import urlsplit
 from pydantic import SecretStr
 
 from arctic_rl._errors import ConfigError
+from arctic_rl._options import ServiceOptions
 
 if TYPE_CHECKING:
     import httpx
 
 __all__ = [
-    "DEFAULT_MAX_ANSWER_BYTES",
     "ClientSettings",
     "ServiceTraits",
     "check_scheme",
@@ -37,13 +37,6 @@ __all__ = [
     "without_credentials",
 ]
 
-DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
-# The HTTP settings' defaults, stated once (CortexConfig, CortexService and the transport
-# take theirs from here).
-CONNECT_TIMEOUT_S = 10.0
-READ_TIMEOUT_S = 120.0
-MAX_RETRIES = 10
-RETRY_TIMEOUT_S = 600.0
 LOOPBACK_NAMES = frozenset({"localhost"})
 
 
@@ -53,12 +46,8 @@ class ClientSettings:
 
     base_url: str
     token: SecretStr
-    connect_timeout: float = CONNECT_TIMEOUT_S
-    read_timeout: float = READ_TIMEOUT_S
-    verify_tls: bool = True
-    max_retries: int = MAX_RETRIES
-    retry_timeout: float = RETRY_TIMEOUT_S
-    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
+    # Timeouts, retries, the answer cap, TLS verification: `ServiceOptions`' defaults.
+    options: ServiceOptions = field(default_factory=ServiceOptions)
     inner: httpx.AsyncBaseTransport | None = None
     token_env: str | None = None  # the variable the token came from (named in a 401)
     proxy: str | None = None  # the proxy the environment names for base_url (`proxy_for`)

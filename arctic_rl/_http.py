@@ -310,7 +310,8 @@ def _httpx_transport(settings: ClientSettings) -> httpx.AsyncHTTPTransport:
     """httpx's own transport: TLS verified (``SSL_CERT_FILE`` honoured), the proxy chosen
     for this URL (`_endpoint.proxy_for`: an explicit transport drops httpx's own choice),
     a small keep-alive pool for the one origin."""
-    return httpx.AsyncHTTPTransport(verify=settings.verify_tls, proxy=settings.proxy, limits=LIMITS)
+    verify = settings.options.verify_tls
+    return httpx.AsyncHTTPTransport(verify=verify, proxy=settings.proxy, limits=LIMITS)
 
 
 def open_client(settings: ClientSettings) -> Client:
@@ -321,25 +322,25 @@ def open_client(settings: ClientSettings) -> Client:
     and in its header dict, both shown by its repr; the transport adds it instead. The
     base URL is parsed once, by the httpx client every call reuses.
     """
-    base_url = settings.base_url
+    base_url, options = settings.base_url, settings.options
     real = settings.inner or _httpx_transport(settings)
     transport = ServiceTransport(
         real,
         base_url=base_url,
         token=settings.token.get_secret_value(),
-        max_retries=settings.max_retries,
-        retry_timeout=settings.retry_timeout,
-        max_answer_bytes=settings.max_answer_bytes,
+        max_retries=options.max_retries,
+        retry_timeout=options.retry_timeout,
+        max_answer_bytes=options.max_answer_bytes,
         token_env=settings.token_env,
         traits=settings.traits,
     )
     headers = {TOKEN_TYPE_HEADER: TOKEN_TYPE}
-    timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)
+    timeout = httpx.Timeout(options.read_timeout, connect=options.connect_timeout)
     client = Client(
         base_url=base_url,
         headers=headers,
         timeout=timeout,
-        verify_ssl=settings.verify_tls,
+        verify_ssl=options.verify_tls,
         raise_on_unexpected_status=False,
     )
     http = httpx.AsyncClient(

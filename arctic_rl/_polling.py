@@ -41,7 +41,6 @@ import statistics
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -51,13 +50,13 @@ from cortex_gs_client.types import UNSET, Unset
 from arctic_rl._answers import read_poll
 from arctic_rl._errors import BadRequestError, InvalidRequestError
 from arctic_rl._http import LONG_POLL_PARAM
+from arctic_rl._options import PollSettings
 from arctic_rl._timing import current as current_timing
 from arctic_rl._tracking import Finished, Next, RequestTracker
 
 __all__ = [
     "PollPause",
     "PollPlanner",
-    "PollSettings",
     "RequestPolls",
     "fallback_polls",
     "held_wait_s",
@@ -67,9 +66,6 @@ __all__ = [
 
 log = logging.getLogger("arctic_rl")
 
-POLL_INITIAL_S = 0.5
-POLL_FACTOR = 1.25
-POLL_MAX_S = 6.0
 MAX_LONG_POLL_S = 20.0  # the contract's maximum wait_s
 MISSES_IN_A_ROW = 2  # quick answers without news that turn the long poll off for a job
 REPROBE_AFTER_S = 60.0  # how long a job's long poll stays off before it is tried again
@@ -82,29 +78,20 @@ Poll = Callable[
 
 
 class PollPause:
-    """The pause between polls: grows by POLL_FACTOR up to POLL_MAX_S."""
+    """The pause between polls: the documented schedule's, from ``initial_s`` growing by
+    ``factor`` up to ``max_s``."""
 
-    def __init__(self) -> None:
-        self._delay = POLL_INITIAL_S
+    def __init__(self, settings: PollSettings) -> None:
+        self._settings = settings
+        self._delay = settings.initial_s
 
     def next(self) -> float:
         delay = self._delay
-        self._delay = min(delay * POLL_FACTOR, POLL_MAX_S)
+        self._delay = min(delay * self._settings.factor, self._settings.max_s)
         return delay
 
 
-@dataclass(frozen=True)
-class PollSettings:
-    """The poll schedule's knobs (CortexConfig's ``poll_*`` fields)."""
-
-    adaptive: bool = True  # False: the documented schedule alone
-    initial_s: float = POLL_INITIAL_S
-    factor: float = POLL_FACTOR
-    max_s: float = POLL_MAX_S
-    probes: int = 3  # polls near the expected finish before the documented schedule resumes
-    history: int = 5  # durations kept per job and operation kind
-
-
+DURATIONS_KEPT = 5  # per job and operation kind
 PROBE_STEP = 0.1  # the first step after the expected finish, as a share of the duration
 MIN_PROBE_STEP_S = 0.01
 RTT_SAMPLES = 8
@@ -230,7 +217,7 @@ class PollPlanner:
 
     def record(self, job_id: str, kind: str, seconds: float) -> None:
         key = (job_id, kind)
-        self._durations.setdefault(key, deque(maxlen=self.settings.history)).append(seconds)
+        self._durations.setdefault(key, deque(maxlen=DURATIONS_KEPT)).append(seconds)
 
     def round_trip(self, seconds: float) -> None:
         self._rtts.append(seconds)

@@ -38,7 +38,7 @@ class Waits:
         from arctic_rl._tracking import RUNNING_JOB_STATE, TERMINAL_JOB_STATES, normalize_state
 
         state = "unknown"
-        pause = PollPause()
+        pause = PollPause(self.options.poll)
         with self._progress.wait(f"waiting for job {job_id}") as bar:
             try:
                 async with asyncio.timeout(timeout):
@@ -100,8 +100,9 @@ class Waits:
         from arctic_rl._tracking import Finished, RequestTracker
 
         tracker = RequestTracker(request_id)
-        plan = self.polls.request(job_id, desc, self.long_poll_s)
-        deadline = time.monotonic() + self.poll_timeout
+        timeout = self.options.poll_timeout
+        plan = self.polls.request(job_id, desc, self.options.long_poll_s)
+        deadline = time.monotonic() + timeout
         with self._progress.wait(f"{desc} {request_id}") as bar:
             if first is not None:
                 outcome = read_poll(tracker, *first)
@@ -110,7 +111,7 @@ class Waits:
                     plan.finished(first[0])
                     return outcome.value
             try:
-                async with asyncio.timeout(self.poll_timeout):  # a hung poll too
+                async with asyncio.timeout(timeout):  # a hung poll too
                     while True:
                         outcome = await poll_once(self._poll, plan, tracker, deadline)
                         bar.status(tracker.state)
@@ -120,6 +121,6 @@ class Waits:
                             raise TimeoutError
             except TimeoutError:
                 raise RequestTimeoutError(
-                    f"request {request_id} still {tracker.state} after {self.poll_timeout:.0f} s",
+                    f"request {request_id} still {tracker.state} after {timeout:.0f} s",
                     code=tracker.state,
                 ) from None

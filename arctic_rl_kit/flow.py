@@ -25,7 +25,13 @@ from urllib.parse import urlsplit
 import httpx
 from cortex_gs_client.models import OperationRequest
 
-from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, CortexService, wire
+from arctic_rl import (
+    ArcticRLClientConfig,
+    AsyncArcticRLClient,
+    CortexService,
+    ServiceOptions,
+    wire,
+)
 from arctic_rl_kit import generated
 from arctic_rl_kit.dssst1 import small_batch, today_batch
 from arctic_rl_kit.kit import Kit
@@ -73,16 +79,20 @@ def full_flow(kit: Kit, probes: Probes, *, model: str, notes: list[str]) -> list
 
 async def _flow(kit: Kit, probes: Probes, *, model: str, notes: list[str]) -> list[Finding]:
     recorder = RecordingTransport(httpx.AsyncHTTPTransport(verify=True))
-    service = CortexService(
-        kit.target.base_url,
-        kit.target.token,
+    options = ServiceOptions(
         chunk_bytes=CHUNK_BYTES,
         poll_timeout=POLL_TIMEOUT_S,
         long_poll_s=5.0,
-        # A submit held by the proposed wait_s answers 200, which today's view does not have.
-        hold_submits=kit.contract.view == "full",
         max_retries=2,
         retry_timeout=60.0,
+        progress=False,  # the kit's report is the output
+    )
+    service = CortexService(
+        kit.target.base_url,
+        kit.target.token,
+        options,
+        # A submit held by the proposed wait_s answers 200, which today's view does not have.
+        hold_submits=kit.contract.view == "full",
         httpx_transport=recorder,
     )
     config = ArcticRLClientConfig(

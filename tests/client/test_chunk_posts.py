@@ -16,6 +16,7 @@ from hardening.support import executed
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, ChunkGroupError, _upload
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import ServiceOptions
 from devtools.batches import CHUNK_BYTES, big_batch
 
 from .conftest import Endpoint
@@ -53,9 +54,8 @@ class ChunkWatch(httpx.AsyncBaseTransport):
 
 
 async def _fwd_bwd(endpoint: Endpoint, watch: ChunkWatch) -> tuple[dict, str]:
-    service = CortexService(
-        endpoint.base_url, endpoint.token, chunk_bytes=CHUNK_BYTES, httpx_transport=watch
-    )
+    options = ServiceOptions(chunk_bytes=CHUNK_BYTES)
+    service = CortexService(endpoint.base_url, endpoint.token, options, httpx_transport=watch)
     config = ArcticRLClientConfig(**TINY_JOB, cortex=endpoint.cortex_block())
     client = await AsyncArcticRLClient.connect(config, service=service)
     try:

@@ -23,6 +23,7 @@ from pydantic import SecretStr
 from arctic_rl._endpoint import ClientSettings, proxy_for
 from arctic_rl._errors import APIConnectionError
 from arctic_rl._http import LIMITS, open_client
+from arctic_rl._options import ServiceOptions
 
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[bool]]
 """Answers one request on a connection; returns False to hang up afterwards."""
@@ -94,10 +95,10 @@ async def serving(script: Script) -> AsyncIterator[Server]:
         server.server.close()
 
 
-def opened(url: str, **settings: Any) -> httpx.AsyncClient:
+def opened(url: str, proxy: str | None = None, **options: Any) -> httpx.AsyncClient:
     """The httpx client `open_client` sets up (one try: these tests count connections)."""
-    settings.setdefault("max_retries", 1)
-    client = open_client(ClientSettings(url, SecretStr("t"), **settings))
+    settings = ServiceOptions(**{"max_retries": 1, **options})
+    client = open_client(ClientSettings(url, SecretStr("t"), settings, proxy=proxy))
     return client.get_async_httpx_client()
 
 

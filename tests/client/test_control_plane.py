@@ -5,6 +5,7 @@ from __future__ import annotations
 from cortex_gs_client.models import CreateJobRequest
 
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import ServiceOptions
 
 from .conftest import Endpoint
 
@@ -21,7 +22,7 @@ SUB_JOB = {
 
 
 async def test_list_jobs_filters_by_state_and_capacity_answers(endpoint: Endpoint):
-    service = CortexService(endpoint.base_url, endpoint.token, long_poll_s=1.0)
+    service = CortexService(endpoint.base_url, endpoint.token, ServiceOptions(long_poll_s=1.0))
     try:
         job_id = await service.create_job(
             CreateJobRequest.from_dict({"sub_job_configs": [SUB_JOB]})

@@ -15,6 +15,7 @@ from arctic_rl import (
     ArcticRLClientConfig,
     CortexService,
     LegacyCortexClient,
+    ServiceOptions,
     create_arctic_rl_client,
 )
 from devtools.batches import train_tensors
@@ -68,7 +69,9 @@ def test_every_call_from_any_loop_is_sent_from_the_clients_one_io_loop(
     """The job's creation (blocking), calls from two asyncio.run loops and from a thread's
     loop all reach the service from one loop, which is none of the callers'."""
     sent = _WhereSent()
-    service = CortexService(endpoint.base_url, endpoint.token, long_poll_s=2, httpx_transport=sent)
+    service = CortexService(
+        endpoint.base_url, endpoint.token, ServiceOptions(long_poll_s=2), httpx_transport=sent
+    )
     config = _config(endpoint)
     legacy = LegacyCortexClient(config, client=ArcticRLClient(config, service=service))
     callers: list[tuple[int, asyncio.AbstractEventLoop]] = []

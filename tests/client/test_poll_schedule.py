@@ -18,10 +18,10 @@ import pytest
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import PollSettings, ServiceOptions
 from arctic_rl._polling import (
     REPROBE_AFTER_S,
     PollPlanner,
-    PollSettings,
     Schedule,
     fallback_polls,
 )
@@ -130,10 +130,9 @@ async def connected(
     service = CortexService(
         live_mock.base_url,
         live_mock.token,
+        ServiceOptions(long_poll_s=long_poll_s, max_retries=3),
         httpx_transport=recorder,
-        long_poll_s=long_poll_s,
         hold_submits=hold_submits,
-        max_retries=3,
     )
     config = ArcticRLClientConfig(
         backend="cortex",

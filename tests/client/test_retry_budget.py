@@ -19,6 +19,7 @@ import pytest
 from arctic_rl import APIConnectionError, ArcticRLClientConfig, create_arctic_rl_client
 from arctic_rl._cortex import CortexService
 from arctic_rl._http import CONNECTION_LOST_CODE, UNREACHABLE_CODE
+from arctic_rl._options import ServiceOptions
 from devtools.live_mock import LiveMock
 from examples.chaos_disruptions import PREFIX, ChaosSettings, RestartableMock
 
@@ -83,7 +84,7 @@ def test_a_first_contact_with_no_service_is_an_unreachable_error(
 
 
 async def test_a_service_that_stops_answering_is_a_lost_connection(live_mock: LiveMock) -> None:
-    service = CortexService(live_mock.base_url, live_mock.token, max_retries=2)
+    service = CortexService(live_mock.base_url, live_mock.token, ServiceOptions(max_retries=2))
     try:
         await service.get_capacity()
         live_mock.stop()

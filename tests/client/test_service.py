@@ -27,6 +27,7 @@ from arctic_rl import (
     wire,
 )
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import ServiceOptions
 from devtools.batches import CHUNK_BYTES, big_batch, train_tensors
 from devtools.faults import Fault, FaultProxy
 from devtools.live_mock import LiveMock
@@ -76,7 +77,7 @@ def session(live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch) -> Session:
 
     @asynccontextmanager
     async def open_session(
-        *faults: Fault, **cortex: Any
+        *faults: Fault, served_idempotency: bool = False, **options: Any
     ) -> AsyncIterator[tuple[AsyncArcticRLClient, Recorder]]:
         async with FaultProxy(live_mock.port, *faults) as proxy:
             recorder = Recorder()
@@ -85,13 +86,14 @@ def session(live_mock: LiveMock, monkeypatch: pytest.MonkeyPatch) -> Session:
                 "chunk_bytes": CHUNK_BYTES,
                 "max_retries": 3,
                 "read_timeout": 30.0,
-                **cortex,
+                **options,
             }
             service = CortexService(
                 proxy.url(live_mock.base_url, live_mock.port),
                 live_mock.token,
+                ServiceOptions(**settings),
+                served_idempotency=served_idempotency,
                 httpx_transport=recorder,
-                **settings,
             )
             config = ArcticRLClientConfig(
                 backend="cortex",
@@ -289,7 +291,7 @@ async def test_an_unreachable_service_is_one_api_connection_error() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed again below: nothing listens there
-    service = CortexService(f"http://127.0.0.1:{port}/api", "t", max_retries=2)
+    service = CortexService(f"http://127.0.0.1:{port}/api", "t", ServiceOptions(max_retries=2))
     with pytest.raises(APIConnectionError) as info:
         await service.get_job("job-1")
     assert isinstance(info.value.__cause__, httpx.TransportError)

@@ -18,6 +18,7 @@ from cortex_gs_client.models import RequestStatus
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, create_arctic_rl_client
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import ServiceOptions
 from arctic_rl._timing import TIMING_KEYS, CallTiming
 from devtools.batches import CHUNK_BYTES, PROMPTS, big_batch
 from devtools.faults import Fault, FaultProxy
@@ -108,10 +109,8 @@ async def connected(
     service = CortexService(
         base_url,
         mock.token,
+        ServiceOptions(chunk_bytes=CHUNK_BYTES, long_poll_s=long_poll_s, max_retries=4),
         httpx_transport=tally,
-        chunk_bytes=CHUNK_BYTES,
-        long_poll_s=long_poll_s,
-        max_retries=4,
     )
     client = await AsyncArcticRLClient.connect(_config(mock.base_url), service=service)
     try:

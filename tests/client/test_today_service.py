@@ -22,6 +22,7 @@ from arctic_rl import (
     CortexService,
     LegacyCortexClient,
     NotServedError,
+    ServiceOptions,
     wire,
 )
 from arctic_rl._forward_op import JSON_CAP
@@ -68,7 +69,9 @@ def legacy_client(mock: Any, recorder: Recorder, gpus: int) -> LegacyCortexClien
         cortex={"base_url": mock.base_url, "pat_env": PAT_ENV, "progress": False},
     )
     config._token_layout = "skyrl"
-    service = CortexService(mock.base_url, mock.token, long_poll_s=2, httpx_transport=recorder)
+    service = CortexService(
+        mock.base_url, mock.token, ServiceOptions(long_poll_s=2), httpx_transport=recorder
+    )
     return LegacyCortexClient(config, client=ArcticRLClient(config, service=service))
 
 
@@ -245,7 +248,9 @@ def test_the_yaml_setting_skips_the_question(
         model_name="tiny-byte-lm",
         cortex={"base_url": mock.base_url, "pat_env": PAT_ENV, "service": "today"},
     )
-    service = CortexService(mock.base_url, mock.token, long_poll_s=2, httpx_transport=recorder)
+    service = CortexService(
+        mock.base_url, mock.token, ServiceOptions(long_poll_s=2), httpx_transport=recorder
+    )
     client = ArcticRLClient(config, service=service)
     try:
         assert client.aio.service_kind == "today"

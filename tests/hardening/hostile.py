@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from arctic_rl._endpoint import ClientSettings
+from arctic_rl._endpoint import ClientSettings, ServiceTraits
 from arctic_rl._http import open_client
 
 TOKEN = "pat-7Qm2xZ9kLw4Rt8Yb3Nc6Vd1Hf5Gj0SpUe"  # shares no 8-character run with the rest
@@ -124,12 +124,8 @@ async def trickle(writer: asyncio.StreamWriter, body: bytes, every_s: float = 0.
     return True
 
 
-def transport_client(base_url: str, *, served_idempotency: bool = False, **settings: Any) -> Any:
+def transport_client(base_url: str, *, served_idempotency: bool = False) -> Any:
     """The httpx client `open_client` builds, through the service transport."""
-    if served_idempotency:
-        from arctic_rl._endpoint import ServiceTraits
-
-        settings["traits"] = ServiceTraits(served_idempotency=True)
-    return open_client(
-        ClientSettings(base_url, SecretStr(TOKEN), **settings)
-    ).get_async_httpx_client()
+    traits = ServiceTraits(served_idempotency=served_idempotency)
+    settings = ClientSettings(base_url, SecretStr(TOKEN), traits=traits)
+    return open_client(settings).get_async_httpx_client()

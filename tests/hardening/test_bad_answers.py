@@ -22,6 +22,7 @@ from arctic_rl import (
     UnexpectedAnswerError,
 )
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import ServiceOptions
 
 from .hostile import TOKEN, HostileServer, Request, whole
 
@@ -46,7 +47,9 @@ def once_then_ok(first: bytes) -> Callable[[Request, asyncio.StreamWriter, int],
 
 
 async def call(server: HostileServer, method: str, *args: Any) -> Any:
-    cortex = CortexService(server.base_url, TOKEN, retry_timeout=10.0, long_poll_s=0)
+    cortex = CortexService(
+        server.base_url, TOKEN, ServiceOptions(retry_timeout=10.0, long_poll_s=0)
+    )
     try:
         return await asyncio.wait_for(getattr(cortex, method)(*args), 30)
     finally:

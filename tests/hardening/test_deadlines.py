@@ -16,6 +16,7 @@ import stamina
 
 from arctic_rl import APIConnectionError, RequestTimeoutError, ServiceUnavailableError
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import ServiceOptions
 
 from .hostile import TOKEN, HostileServer, Request, trickle, whole
 
@@ -28,8 +29,8 @@ async def trickling(request: Request, writer: asyncio.StreamWriter, n: int) -> b
 
 
 def service(base_url: str, **settings: Any) -> CortexService:
-    settings = {"connect_timeout": 1.0, "long_poll_s": 1.0, **settings}
-    return CortexService(base_url, TOKEN, progress=None, **settings)
+    settings = {"connect_timeout": 1.0, "long_poll_s": 1.0, "progress": False, **settings}
+    return CortexService(base_url, TOKEN, ServiceOptions(**settings))
 
 
 async def test_a_trickled_get_job_ends_within_read_and_retry_timeouts() -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from arctic_rl import ArcticRLError
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import ServiceOptions
 from arctic_rl_kit import probes
 from arctic_rl_kit.report import Finding, Report
 from arctic_rl_kit.target import Target
@@ -52,7 +53,9 @@ async def test_an_echoed_token_is_masked_in_errors_and_retry_lines(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     async with HostileServer(echo(status)) as server:
-        cortex = CortexService(server.base_url, TOKEN, max_retries=2, retry_timeout=5)
+        cortex = CortexService(
+            server.base_url, TOKEN, ServiceOptions(max_retries=2, retry_timeout=5)
+        )
         try:
             with pytest.raises(ArcticRLError) as caught:
                 await cortex.get_capacity()

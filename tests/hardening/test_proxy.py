@@ -15,6 +15,7 @@ import pytest
 
 from arctic_rl import ArcticRLError, ConfigError
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import ServiceOptions
 from devtools.live_mock import LiveMock
 
 from .hostile import TOKEN, HostileServer, Request, whole
@@ -56,7 +57,7 @@ def test_an_http_proxy_off_loopback_for_an_http_target_is_refused(
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv(variable, f"http://someone:{PROXY_PASSWORD}@proxy.corp.invalid:3128")
     with pytest.raises(ConfigError) as caught:
-        CortexService("http://10.1.2.3:8765/api", TOKEN, allow_insecure_http=True)
+        CortexService("http://10.1.2.3:8765/api", TOKEN, ServiceOptions(allow_insecure_http=True))
     message = str(caught.value)
     assert "cortex.allow_insecure_proxy" in message
     assert "http://proxy.corp.invalid:3128" in message
@@ -66,7 +67,9 @@ def test_an_http_proxy_off_loopback_for_an_http_target_is_refused(
 def test_the_user_may_opt_in_to_a_trusted_http_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.corp.invalid:3128")
     service = CortexService(
-        "http://10.1.2.3:8765/api", TOKEN, allow_insecure_http=True, allow_insecure_proxy=True
+        "http://10.1.2.3:8765/api",
+        TOKEN,
+        ServiceOptions(allow_insecure_http=True, allow_insecure_proxy=True),
     )
     assert service._settings.proxy == "http://proxy.corp.invalid:3128"
 
@@ -78,7 +81,9 @@ async def test_a_proxys_credentials_reach_no_error_or_log(
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("HTTPS_PROXY", f"http://someone:{PROXY_PASSWORD}@127.0.0.1:9")
     service = CortexService(
-        "https://acct.snowflakecomputing.invalid/api", TOKEN, max_retries=2, retry_timeout=2
+        "https://acct.snowflakecomputing.invalid/api",
+        TOKEN,
+        ServiceOptions(max_retries=2, retry_timeout=2),
     )
     assert service._settings.proxy is not None  # an https target takes its proxy
     try:

@@ -27,6 +27,7 @@ from cortex_gs_contract import OPERATIONS, Operation
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, LegacyCortexClient, wire
 from arctic_rl._cortex import CortexService
+from arctic_rl._options import ServiceOptions
 from devtools.batches import train_tensors
 from devtools.live_mock import LiveMock, request_chunks
 
@@ -160,9 +161,8 @@ def test_the_shim_reaches_it_or_says_why_not(operation_id: str) -> None:
 
 async def _drive_every_operation(live: LiveMock, log: list[tuple[str, str, int]]) -> None:
     """Each operation once, for real: the SDK's calls, then by hand what it never calls."""
-    service = CortexService(
-        live.base_url, live.token, httpx_transport=Recording(log), long_poll_s=2.0
-    )
+    options = ServiceOptions(long_poll_s=2.0)
+    service = CortexService(live.base_url, live.token, options, httpx_transport=Recording(log))
     config = ArcticRLClientConfig(
         backend="cortex",
         model_name="tiny-byte-lm",
