@@ -37,7 +37,7 @@ from hardening.support import store_rows
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InsufficientStorageError, wire
 from devtools.batches import train_tensors
-from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
+from devtools.live_mock import LiveMock, MockApi, request_chunks, serving_in_process
 from devtools.mock_hooks import STORAGE_FAULT_ENV
 
 MIB = 1024 * 1024
@@ -182,7 +182,7 @@ def assert_runs_once(api: MockApi, state_dir: Path, job_id: str, chunks: list[by
 def test_a_full_disk_answers_507_frees_the_upload_and_recovers_exactly_once(
     small_disk: SmallDisk,
 ) -> None:
-    with running_mock(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         value = big_frame_value(UPLOAD_BYTES)
@@ -204,7 +204,7 @@ def test_an_io_error_answers_503_storage_error_and_recovers_exactly_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(STORAGE_FAULT_ENV, f"EIO:{3 * CHUNK_BYTES // 2}")
-    with running_mock(tmp_path, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(tmp_path, service="proposed", test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         value = big_frame_value(4 * CHUNK_BYTES)
@@ -222,7 +222,7 @@ def test_a_request_row_that_does_not_fit_is_507_rolled_back_and_its_retry_runs_o
     small_disk: SmallDisk,
 ) -> None:
     small_disk.fill(leave_bytes=MIB)
-    with running_mock(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         # Step bodies are open: the padding is stored with the request, and cannot fit.
@@ -257,7 +257,7 @@ def fwd_bwd_done(state_dir: Path, job_id: str) -> list[tuple[Any, ...]]:
 async def test_the_sdk_retries_a_full_disk_then_raises_insufficient_storage_error(
     small_disk: SmallDisk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with running_mock(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
         monkeypatch.setenv(PAT_ENV, mock.token)
         cortex = {"base_url": mock.base_url, "pat_env": PAT_ENV, "chunk_bytes": CHUNK_BYTES}
         cortex |= {"max_retries": 2, "long_poll_s": 2, "progress": False}
@@ -287,7 +287,7 @@ def test_a_result_that_does_not_fit_fails_its_request_and_the_job_goes_on(
     """The seam lets the database grow by 64 KiB: the job fits, 64 completions do not."""
     monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{64 * 1024}")
     body = {"prompts": ["hello"] * 64, "sampling_params": {"max_tokens": 256}}
-    with running_mock(tmp_path, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(tmp_path, service="proposed", test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         submitted = api.http.post(f"/{job_id}/generate", content=wire.dumps(body))
