@@ -23,6 +23,7 @@ ride on the proposed ``Idempotency-Key``, the uploads on the ``logprobs`` post-p
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 from collections.abc import Iterator
@@ -32,6 +33,8 @@ from typing import Any
 
 import httpx
 import pytest
+import torch
+from arctic_rl_mock.web.server import ServerSettings
 from cortex_gs_contract import JobState
 from hardening.support import store_rows
 
@@ -301,3 +304,31 @@ def test_a_result_that_does_not_fit_fails_its_request_and_the_job_goes_on(
         assert [r["generation_len"] for r in result["results"]] == [256] * 64
         assert store_rows(tmp_path, "PRAGMA integrity_check") == [("ok",)]
         api.close()
+
+
+def test_each_app_logs_its_own_storage_faults_at_its_own_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two mocks in one process on failing disks: the one whose interval is 0 logs each of
+    its two faults, and the other's first fault is logged too (no throttle is shared)."""
+    monkeypatch.setenv(STORAGE_FAULT_ENV, "EIO:4096")  # a job's state fits, a chunk does not
+    refused: list[str] = []
+    every = ServerSettings(log_interval_s=0)
+    with (
+        caplog.at_level(logging.WARNING, logger="arctic_rl_mock"),
+        serving_in_process(tmp_path / "a", every, test_hooks=True) as first,
+        serving_in_process(tmp_path / "b", test_hooks=True) as second,
+    ):
+        assert first.app.state.storage_faults is not second.app.state.storage_faults
+        for live, groups in ((first, ("a-1", "a-2")), (second, ("b-1",))):
+            api = MockApi(live)
+            job_id = api.create_job()
+            for group in groups:
+                chunks = request_chunks(torch.zeros(16384), payload_bytes=16384, group=group)
+                sent = api.post_chunks(job_id, "forward-backward", chunks[:2])
+                refused += [group for a in sent if a.status_code == 503]
+            api.close()
+    assert refused == ["a-1", "a-2", "b-1"]
+    lines = [r.getMessage() for r in caplog.records if "storage fault while" in r.getMessage()]
+    for group in refused:
+        assert sum(f"chunk group {group}:" in line for line in lines) == 1, lines
