@@ -124,13 +124,14 @@ class MockProcess:
 
     @property
     def log_file(self) -> Path:
+        """Where its output goes."""
         return self.log_path or self.state_dir.parent / "mock.log"
 
     def headers(self) -> dict[str, str]:
         """What a request needs to be let in."""
         return auth_headers(self.token)
 
-    def command(self, launch: Sequence[str]) -> list[str]:
+    def _command(self, launch: Sequence[str]) -> list[str]:
         """The command line (the token is never on it)."""
         cmd = [sys.executable, *launch, "--host", "127.0.0.1", "--port", str(self.port)]
         cmd += ["--backend", self.backend, "--state-dir", str(self.state_dir)]
@@ -140,7 +141,7 @@ class MockProcess:
         cmd += [] if self.auth else ["--no-auth"]
         return [*cmd, *self.args]
 
-    def environment(self, crash_at: str | None) -> dict[str, str]:
+    def _environment(self, crash_at: str | None) -> dict[str, str]:
         # One intra-op thread: the model is tiny, and spinning thread pools on a shared
         # two-core machine cost far more than they give.
         env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -162,14 +163,18 @@ class MockProcess:
         limit = self.open_files
         with self.log_file.open("ab") as log:
             self.process = subprocess.Popen(
-                self.command(WITH_TEST_HOOKS if armed else self.launch),
+                self._command(WITH_TEST_HOOKS if armed else self.launch),
                 cwd=self.tree,
-                env=self.environment(crash_at),
+                env=self._environment(crash_at),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 preexec_fn=None if limit is None else lambda: _limit_open_files(limit),
             )
-        self._wait_ready()
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
 
     def _wait_ready(self) -> None:
         """Poll the capacity route until the mock answers it (or the process dies)."""
