@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from devtools.mock_process import MOCK_TOKEN_ENV, PAT_ENV, free_port, stop_process, wait_ready
+from devtools.mock_process import PAT_ENV, MockProcess, pat_exported
 
 REPO = Path(__file__).resolve().parents[1]
 BASELINE_ENV = "ARCTIC_RL_BENCH_BASELINE"
@@ -111,41 +109,22 @@ def running(
     the switch and plays the proposals); ``unbudgeted``: this tree's mock without the
     proposed batch budget, for a row whose batch is over it.
     """
-    token = secrets.token_urlsafe(24)
-    port = free_port()
-    env = {**os.environ, "OMP_NUM_THREADS": "1", MOCK_TOKEN_ENV: token}
-    env.pop("PYTHONPATH", None)  # the tree's own packages come first (it is the cwd)
     with tempfile.TemporaryDirectory(prefix="arctic-rl-bench-mock-") as tmp:
-        log = Path(tmp) / "mock.log"
         hidden = ",".join(ADDED_SINCE_BASELINE) if tree != REPO else ""
         folder, _, package = (mock_package(tree) or "").rpartition("/")
-        if folder:
-            env["PYTHONPATH"] = str(tree / folder)
         launch = ["-c", _LAUNCH, hidden, package] if hidden else ["-m", package]
-        if unbudgeted:
-            launch = ["-c", _UNBUDGETED]
-        cmd = [
-            sys.executable, *launch, "--host", "127.0.0.1", "--port", str(port),
-            "--backend", "canned", "--state-dir", str(Path(tmp) / "state"),
-            "--database", DATABASE, "--schema", SCHEMA, "--log-level", "warning",
-            *(["--no-auth"] if no_auth else []),
-            *(["--request-latency", str(request_latency_s)] if request_latency_s else []),
-            *(["--service", service] if tree == REPO else []),
-        ]  # fmt: skip
-        with log.open("wb") as out:
-            proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT)
-        root = f"http://127.0.0.1:{port}"
-        previous = os.environ.get(PAT_ENV)
-        try:
-            try:
-                wait_ready(proc, f"{root}{PREFIX}", token, STARTUP_TIMEOUT_S)
-            except RuntimeError as exc:
-                raise RuntimeError(f"{exc}: {log.read_text()[-2000:]}") from exc
-            os.environ[PAT_ENV] = token
-            yield Mock(root, PAT_ENV)
-        finally:
-            if previous is None:
-                os.environ.pop(PAT_ENV, None)
-            else:
-                os.environ[PAT_ENV] = previous
-            stop_process(proc)
+        mock = MockProcess(
+            Path(tmp) / "state",
+            auth=not no_auth,
+            service=service if tree == REPO else None,  # a baseline predates the switch
+            database=DATABASE,
+            schema=SCHEMA,
+            args=["--request-latency", str(request_latency_s)] if request_latency_s else [],
+            # The tree's own packages come first (it is the cwd), its mock's folder next.
+            env={"PYTHONPATH": str(tree / folder) if folder else None},
+            launch=["-c", _UNBUDGETED] if unbudgeted else launch,
+            tree=tree,
+            startup_timeout_s=STARTUP_TIMEOUT_S,
+        )
+        with mock, pat_exported(mock.token):
+            yield Mock(mock.root_url, PAT_ENV)

@@ -123,7 +123,7 @@ class DelayProxy:
     def close(self) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
-        stop_process(self.proc)  # type: ignore[arg-type]
+        stop_process(self.proc)
 
 
 @contextlib.contextmanager

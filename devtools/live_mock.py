@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
 import uvicorn
@@ -157,7 +157,7 @@ class LiveMock:
 
 
 @contextmanager
-def running_mock(
+def serving_in_process(
     state_dir: Path,
     server: ServerSettings | None = None,
     *,
@@ -181,14 +181,30 @@ def running_mock(
 TERMINAL = (RequestState.done, RequestState.failed, RequestState.cancelled)
 
 
-class MockApi:
+class ServedMock(Protocol):
+    """What :class:`MockApi` needs of a mock, in this process (:class:`LiveMock`) or in
+    its own (:class:`devtools.mock_process.MockProcess`)."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def state_dir(self) -> Path: ...
+
+    def headers(self) -> dict[str, str]: ...
+
+
+Served = TypeVar("Served", bound=ServedMock)
+
+
+class MockApi(Generic[Served]):
     """Raw-HTTP helpers for tests: plain httpx plus the codec, no SDK.
 
     Deliberately thin, so tests exercising the mock check the wire protocol itself;
     every method returns or asserts on ``httpx.Response`` objects.
     """
 
-    def __init__(self, mock: LiveMock, timeout: float = 60.0) -> None:
+    def __init__(self, mock: Served, timeout: float = 60.0) -> None:
         self.mock = mock
         self.http = httpx.Client(base_url=mock.base_url, headers=mock.headers(), timeout=timeout)
 

@@ -42,15 +42,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from devtools.mock_process import PAT_ENV
+from devtools.mock_process import PAT_ENV, MockProcess, pat_exported
 from examples.chaos_disruptions import (
     REPO,
     ChaosSettings,
     Killer,
     ProxyThread,
-    RestartableMock,
     kill_targets,
     random_faults,
+    restartable_mock,
 )
 from examples.demo_report import IterationStats
 from examples.grpo_demo import DemoSettings, build_batch, train
@@ -187,17 +187,12 @@ def run_driver(
 
 
 @contextlib.contextmanager
-def mock_in(workdir: Path, settings: ChaosSettings) -> Iterator[RestartableMock]:
+def mock_in(workdir: Path, settings: ChaosSettings) -> Iterator[MockProcess]:
     """A started mock on a fresh state dir under ``workdir``, its token in ``PAT_ENV``."""
-    (workdir / "state").mkdir(parents=True)
-    mock = RestartableMock(workdir / "state", settings)
-    mock.start()
-    os.environ[PAT_ENV] = mock.token
-    try:
+    workdir.mkdir(parents=True, exist_ok=True)
+    mock = restartable_mock(workdir / "state", settings)
+    with mock, pat_exported(mock.token):
         yield mock
-    finally:
-        os.environ.pop(PAT_ENV, None)
-        mock.stop()
 
 
 def run(workdir: Path, settings: ChaosSettings, *, chaos: bool) -> Outcome:

@@ -5,27 +5,18 @@ and restarts mid-request, the fault proxy on the loop's routes, and where both l
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import secrets
-import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from arctic_rl_mock.settings import Settings
-
 from devtools.faults import Fault, FaultProxy
-from devtools.mock_process import MOCK_TOKEN_ENV, stable_port, stop_process, wait_ready
+from devtools.mock_process import MockProcess, stable_port
 from examples.grpo_demo import DemoSettings
 
 REPO = Path(__file__).resolve().parent.parent
-PREFIX = Settings(state_dir=Path(".")).prefix
-STARTUP_TIMEOUT_S = 120.0
 # What the demo's loop sends per iteration: generate, the policy's forward,
 # forward-backward, step, sync-weights.
 REQUESTS_PER_ITERATION = 5
@@ -58,69 +49,33 @@ class ChaosSettings:
         return DemoSettings(iterations=self.iterations, group_size=2, max_tokens=4, seed=7)
 
 
-@dataclass
-class RestartableMock:
-    """``python -m arctic_rl_mock`` on a fixed port and state dir, killed and restarted at will."""
+def restartable_mock(state_dir: Path, settings: ChaosSettings) -> MockProcess:
+    """The proposed service's mock on a port that stays free while it is down (killed and
+    restarted at will on the same state dir), each request running a while."""
+    return MockProcess(
+        state_dir,
+        port=stable_port(),
+        service="proposed",
+        backend=settings.backend,
+        args=("--request-latency", str(settings.request_latency_s)),
+    )
 
-    state_dir: Path
-    settings: ChaosSettings
-    port: int = field(default_factory=stable_port)
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(24), repr=False)
-    process: subprocess.Popen[bytes] | None = None
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{PREFIX}"
-
-    @property
-    def log_path(self) -> Path:
-        return self.state_dir.parent / "mock.log"
-
-    def start(self) -> None:
-        env = {"OMP_NUM_THREADS": "1", **os.environ, MOCK_TOKEN_ENV: self.token}
-        cmd = [
-            sys.executable, "-m", "arctic_rl_mock", "--port", str(self.port),
-            "--backend", self.settings.backend, "--state-dir", str(self.state_dir),
-            "--request-latency", str(self.settings.request_latency_s), "--log-level", "warning",
-            "--service", "proposed",
-        ]  # fmt: skip
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
-            )
-        wait_ready(self.process, self.base_url, self.token, STARTUP_TIMEOUT_S)
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown handler runs, as when a machine is preempted."""
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            stop_process(self.process)
-
-    def requests(self) -> tuple[int, int]:
-        """(requests stored, requests running now), read from the store read-only."""
-        uri = f"file:{self.state_dir / 'mock.sqlite3'}?mode=ro"
-        try:
-            db = sqlite3.connect(uri, uri=True, timeout=1)
-            try:
-                total, running = db.execute(
-                    "SELECT COUNT(*), COALESCE(SUM(status = 'running'), 0) FROM requests"
-                ).fetchone()
-            finally:
-                db.close()
-        except sqlite3.Error:  # not created yet, or busy: ask again
-            return 0, 0
-        return int(total), int(running)
+def stored_requests(mock: MockProcess) -> tuple[int, int]:
+    """(requests stored, requests running now), read from the store read-only."""
+    query = "SELECT COUNT(*), COALESCE(SUM(status = 'running'), 0) FROM requests"
+    try:
+        ((total, running),) = mock.rows(query, timeout=1)
+    except sqlite3.Error:  # not created yet, or busy: ask again
+        return 0, 0
+    return int(total), int(running)
 
 
 class Killer(threading.Thread):
     """SIGKILLs the mock once it has stored each target count of requests and one of
     them is running; restarts it on the same state dir and port each time."""
 
-    def __init__(self, mock: RestartableMock, targets: list[int]) -> None:
+    def __init__(self, mock: MockProcess, targets: list[int]) -> None:
         super().__init__(name="chaos-killer", daemon=True)
         self.mock = mock
         self.targets = targets
@@ -142,7 +97,7 @@ class Killer(threading.Thread):
 
     def _wait_for(self, target: int) -> bool:
         while not self._done.is_set():
-            total, running = self.mock.requests()
+            total, running = stored_requests(self.mock)
             if total >= target and running:
                 self.while_running += 1
                 return True

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     """Serve, fuzz each view, stop; returns 0 when every view passed."""
     args = parse_args(argv)
     sys.path.insert(0, str(ROOT))  # the mock lives in the checkout, not in the package
-    from devtools.live_mock import running_mock
+    from devtools.live_mock import serving_in_process
 
     token = secrets.token_urlsafe(24)
     env = {**os.environ, TOKEN_ENV: token}
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         # proposals served.
         with (
             tempfile.TemporaryDirectory(prefix="fuzz-mock-") as state,
-            running_mock(Path(state), token=token, service=VIEW_SERVICES[view]) as mock,
+            serving_in_process(Path(state), token=token, service=VIEW_SERVICES[view]) as mock,
         ):
             print(f"fuzz: mock at {mock.base_url} (state in {state})", flush=True)
             command = schemathesis_command(mock.base_url, args, view, share)

@@ -21,7 +21,7 @@ Fixtures
 ``live_reference_mock``
     The same with the reference (tiny torch LM) backend.
 
-The harness itself is ``devtools.live_mock`` (``LiveMock``, ``running_mock``,
+The harness itself is ``devtools.live_mock`` (``LiveMock``, ``serving_in_process``,
 ``auth_headers``), importable outside pytest too.
 """
 

@@ -33,6 +33,7 @@ from arctic_rl_mock.routers import AREAS, files, jobs
 from arctic_rl_mock.services.mock_service import MockService
 from arctic_rl_mock.settings import Settings
 from arctic_rl_mock.store import Store
+from arctic_rl_mock.web.disk_errors import StorageFaults
 from arctic_rl_mock.web.middleware import AnyDatabaseAndSchema, RequestGuard
 from arctic_rl_mock.web.openapi import install_openapi
 from arctic_rl_mock.web.receiving import BodyReader
@@ -50,14 +51,16 @@ def create_app(
     """Build the mock for ``settings`` (backend built from ``settings.backend`` if absent).
 
     ``server`` holds the limits the request guard applies to bodies and how often the
-    event loop may log running out of descriptors (default: the CLI's). ``hooks`` are
+    event loop may log running out of descriptors, and the app a full or failing disk
+    (default: the CLI's). ``hooks`` are
     where this app writes its files and marks its commit boundaries (default: plain ones).
     """
     hooks = hooks or Hooks()
-    store = Store(settings.state_dir, hooks)
-    factory = (lambda: backend) if backend is not None else _backend_factory(settings, hooks)
-    service = MockService(settings, factory, store)
     server = server or ServerSettings()
+    store = Store(settings.state_dir, hooks)
+    storage_faults = StorageFaults(server.log_interval_s)
+    factory = (lambda: backend) if backend is not None else _backend_factory(settings, hooks)
+    service = MockService(settings, factory, store, storage_faults)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -86,8 +89,11 @@ def create_app(
     app.state.settings = settings
     app.state.hooks = hooks
     app.state.body_reader = BodyReader()
+    app.state.storage_faults = storage_faults
     install_error_handlers(app)
-    app.add_middleware(RequestGuard, settings=settings, server=server)
+    app.add_middleware(
+        RequestGuard, settings=settings, server=server, storage_faults=storage_faults
+    )
     app.add_middleware(AnyDatabaseAndSchema, settings=settings)
 
     router = build_router(AREAS, settings.prefix, with_proposals=settings.serves_proposals)

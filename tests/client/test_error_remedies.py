@@ -13,7 +13,7 @@ import pytest
 
 from arctic_rl import APIConnectionError, ArcticRLError, AsyncArcticRLClient
 from arctic_rl._http import FIRST_CONTACT_RETRY_S
-from devtools.live_mock import LiveMock, running_mock
+from devtools.live_mock import LiveMock, serving_in_process
 
 from .reliability_support import PAT_ENV, config
 
@@ -27,7 +27,7 @@ def _token(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def mock(tmp_path) -> LiveMock:
-    with running_mock(tmp_path, token=TOKEN) as live:
+    with serving_in_process(tmp_path, token=TOKEN) as live:
         yield live
 
 

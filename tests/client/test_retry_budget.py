@@ -15,18 +15,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arctic_rl_mock.settings import Settings
 
 from arctic_rl import APIConnectionError, ArcticRLClientConfig, create_arctic_rl_client
 from arctic_rl._cortex import CortexService
 from arctic_rl._http import CONNECTION_LOST_CODE, UNREACHABLE_CODE
 from arctic_rl._options import ServiceOptions
 from devtools.live_mock import LiveMock
-from examples.chaos_disruptions import PREFIX, ChaosSettings, RestartableMock
+from devtools.mock_process import MockProcess, stable_port
 
 from .conftest import PAT_ENV
 from .standins.call_patterns import run_as_skyrl
 
 RESTART_AFTER_S = 8.0  # longer than the first-contact budget
+PREFIX = Settings(state_dir=Path(".")).prefix
 
 
 def _config(base_url: str) -> ArcticRLClientConfig:
@@ -43,8 +45,7 @@ def test_a_call_in_skyrls_pattern_rides_out_a_restart_of_the_service(
 ) -> None:
     """SIGKILL the mock after a call; it comes back on the same state dir and port after
     8 s; the next call, on a fresh loop as every SkyRL call is, still succeeds."""
-    (tmp_path / "state").mkdir()
-    mock = RestartableMock(tmp_path / "state", ChaosSettings(backend="canned"))
+    mock = MockProcess(tmp_path / "state", port=stable_port(), service="proposed")
     mock.start()
     try:
         monkeypatch.setenv(PAT_ENV, mock.token)

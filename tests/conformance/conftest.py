@@ -9,7 +9,8 @@ hence ``--no-auth``.
 Fixtures
 --------
 ``mock_process``
-    The running mock: ``.port``, ``.database``, ``.schema``, ``.state_dir``.
+    The running mock (:class:`devtools.mock_process.MockProcess`): ``.port``,
+    ``.database``, ``.schema``, ``.state_dir``.
 ``slow_mock_process``, ``slow_proxy``, ``slow_published``
     The same over a second mock whose requests each stay in flight ``REQUEST_LATENCY_S``.
 ``proxy``
@@ -25,17 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from arctic_platform.client import (
     ArcticClientConfig,
@@ -45,13 +40,11 @@ from arctic_platform.client import (
 )
 
 from devtools.faults import FaultProxy
-from devtools.mock_process import free_port, stop_process
+from devtools.mock_process import MockProcess
 
-REPO = Path(__file__).resolve().parents[2]
 DATABASE = "CONFORMANCE_DB"
 SCHEMA = "SUITE"
 MODEL = "tiny-byte-lm"
-STARTUP_TIMEOUT_S = 60.0
 # Short enough that a client stuck on a broken answer fails the test instead of hanging it.
 CLIENT_TIMEOUT_S = 60.0
 # How long the slow mock keeps each request in flight: the poll-count test's "finishes
@@ -59,37 +52,14 @@ CLIENT_TIMEOUT_S = 60.0
 REQUEST_LATENCY_S = 0.2
 
 
-@dataclass(frozen=True)
-class MockProcess:
-    port: int
-    state_dir: Path
-    database: str = DATABASE
-    schema: str = SCHEMA
-
-    @property
-    def prefix(self) -> str:
-        return f"/api/v2/databases/{self.database}/schemas/{self.schema}/cortex-training"
-
-
 @contextlib.contextmanager
 def _launch_mock(state_dir: Path, *extra: str) -> Iterator[MockProcess]:
     """``python -m arctic_rl_mock --no-auth`` (canned backend) on a free port, as a user runs it."""
-    port = free_port()
-    cmd = [
-        sys.executable, "-m", "arctic_rl_mock", "--no-auth", "--host", "127.0.0.1",
-        "--port", str(port), "--backend", "canned", "--state-dir", str(state_dir / "state"),
-        "--database", DATABASE, "--schema", SCHEMA, "--log-level", "warning", *extra,
-    ]  # fmt: skip
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    log_path = state_dir / "mock.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    mock = MockProcess(port=port, state_dir=state_dir)
-    try:
-        _wait_ready(proc, f"http://127.0.0.1:{port}{mock.prefix}/capacity", log_path)
+    mock = MockProcess(
+        state_dir / "state", auth=False, database=DATABASE, schema=SCHEMA, args=extra
+    )
+    with mock:
         yield mock
-    finally:
-        stop_process(proc)
 
 
 @pytest.fixture(scope="session")
@@ -105,18 +75,6 @@ def slow_mock_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mock
     state_dir = tmp_path_factory.mktemp("conformance-slow-mock")
     with _launch_mock(state_dir, "--request-latency", str(REQUEST_LATENCY_S)) as mock:
         yield mock
-
-
-def _wait_ready(proc: subprocess.Popen[bytes], url: str, log_path: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the mock exited ({proc.returncode}): {log_path.read_text()}")
-        with contextlib.suppress(httpx.TransportError):
-            if httpx.get(url, timeout=2.0).status_code == 200:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"the mock did not answer {url} within {STARTUP_TIMEOUT_S:.0f} s")
 
 
 class _HangingUpProxy(FaultProxy):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.live_mock import MockApi, running_mock
+from devtools.live_mock import MockApi, serving_in_process
 from devtools.mock_hooks import DEPART_ENV, STORAGE_FAULT_ENV
 from devtools.mock_hooks.departures import DEPARTURES
 
@@ -31,7 +31,7 @@ def test_a_full_disk_during_a_checkpoint_write_is_storage_full_and_leaves_no_sta
     backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{ROOM}")
-    with running_mock(tmp_path, test_hooks=True, backend=backend) as mock:
+    with serving_in_process(tmp_path, test_hooks=True, backend=backend) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         disk = mock.app.state.hooks.disk
@@ -69,7 +69,7 @@ def tmpfs(tmp_path: Path) -> Iterator[Path]:
 
 def test_a_real_full_disk_during_a_safetensors_checkpoint_is_storage_full(tmpfs: Path) -> None:
     """The disk is filled to half a checkpoint's size (measured on a first save)."""
-    with running_mock(tmpfs, backend="reference") as mock:
+    with serving_in_process(tmpfs, backend="reference") as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         first = api.http.post(f"/{job_id}/save", json={"checkpoint_type": "weights-only"})
@@ -89,7 +89,7 @@ def test_a_real_full_disk_during_a_safetensors_checkpoint_is_storage_full(tmpfs:
 
 
 def test_staging_folders_a_crash_left_are_removed_at_start_up(tmp_path: Path) -> None:
-    with running_mock(tmp_path) as mock:
+    with serving_in_process(tmp_path) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         api.close()

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from devtools.live_mock import LiveMock, running_mock
+from devtools.live_mock import LiveMock, serving_in_process
 
 from .support import RunningJob, start_job
 
@@ -41,7 +41,7 @@ def module_job(
     """One mock and running job shared by a module's read-mostly tests (saves restarts)."""
     state_dir = tmp_path_factory.mktemp("mock-state")
     with (
-        running_mock(state_dir, token=MODULE_TOKEN, service=module_service) as mock,
+        serving_in_process(state_dir, token=MODULE_TOKEN, service=module_service) as mock,
         httpx.Client(base_url=mock.base_url, headers=mock.headers(), timeout=30) as http,
     ):
         yield RunningJob(mock, http, start_job(http))

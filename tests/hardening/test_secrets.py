@@ -9,23 +9,15 @@ every object and error involved are searched for the token.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-import subprocess
-import sys
-import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import torch
-from arctic_rl_mock.settings import Settings
-from cortex_gs_contract import TOKEN_TYPE, TOKEN_TYPE_HEADER
+from cortex_gs_contract import TOKEN_TYPE_HEADER
 
 from arctic_rl import (
     ArcticRLClientConfig,
@@ -35,7 +27,7 @@ from arctic_rl import (
     create_arctic_rl_client,
 )
 from devtools.live_mock import LiveMock
-from devtools.mock_process import free_port
+from devtools.mock_process import MockProcess
 
 PAT_ENV = "ARCTIC_RL_SECRETS_PAT"
 PROCESSING = {"post": ["logprobs", "entropy"], "loss_fn": "grpo", "config": {}}
@@ -165,41 +157,16 @@ def test_token_not_in_logs_reprs_or_errors(
     assert_clean(token, [caplog.text, out, err, *records, *texts])
 
 
-@contextmanager
-def debug_server(tmp_path: Path, token: str) -> Iterator[str]:
-    """``python -m arctic_rl_mock --log-level debug --service proposed`` (access log on, every
-    SDK call served), output to server.log.
-
-    The demo's ``running_mock`` logs at warning; this test wants every line there is.
-    """
-    port = free_port()
-    env = {**os.environ, "CORTEX_GS_MOCK_TOKEN": token}  # never on the command line
-    cmd = [sys.executable, "-m", "arctic_rl_mock", "--port", str(port), "--log-level", "debug"]
-    cmd += ["--state-dir", str(tmp_path / "state"), "--service", "proposed"]
-    with (tmp_path / "server.log").open("wb") as log:
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        url = f"http://127.0.0.1:{port}{Settings(state_dir=tmp_path).prefix}"
-        headers = {"Authorization": f"Bearer {token}", TOKEN_TYPE_HEADER: TOKEN_TYPE}
-        for _ in range(400):  # up to ~20 s for the interpreter and its imports
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{url}/capacity", headers=headers).status_code == 200:
-                    break
-            time.sleep(0.05)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(15)
-
-
 def test_token_not_in_a_subprocess_servers_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The server's whole debug-level output, after a full session against it."""
     token = secret()
     monkeypatch.setenv(PAT_ENV, token)
-    with debug_server(tmp_path, token) as base_url:
-        texts = asyncio.run(full_session(base_url))
-    output = (tmp_path / "server.log").read_text(errors="replace")
+    # The access log on, every SDK call served (the demo's mock logs at warning).
+    server = MockProcess(tmp_path / "state", token=token, service="proposed", log_level="debug")
+    with server:
+        texts = asyncio.run(full_session(server.base_url))
+    output = server.log_file.read_text(errors="replace")
     assert "mock Cortex GS" in output and "/forward-backward" in output  # it did log
     assert_clean(token, [output, *texts])

@@ -21,7 +21,7 @@ import pytest
 
 from arctic_rl_kit.cli import execute, parse_args
 from arctic_rl_kit.report import Report
-from devtools.live_mock import LiveMock, MockApi, running_mock
+from devtools.live_mock import LiveMock, MockApi, serving_in_process
 from devtools.mock_hooks.departures import ENV as DEPART_ENV
 
 PAT_ENV = "KIT_TEST_PAT"
@@ -70,7 +70,7 @@ def token_env(kit_token: str) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def clean_mock(tmp_path_factory: pytest.TempPathFactory, kit_token: str) -> Iterator[LiveMock]:
-    with running_mock(tmp_path_factory.mktemp("clean"), token=kit_token) as mock:
+    with serving_in_process(tmp_path_factory.mktemp("clean"), token=kit_token) as mock:
         yield mock
 
 
@@ -78,7 +78,7 @@ def clean_mock(tmp_path_factory: pytest.TempPathFactory, kit_token: str) -> Iter
 def proposed_mock(tmp_path_factory: pytest.TempPathFactory, kit_token: str) -> Iterator[LiveMock]:
     """A mock serving the contract's proposals as well (the full contract)."""
     state_dir = tmp_path_factory.mktemp("proposed")
-    with running_mock(state_dir, token=kit_token, service="proposed") as mock:
+    with serving_in_process(state_dir, token=kit_token, service="proposed") as mock:
         yield mock
 
 
@@ -88,7 +88,7 @@ def departing_mock(tmp_path_factory: pytest.TempPathFactory, kit_token: str) -> 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(DEPART_ENV, DEPARTURES)
         state_dir = tmp_path_factory.mktemp("departing")
-        with running_mock(state_dir, token=kit_token, test_hooks=True) as live:
+        with serving_in_process(state_dir, token=kit_token, test_hooks=True) as live:
             patch.delenv(DEPART_ENV)  # only this mock departs
             yield live
 

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -16,21 +17,23 @@ import uvicorn
 from arctic_rl_mock.__main__ import main, parse_args
 
 from devtools.live_mock import auth_headers
-
-from .cli_process import PREFIX, spawn, stop, wait_up
+from devtools.mock_process import MockProcess
 
 SECRET = "pat-secret-never-logged-42"
 
 
+def cli_mock(tmp_path: Path, **options: Any) -> MockProcess:
+    """The CLI on a free port, logging at info (where it says what it serves)."""
+    return MockProcess(tmp_path / "state", database="DB1", schema="S1", log_level="info", **options)
+
+
 def test_cli_serves_and_never_logs_the_token(tmp_path: Path) -> None:
-    proc, port = spawn(tmp_path, "--token", SECRET)
-    base = f"http://127.0.0.1:{port}{PREFIX}"
-    try:
-        wait_up(port, proc, auth_headers(SECRET))
+    """The token given on the command line, where it is most at risk of being echoed."""
+    with cli_mock(tmp_path, token=SECRET, args=("--token", SECRET)) as mock:
+        base = mock.base_url
         assert httpx.get(base + "/capacity").status_code == 401
         assert httpx.get(base + "/capacity", headers=auth_headers(SECRET)).status_code == 200
-    finally:
-        log = stop(proc)
+    log = mock.log_file.read_text()
     assert base in log
     assert SECRET not in log
     assert "AUTHENTICATION DISABLED" not in log
@@ -98,11 +101,7 @@ def test_cli_service_switch(tmp_path: Path) -> None:
     assert parse_args([]).service == "today"
     with pytest.raises(SystemExit):
         parse_args(["--service", "tomorrow"])
-    proc, port = spawn(tmp_path, "--no-auth", "--service", "proposed")
-    try:
-        wait_up(port, proc, {})
-        answer = httpx.get(f"http://127.0.0.1:{port}{PREFIX}/capabilities")
+    with cli_mock(tmp_path, auth=False, service="proposed") as mock:
+        answer = httpx.get(f"{mock.base_url}/capabilities")
         assert answer.status_code == 200 and answer.json()["service"] == "proposed"
-    finally:
-        log = stop(proc)
-    assert "proposed service" in log
+    assert "proposed service" in mock.log_file.read_text()

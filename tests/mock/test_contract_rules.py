@@ -25,7 +25,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from arctic_rl import wire
-from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
+from devtools.live_mock import LiveMock, MockApi, request_chunks, serving_in_process
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 SPEC = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
@@ -124,7 +124,7 @@ ANSWERS = {
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MockApi]:
-    with running_mock(tmp_path_factory.mktemp("mock-state")) as mock:
+    with serving_in_process(tmp_path_factory.mktemp("mock-state")) as mock:
         client = MockApi(mock)
         yield client
         client.close()

@@ -5,7 +5,6 @@ mock with the token from the variable the SDK reads."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -15,31 +14,29 @@ from arctic_rl_mock.settings import Settings
 
 from arctic_rl._config import CortexConfig
 from devtools.live_mock import auth_headers
-
-from .cli_process import spawn, stop, wait_up
+from devtools.mock_process import MockProcess
 
 TOKEN = "guide-token-never-printed-7"
 
 
-def _read_guide(proc: subprocess.Popen[str]) -> str:
-    """The lines printed at start, through the token line (the server keeps running)."""
-    assert proc.stdout is not None
-    lines: list[str] = []
-    for line in proc.stdout:
-        lines.append(line)
-        if line.startswith("token:"):
-            return "".join(lines)
-    pytest.fail("the mock exited before printing its guide:\n" + "".join(lines))
+def _read_guide(mock: MockProcess) -> str:
+    """The lines printed at start, through the token line (printed before it answers)."""
+    printed = mock.log_file.read_text()
+    before, marker, after = printed.partition("\ntoken:")
+    assert marker, f"no guide printed:\n{printed}"
+    return before + marker + after.split("\n", 1)[0] + "\n"
 
 
 def test_the_printed_skyrl_yaml_and_verl_overrides_reach_the_mock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ARCTIC_CORTEX_PAT", TOKEN)
-    proc, port = spawn(tmp_path / "state", "--token-env", "ARCTIC_CORTEX_PAT")
-    try:
-        guide = _read_guide(proc)
-        wait_up(port, proc, auth_headers(TOKEN))
+    mock = MockProcess(
+        tmp_path / "state", token=TOKEN, database="DB1", schema="S1", log_level="info",
+        args=("--token-env", "ARCTIC_CORTEX_PAT"),
+    )  # fmt: skip
+    with mock:
+        guide = _read_guide(mock)
         skyrl_yaml = re.search(r"^cortex:\n(?:  .*\n)+", guide, re.M)
         assert skyrl_yaml, guide
         (tmp_path / "cortex-local.yaml").write_text(skyrl_yaml.group(0))
@@ -50,8 +47,8 @@ def test_the_printed_skyrl_yaml_and_verl_overrides_reach_the_mock(
             token = config.read_token().get_secret_value()
             answer = httpx.get(config.url() + "/capacity", headers=auth_headers(token))
             assert answer.status_code == 200, (config, answer.text)
-    finally:
-        output = stop(proc)
+    output = mock.log_file.read_text()
+    port = mock.port
     assert f"base_url http://127.0.0.1:{port}\n" in guide
     assert (
         skyrl.url()

@@ -2,7 +2,7 @@
 
 ``mock``
     ``python -m arctic_rl_mock`` (canned backend) on a fixed port and its own state dir, not
-    started yet (:class:`reliability.test_crash_points.MockProcess`: ``start``, ``stop``,
+    started yet (:class:`devtools.mock_process.MockProcess`: ``start``, ``stop``, ``kill``,
     restart on the same port and state); stopped at teardown.
 ``mock_service``
     ``"proposed"``: these tests hold the mock's own guarantees (exactly-once under the
@@ -28,7 +28,7 @@ def mock_service() -> str:
 
 @pytest.fixture
 def mock(tmp_path: Path, mock_service: str) -> Iterator[MockProcess]:
-    server = MockProcess(tmp_path / "state", stable_port(), service=mock_service)
+    server = MockProcess(tmp_path / "state", port=stable_port(), service=mock_service)
     try:
         yield server
     finally:

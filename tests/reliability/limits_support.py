@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from arctic_rl_mock.settings import Settings
 from cortex_gs_contract import CHUNK_OPERATIONS
 
-from devtools.live_mock import LiveMock, MockApi, request_chunks
+from devtools.live_mock import MockApi, request_chunks
+from devtools.mock_process import MockProcess
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "cortex_gs.yaml"
 
@@ -42,21 +39,6 @@ def refused(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- memory
-SERVER = """
-import json
-import sys
-from pathlib import Path
-from arctic_rl_mock.settings import Settings
-from devtools.live_mock import LiveMock
-
-settings = Settings(state_dir=Path(sys.argv[1]), token="limits-pat", **json.loads(sys.argv[2]))
-mock = LiveMock(settings).start()
-print(mock.port, flush=True)
-sys.stdin.read()
-mock.stop()
-"""
-
-
 class Process:
     """Memory and threads of a live process, from /proc."""
 
@@ -78,22 +60,12 @@ class Process:
 
 
 @contextmanager
-def mock_in_own_process(state_dir: Path, **settings: Any) -> Iterator[tuple[MockApi, Process]]:
-    """A real mock (``settings``: Settings fields) in its own process, and a client of it."""
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(state_dir), json.dumps(settings)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdout is not None and server.stdin is not None
-    port = int(server.stdout.readline())
-    # The same settings describe the server in the other process: its URL and token.
-    remote = LiveMock(Settings(state_dir=state_dir, token="limits-pat", **settings), port=port)
-    api = MockApi(remote)
-    try:
-        yield api, Process(server.pid)
-    finally:
-        api.close()
-        server.stdin.close()
-        server.wait(30)
+def mock_in_own_process(state_dir: Path, **options: Any) -> Iterator[tuple[MockApi, Process]]:
+    """A real mock (``options``: :class:`MockProcess`'s) in its own process, and a client of it."""
+    with MockProcess(state_dir, **options) as server:
+        assert server.process is not None
+        api = MockApi(server)
+        try:
+            yield api, Process(server.process.pid)
+        finally:
+            api.close()

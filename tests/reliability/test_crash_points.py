@@ -25,7 +25,7 @@ from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, wire
 from devtools.batches import train_tensors
 from devtools.live_mock import request_chunks
 from devtools.mock_hooks import crashpoints
-from devtools.mock_process import TOKEN, MockProcess, http_of, running_job, wait_done
+from devtools.mock_process import MockProcess, http_of, running_job, wait_done
 
 PAT_ENV = "ARCTIC_RL_CRASH_TEST_PAT"
 PROCESSING = {"post": ["logprobs"], "loss_fn": "grpo", "config": {}}
@@ -55,7 +55,7 @@ def big_batch() -> dict[str, Any]:
 async def client_of(
     server: MockProcess, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[AsyncArcticRLClient]:
-    monkeypatch.setenv(PAT_ENV, TOKEN)
+    monkeypatch.setenv(PAT_ENV, server.token)
     settings = {
         "base_url": server.base_url,
         "pat_env": PAT_ENV,

@@ -24,7 +24,7 @@ import torch
 from cortex_gs_contract import JobState, RequestState
 
 from arctic_rl import wire
-from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
+from devtools.live_mock import LiveMock, MockApi, request_chunks, serving_in_process
 from devtools.mock_hooks import STORAGE_FAULT_ENV
 from devtools.mock_hooks.storagefaults import FailingDisk
 from reliability.restart_support import assert_same, fingerprint, train_step, update_batch
@@ -84,7 +84,7 @@ def faulty_mock(
     """A mock started with test hooks on and ``fault`` armed; the fault is cleared at once
     (it lives on in that app alone), so a restart comes back with a healthy disk."""
     monkeypatch.setenv(STORAGE_FAULT_ENV, fault)
-    with running_mock(tmp_path, backend=backend, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(tmp_path, backend=backend, service="proposed", test_hooks=True) as mock:
         monkeypatch.delenv(STORAGE_FAULT_ENV)
         api = MockApi(mock)
         try:

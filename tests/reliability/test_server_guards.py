@@ -24,7 +24,7 @@ import pytest
 from arctic_rl_mock.settings import Settings
 from cortex_gs_contract import REQUEST_ID_HEADER, RETRY_AFTER_HEADER, TOKEN_TYPE, TOKEN_TYPE_HEADER
 
-from devtools.live_mock import LiveMock, auth_headers, running_mock
+from devtools.live_mock import LiveMock, auth_headers, serving_in_process
 
 # How long a test waits for the server to act before it calls the guard missing; the
 # limits under test are a second or two, so this only bounds a failing run.
@@ -42,7 +42,7 @@ def guarded_mock(state_dir: Path, **limits: Any) -> LiveMock:
 
 @pytest.fixture
 def mock(tmp_path: Path) -> Iterator[LiveMock]:
-    with running_mock(tmp_path / "state") as live:
+    with serving_in_process(tmp_path / "state") as live:
         yield live
 
 
@@ -255,7 +255,7 @@ def test_a_wrong_token_type_is_401(mock: LiveMock) -> None:
 
 
 def test_no_auth_serves_docs_and_operations_without_a_token(tmp_path: Path) -> None:
-    with running_mock(tmp_path / "state", auth=False, token=None) as live:
+    with serving_in_process(tmp_path / "state", auth=False, token=None) as live:
         assert httpx.get(live.base_url + "/docs").status_code == 200
         assert httpx.get(live.base_url + "/capacity").status_code == 200
 

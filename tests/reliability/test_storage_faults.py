@@ -23,6 +23,7 @@ ride on the proposed ``Idempotency-Key``, the uploads on the ``logprobs`` post-p
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 from collections.abc import Iterator
@@ -32,12 +33,14 @@ from typing import Any
 
 import httpx
 import pytest
+import torch
+from arctic_rl_mock.web.server import ServerSettings
 from cortex_gs_contract import JobState
 from hardening.support import store_rows
 
 from arctic_rl import ArcticRLClientConfig, AsyncArcticRLClient, InsufficientStorageError, wire
 from devtools.batches import train_tensors
-from devtools.live_mock import LiveMock, MockApi, request_chunks, running_mock
+from devtools.live_mock import LiveMock, MockApi, request_chunks, serving_in_process
 from devtools.mock_hooks import STORAGE_FAULT_ENV
 
 MIB = 1024 * 1024
@@ -182,7 +185,7 @@ def assert_runs_once(api: MockApi, state_dir: Path, job_id: str, chunks: list[by
 def test_a_full_disk_answers_507_frees_the_upload_and_recovers_exactly_once(
     small_disk: SmallDisk,
 ) -> None:
-    with running_mock(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         value = big_frame_value(UPLOAD_BYTES)
@@ -204,7 +207,7 @@ def test_an_io_error_answers_503_storage_error_and_recovers_exactly_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(STORAGE_FAULT_ENV, f"EIO:{3 * CHUNK_BYTES // 2}")
-    with running_mock(tmp_path, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(tmp_path, service="proposed", test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         value = big_frame_value(4 * CHUNK_BYTES)
@@ -222,7 +225,7 @@ def test_a_request_row_that_does_not_fit_is_507_rolled_back_and_its_retry_runs_o
     small_disk: SmallDisk,
 ) -> None:
     small_disk.fill(leave_bytes=MIB)
-    with running_mock(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         # Step bodies are open: the padding is stored with the request, and cannot fit.
@@ -257,7 +260,7 @@ def fwd_bwd_done(state_dir: Path, job_id: str) -> list[tuple[Any, ...]]:
 async def test_the_sdk_retries_a_full_disk_then_raises_insufficient_storage_error(
     small_disk: SmallDisk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with running_mock(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(small_disk.state_dir, service="proposed", test_hooks=True) as mock:
         monkeypatch.setenv(PAT_ENV, mock.token)
         cortex = {"base_url": mock.base_url, "pat_env": PAT_ENV, "chunk_bytes": CHUNK_BYTES}
         cortex |= {"max_retries": 2, "long_poll_s": 2, "progress": False}
@@ -287,7 +290,7 @@ def test_a_result_that_does_not_fit_fails_its_request_and_the_job_goes_on(
     """The hook lets the database grow by 64 KiB: the job fits, 64 completions do not."""
     monkeypatch.setenv(STORAGE_FAULT_ENV, f"ENOSPC:{64 * 1024}")
     body = {"prompts": ["hello"] * 64, "sampling_params": {"max_tokens": 256}}
-    with running_mock(tmp_path, service="proposed", test_hooks=True) as mock:
+    with serving_in_process(tmp_path, service="proposed", test_hooks=True) as mock:
         api = MockApi(mock)
         job_id = api.create_job()
         submitted = api.http.post(f"/{job_id}/generate", content=wire.dumps(body))
@@ -301,3 +304,31 @@ def test_a_result_that_does_not_fit_fails_its_request_and_the_job_goes_on(
         assert [r["generation_len"] for r in result["results"]] == [256] * 64
         assert store_rows(tmp_path, "PRAGMA integrity_check") == [("ok",)]
         api.close()
+
+
+def test_each_app_logs_its_own_storage_faults_at_its_own_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two mocks in one process on failing disks: the one whose interval is 0 logs each of
+    its two faults, and the other's first fault is logged too (no throttle is shared)."""
+    monkeypatch.setenv(STORAGE_FAULT_ENV, "EIO:4096")  # a job's state fits, a chunk does not
+    refused: list[str] = []
+    every = ServerSettings(log_interval_s=0)
+    with (
+        caplog.at_level(logging.WARNING, logger="arctic_rl_mock"),
+        serving_in_process(tmp_path / "a", every, test_hooks=True) as first,
+        serving_in_process(tmp_path / "b", test_hooks=True) as second,
+    ):
+        assert first.app.state.storage_faults is not second.app.state.storage_faults
+        for live, groups in ((first, ("a-1", "a-2")), (second, ("b-1",))):
+            api = MockApi(live)
+            job_id = api.create_job()
+            for group in groups:
+                chunks = request_chunks(torch.zeros(16384), payload_bytes=16384, group=group)
+                sent = api.post_chunks(job_id, "forward-backward", chunks[:2])
+                refused += [group for a in sent if a.status_code == 503]
+            api.close()
+    assert refused == ["a-1", "a-2", "b-1"]
+    lines = [r.getMessage() for r in caplog.records if "storage fault while" in r.getMessage()]
+    for group in refused:
+        assert sum(f"chunk group {group}:" in line for line in lines) == 1, lines

@@ -15,7 +15,7 @@ import httpx
 import pytest
 import torch
 
-from devtools.live_mock import MockApi, request_chunks, running_mock
+from devtools.live_mock import MockApi, request_chunks, serving_in_process
 from devtools.mock_hooks import DEPART_ENV, STORAGE_FAULT_ENV, crashpoints
 from devtools.mock_process import MockProcess, http_of, running_job, wait_done
 
@@ -53,9 +53,9 @@ def test_each_app_has_its_own_hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     """A mock with a failing disk, then one started after it with test hooks on and
     nothing armed: the first still fails its writes, the second does not."""
     monkeypatch.setenv(STORAGE_FAULT_ENV, "EIO:4096")  # a job's state fits, a chunk does not
-    with running_mock(tmp_path / "failing", test_hooks=True) as failing:
+    with serving_in_process(tmp_path / "failing", test_hooks=True) as failing:
         monkeypatch.delenv(STORAGE_FAULT_ENV)
-        with running_mock(tmp_path / "healthy", test_hooks=True) as healthy:
+        with serving_in_process(tmp_path / "healthy", test_hooks=True) as healthy:
             assert failing.app.state.hooks is not healthy.app.state.hooks
             answers = {}
             for name, live in (("failing", failing), ("healthy", healthy)):

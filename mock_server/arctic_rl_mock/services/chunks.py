@@ -53,9 +53,16 @@ SubmitGroup = Callable[[Chunk, dict[str, Any]], Awaitable[str]]
 class ChunkGroups:
     """Accepts request chunks under the contract's rules; one lock per group."""
 
-    def __init__(self, settings: Settings, store: Store, submit_group: SubmitGroup) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        submit_group: SubmitGroup,
+        storage_faults: disk_errors.StorageFaults,
+    ) -> None:
         self.settings = settings
         self.store = store
+        self.storage_faults = storage_faults
         self._submit_group = submit_group
         self._open: dict[GroupKey, OpenGroup] = {}
         self._locks: KeyedLocks[GroupKey] = KeyedLocks()
@@ -71,7 +78,7 @@ class ChunkGroups:
             try:
                 return await self._accept(chunk)
             except Exception as exc:
-                fault = disk_errors.fault_of(exc, f"storing chunk group {chunk.group_id}")
+                fault = self.storage_faults.answer(exc, f"storing chunk group {chunk.group_id}")
                 if fault is None:
                     raise
                 await self._free(chunk.key, full=fault.status_code == 507)

@@ -36,6 +36,7 @@ from arctic_rl_mock.services.retention import unknown_request
 from arctic_rl_mock.services.worker import Worker
 from arctic_rl_mock.settings import ON_LOOP_BYTES, Settings
 from arctic_rl_mock.store import Store
+from arctic_rl_mock.web.disk_errors import StorageFaults
 
 log = logging.getLogger("arctic_rl_mock")
 
@@ -59,13 +60,19 @@ class MockService:
     """Owns the store, the worker, the chunk groups and the job lifecycle tasks."""
 
     def __init__(
-        self, settings: Settings, backend_factory: Callable[[], Backend], store: Store
+        self,
+        settings: Settings,
+        backend_factory: Callable[[], Backend],
+        store: Store,
+        storage_faults: StorageFaults | None = None,
     ) -> None:
+        """``storage_faults``: the app's (default: one of this service's own)."""
         self.settings = settings
         self.store = store
         self.pages = RequestPages(store)
         self.worker = Worker(settings, store, backend_factory, self.pages.notify)
-        self.chunks = ChunkGroups(settings, store, self._submit_group)
+        faults = storage_faults or StorageFaults()
+        self.chunks = ChunkGroups(settings, store, self._submit_group, faults)
         self.exports = ExportSigner(store)
         self.keys = IdempotencyKeys(store)
         self._lifecycle: set[asyncio.Task[None]] = set()

@@ -5,7 +5,9 @@ The store writes chunk files, bare inputs, rows (SQLite) and the backend's state
 one of those writes fails because the disk (or a quota) is full, or because the device
 fails, nothing of the write stays half-done: the file is removed, the transaction rolls
 back, an unfinished chunk group is freed with all its chunks. What the client gets is
-the answer :func:`fault_of` builds here; the same retry succeeds once space returns.
+the answer :meth:`StorageFaults.answer` builds here; the same retry succeeds once space
+returns. Each app owns one :class:`StorageFaults` (``app.state.storage_faults``), so its
+log throttle is that app's alone.
 """
 
 from __future__ import annotations
@@ -25,8 +27,7 @@ FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 # SQLite's primary result codes (the low byte of its extended ones).
 SQLITE_IOERR = 10
 SQLITE_FULL = 13
-# One line per interval, however many calls a full disk refuses.
-_log = ThrottledLog(logging.getLogger("arctic_rl_mock"), ServerSettings.log_interval_s)
+log = logging.getLogger("arctic_rl_mock")
 
 
 def kind_of(exc: BaseException) -> str | None:
@@ -46,16 +47,23 @@ def kind_of(exc: BaseException) -> str | None:
     return None
 
 
-def fault_of(exc: BaseException, doing: str = "storing the request") -> ApiError | None:
-    """The answer for a storage fault (None when ``exc`` is not one)."""
-    kind = kind_of(exc)
-    if kind is None:
-        return None
-    _log.warning("storage fault while %s: %s: %s", doing, type(exc).__name__, exc)
-    if kind == ErrorCode.storage_full:
-        return full(f"the server's storage is full while {doing}; retry once space is freed")
-    message = f"the server's storage failed while {doing}; retry shortly"
-    return ApiError(503, kind, message, headers={RETRY_AFTER_HEADER: str(RETRY_AFTER_S)})
+class StorageFaults:
+    """Answers storage faults, logging one line per ``log_interval_s`` however many calls
+    a full or failing disk refuses (the rest counted in the next line)."""
+
+    def __init__(self, log_interval_s: float = ServerSettings.log_interval_s) -> None:
+        self._log = ThrottledLog(log, log_interval_s)
+
+    def answer(self, exc: BaseException, doing: str = "storing the request") -> ApiError | None:
+        """The answer for a storage fault (None when ``exc`` is not one)."""
+        kind = kind_of(exc)
+        if kind is None:
+            return None
+        self._log.warning("storage fault while %s: %s: %s", doing, type(exc).__name__, exc)
+        if kind == ErrorCode.storage_full:
+            return full(f"the server's storage is full while {doing}; retry once space is freed")
+        message = f"the server's storage failed while {doing}; retry shortly"
+        return ApiError(503, kind, message, headers={RETRY_AFTER_HEADER: str(RETRY_AFTER_S)})
 
 
 def full(message: str, fields: dict[str, str] | None = None) -> ApiError:
@@ -64,4 +72,4 @@ def full(message: str, fields: dict[str, str] | None = None) -> ApiError:
     return ApiError(507, ErrorCode.storage_full, message, headers=headers, fields=fields)
 
 
-__all__ = ["RETRY_AFTER_S", "fault_of", "full", "kind_of"]
+__all__ = ["RETRY_AFTER_S", "StorageFaults", "full", "kind_of"]

@@ -187,10 +187,17 @@ class RequestGuard:
       instead of a broken pipe; what cannot be drained closes the connection.
     """
 
-    def __init__(self, app: ASGIApp, settings: Settings, server: ServerSettings) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        server: ServerSettings,
+        storage_faults: disk_errors.StorageFaults,
+    ) -> None:
         self.app = app
         self.settings = settings
         self.server = server
+        self.storage_faults = storage_faults
         self.expected_token = (settings.token or "").encode()
         self.expected_principal = hashlib.sha256(self.expected_token).hexdigest()[:16]
         self.slow_body_log = ThrottledLog(log, server.log_interval_s)
@@ -271,7 +278,7 @@ class RequestGuard:
                 "the server is out of resources; retry shortly",
                 headers={RETRY_AFTER_HEADER: "1"},
             )
-        return disk_errors.fault_of(exc)
+        return self.storage_faults.answer(exc)
 
     async def _refuse(
         self,
