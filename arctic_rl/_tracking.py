@@ -13,13 +13,16 @@ import enum
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cortex_gs_client.models import InlineBinaryResult, JsonResult, RequestEvent, RequestStatus
 from cortex_gs_client.types import Unset
 from cortex_gs_contract import ErrorCode, JobState, RequestState
 
 from arctic_rl._errors import RequestFailedError, ResultFrameError
+
+if TYPE_CHECKING:
+    from arctic_rl.wire import AssemblyPool
 
 __all__ = [
     "IN_FLIGHT_REQUEST_STATES",
@@ -77,13 +80,15 @@ class Finished:
 
 
 class RequestTracker:
-    """Reads successive poll answers of one request: its cursor, result chunks and end."""
+    """Reads successive poll answers of one request: its cursor, result chunks and end.
 
-    def __init__(self, request_id: str) -> None:
+    ``pool``: the client's `wire.AssemblyPool`, which its result chunks are assembled with."""
+
+    def __init__(self, request_id: str, pool: AssemblyPool | None = None) -> None:
         self.request_id = request_id
         self.cursor: str | None = None
         self.state = "unknown"
-        self._chunks = ResultChunks()
+        self._chunks = ResultChunks(pool)
 
     def read(self, status: RequestStatus) -> Finished | Next:
         """Take one poll answer; raise when the request failed."""
@@ -117,9 +122,11 @@ class RequestTracker:
 
 
 class ResultChunks:
-    """Result-chunk events -> one verified frame (each payload hash checked on arrival)."""
+    """Result-chunk events -> one verified frame (each payload hash checked on arrival),
+    assembled with ``pool`` (without one, the assembler's own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, pool: AssemblyPool | None = None) -> None:
+        self._pool = pool
         self._assembler: Any = None
         self._seen: set[int] = set()
 
@@ -148,7 +155,7 @@ class ResultChunks:
                 f"result chunk {idx} failed its sha256 check", code=ErrorCode.hash_mismatch.value
             )
         if self._assembler is None:
-            self._assembler = wire.ChunkAssembler(kind="result_chunk")
+            self._assembler = wire.ChunkAssembler(kind="result_chunk", pool=self._pool)
         descriptor = self._assembler.add(payload)
         self._seen.add(descriptor.chunk_idx)
 

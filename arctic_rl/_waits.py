@@ -4,6 +4,7 @@ long-polled where the service holds polls), within the caller's timeout."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from cortex_gs_client.models import Job, RequestStatus
 
     from arctic_rl._cortex import CortexService
+    from arctic_rl.wire import AssemblyPool
 
 __all__ = ["Waits"]
 
@@ -30,6 +32,15 @@ MAX_EVENTS_PER_POLL = 64
 class Waits:
     """The waits of `CortexService` (a mixin: it polls with the service's client, poll
     planner and progress), each public one bridged to the service's I/O loop."""
+
+    @functools.cached_property
+    def _result_pool(self) -> AssemblyPool:
+        """What this client's result frames are assembled with, from call to call: the
+        pages of a released result, the hashing threads (made on first use, so building a
+        client loads no codec)."""
+        from arctic_rl.wire import AssemblyPool
+
+        return AssemblyPool()
 
     async def wait_job_running(self: CortexService, job_id: str, timeout: float) -> Job:
         """Poll the job until it runs; a job that ends first raises JobFailedError. The
@@ -99,7 +110,7 @@ class Waits:
         from arctic_rl._polling import poll_once
         from arctic_rl._tracking import Finished, RequestTracker
 
-        tracker = RequestTracker(request_id)
+        tracker = RequestTracker(request_id, self._result_pool)
         timeout = self.options.poll_timeout
         plan = self.polls.request(job_id, desc, self.options.long_poll_s)
         deadline = time.monotonic() + timeout

@@ -6,7 +6,7 @@ Every refusal raises :class:`WireError` with a machine-readable ``code``.
 
 from __future__ import annotations
 
-from ._assembler import ChunkAssembler, join_chunks
+from ._assembler import AssemblyPool, ChunkAssembler, join_chunks
 from ._buffers import AppendBuffer, Recycler, new_map
 from ._chunks import (
     ChunkDescriptor,
@@ -32,6 +32,7 @@ __all__ = [
     "MAX_BODY_BYTES",
     "VERSION",
     "AppendBuffer",
+    "AssemblyPool",
     "ChunkAssembler",
     "ChunkDescriptor",
     "ChunkFrame",

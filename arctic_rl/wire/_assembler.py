@@ -19,18 +19,33 @@ from ._limits import DEFAULT_LIMITS, Limits
 _THREAD_MIN = 32 * 1024 * 1024
 """Frames at least this large are hashed on a helper thread while the caller goes on."""
 _HELPER_THREADS = 2
-"""Helper threads shared by every assembler (each assembler's hashing runs on one at a time)."""
-_helpers: ThreadPoolExecutor | None = None
-_helpers_lock = threading.Lock()
+"""Helper threads of one pool (each assembler's hashing runs on one at a time)."""
 
 
-def _helper_pool() -> ThreadPoolExecutor:
-    """The shared helper pool, started on first use: threads never grow with assemblers."""
-    global _helpers
-    with _helpers_lock:
-        if _helpers is None:
-            _helpers = ThreadPoolExecutor(_HELPER_THREADS, thread_name_prefix="dssst1-assembler")
-        return _helpers
+class AssemblyPool:
+    """What a receiver's chunk assemblies share: released frame buffers and hashing threads.
+
+    A receiver that assembles large frames one after another (a client's results, the
+    mock's uploads) holds one and passes it to each :class:`ChunkAssembler`, so a frame
+    lands in the pages an earlier, released one faulted in, and the helper threads that
+    hash large frames are started once, not per frame. Each receiver holds its own: a
+    client and a mock in one process never hold each other's memory. Safe to share
+    between threads; its threads end when it is collected.
+    """
+
+    def __init__(self) -> None:
+        self.spares = _buffers.SpareMaps()
+        self._helpers: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def helpers(self) -> ThreadPoolExecutor:
+        """The helper threads, started on first use: they never grow with assemblers."""
+        with self._lock:
+            if self._helpers is None:
+                self._helpers = ThreadPoolExecutor(
+                    _HELPER_THREADS, thread_name_prefix="dssst1-assembler"
+                )
+            return self._helpers
 
 
 _HASH_PIECE = 8 * 1024 * 1024
@@ -40,15 +55,16 @@ _HASH_PIECE = 8 * 1024 * 1024
 class _QueuedHash:
     """A SHA-256 over ranges of a growing buffer, in order, off the caller's thread.
 
-    Ranges are queued in pieces. A task on the shared helper pool hashes them, and the
+    Ranges are queued in pieces. A task on the pool's helper threads hashes them, and the
     caller takes pieces too whenever it would otherwise wait (or has fallen a chunk
     behind), so on a busy machine the hash advances on whichever thread gets the CPU.
     One lock, held while a piece is taken and hashed, keeps the pieces in order.
     """
 
-    def __init__(self, buf: _buffers.AppendBuffer, hash_: Any) -> None:
+    def __init__(self, buf: _buffers.AppendBuffer, hash_: Any, pool: AssemblyPool) -> None:
         self.hash = hash_
         self._buf = buf
+        self._pool = pool
         self._pieces: deque[tuple[int, int]] = deque()
         self._queued = 0
         self._state = threading.Lock()  # guards the queue and the task
@@ -62,7 +78,7 @@ class _QueuedHash:
                 self._pieces.append((offset, min(_HASH_PIECE, start + n - offset)))
             self._queued += n
             if self._task is None:
-                self._task = _helper_pool().submit(self._run)
+                self._task = self._pool.helpers().submit(self._run)
         while self._queued > keep_up and self._hash_one():
             pass
 
@@ -111,7 +127,8 @@ class ChunkAssembler:
     finished soon after the last gap fills, and the reassembled frame is decoded in
     place (tensors view the buffer).
 
-    For large frames the hashing runs on a shared helper thread, GIL-free, over the
+    ``pool``: the receiver's :class:`AssemblyPool` (without one, the assembler's own).
+    For large frames the hashing runs on one of its helper threads, GIL-free, over the
     assembled buffer: ``add`` copies the chunk into place, queues its range and returns,
     so the caller may reuse or drop its chunk at once and the hash keeps pace on the
     other core (the caller hashes too when the helper falls a chunk behind, see
@@ -121,11 +138,18 @@ class ChunkAssembler:
     hash mismatch, which poisons it.
     """
 
-    def __init__(self, *, kind: str | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self,
+        *,
+        kind: str | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        pool: AssemblyPool | None = None,
+    ) -> None:
         if kind is not None:
             _check_kind(kind)
         self.kind = kind
         self.limits = limits
+        self._pool = pool if pool is not None else AssemblyPool()
         self.descriptor: ChunkDescriptor | None = None
         self._payload = 0
         self._buf: _buffers.AppendBuffer | None = None
@@ -188,9 +212,9 @@ class ChunkAssembler:
             )
         self.descriptor = desc
         self._payload = payload
-        self._buf = _buffers.AppendBuffer(size)
+        self._buf = _buffers.AppendBuffer(size, self._pool.spares)
         if size >= _THREAD_MIN:
-            self._queued_hash = _QueuedHash(self._buf, self._hash)
+            self._queued_hash = _QueuedHash(self._buf, self._hash, self._pool)
 
     def add(self, chunk: Buffer | ChunkFrame) -> ChunkDescriptor:
         """Verify one chunk frame and place its payload; returns its descriptor.

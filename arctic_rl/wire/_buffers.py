@@ -7,7 +7,7 @@ offers it (Linux's ``MADV_POPULATE_WRITE``, through `mmap.madvise`), and filled 
 copies, which release the GIL, so hashing and copying overlap across cores. A stream of
 equal-sized buffers refills one its receiver has let go of instead of mapping a fresh
 one (:class:`Recycler`), and a released assembly buffer lends its pages to the next
-(:class:`_Spares`).
+one drawing on the same :class:`SpareMaps` (each receiver holds its own).
 
 Only documented interfaces: `mmap` (its portable constructor; ``MAP_PRIVATE`` where the
 platform has it), `mmap.madvise`, `mmap.resize`, numpy, `sys.getrefcount`. Small buffers
@@ -179,18 +179,20 @@ def _resized(buf: mmap.mmap, size: int, keep: int) -> mmap.mmap:
 
 
 SPARE_MAX_BYTES = 1536 * 1024 * 1024
-"""Mappings up to this size are kept for reuse once released (see :class:`_Spares`)."""
+"""Mappings up to this size are kept for reuse once released (see :class:`SpareMaps`)."""
 _TRACKED = 2
 
 
-class _Spares:
-    """The last mappings :class:`AppendBuffer` made, reused once their users let go.
+class SpareMaps:
+    """The last mappings the :class:`AppendBuffer` s drawing on it made, reused once their
+    users let go. Safe to share between threads.
 
-    A process that assembles large frames in a loop (a training client's results, the
+    A receiver that assembles large frames in a loop (a training client's results, the
     mock's uploads) would otherwise fault a fresh mapping in for every frame. A tracked
     mapping that nobody but this list references (the tensors that viewed it are gone)
     is handed to the next buffer with its pages still in. At most ``_TRACKED`` mappings
     are tracked, the oldest let go first, so at most that many released ones are kept.
+    Each receiver holds its own, so one never holds another's memory.
     """
 
     def __init__(self) -> None:
@@ -217,21 +219,20 @@ class _Spares:
                 del self._maps[0]
 
 
-_spares = _Spares()
-
-
 class AppendBuffer:
     """Bytes appended in order into memory that grows with them, up to ``capacity``.
 
     Large buffers are an anonymous mapping grown to twice its size when full (by
     `mmap.resize`, without a copy where the platform has mremap), populated only over
     the ranges appended, so the memory held is what was appended (the address space at
-    most twice that), never the capacity; a released mapping of an earlier buffer is
-    taken instead when there is one (:class:`_Spares`), pages and all.
+    most twice that), never the capacity; a released mapping of an earlier buffer of
+    ``spares`` is taken instead when there is one, pages and all (without ``spares``,
+    a mapping of its own).
     """
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, spares: SpareMaps | None = None) -> None:
         self.capacity = capacity
+        self._spares = spares if spares is not None else SpareMaps()
         self.size = 0
         self._small: bytearray | None = bytearray() if capacity < FAST_MIN else None
         self._map: mmap.mmap | None = None
@@ -264,23 +265,23 @@ class AppendBuffer:
     def _room(self, end: int) -> mmap.mmap:
         """Make the mapping hold ``end`` bytes; returns it (possibly moved)."""
         if self._map is None:
-            self._map = _spares.take()
+            self._map = self._spares.take()
             if self._map is not None:
                 if len(self._map) > self.capacity:  # keep no more than this frame needs
                     self._map = _resized(self._map, self.capacity, 0)
                 self._faulted = len(self._map)
-                _spares.track(self._map)
+                self._spares.track(self._map)
         have = 0 if self._map is None else len(self._map)
         if end > have:
             grown = min(self.capacity, max(end, 2 * have))
             if self._map is None:
                 self._map = new_map(grown)
-                _spares.track(self._map)
+                self._spares.track(self._map)
             else:
                 moved = _resized(self._map, grown, self.size)
                 if moved is not self._map:
                     self._map, self._faulted = moved, self.size
-                    _spares.track(moved)
+                    self._spares.track(moved)
         return self._map
 
     def view(self) -> memoryview:

@@ -103,4 +103,5 @@ def test_cortex_backend_reaches_cortex_and_leaves_nothing_unawaited(reference_mo
     assert report["answer"] == ["entropy", "log_probs"]
     assert report["saved"]["checkpoint_id"]  # a plain save (the fork-era worker's) works
     assert report["closed"] is True and report["warnings"] == []
+    assert report["settle_threads"] == []  # no loop left behind in the process
     assert _job_status(reference_mock, report["job_id"].split(":", 1)[0]) == "cancelled"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import mmap
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
@@ -31,7 +32,6 @@ FAST_PATHS = {
 def test_fast_paths_on_small_data(monkeypatch: pytest.MonkeyPatch, off: dict[str, object]) -> None:
     """Exercise the mapped/numpy/threaded paths, and each fallback, on small data."""
     monkeypatch.setattr(_buffers, "FAST_MIN", 1)
-    monkeypatch.setattr(_buffers, "_spares", _buffers._Spares())
     for name, value in off.items():
         monkeypatch.setattr(_buffers, name, value)
     monkeypatch.setattr(_assembler, "_THREAD_MIN", 1)
@@ -135,3 +135,26 @@ def test_streamed_chunks_are_refilled_only_once_the_receiver_lets_go(
     held = list(wire.iter_chunks(value, chunking))  # the receiver keeps every chunk
     assert [bytes(c) for c in held] == expected
     assert mapped == len(expected)
+
+
+def test_one_pool_serves_assemblies_on_plain_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verl calls from plain threads: assemblies drawing on one pool at once (mapped
+    buffers, refilled ones, the pool's helper threads) each give their own frame back."""
+    monkeypatch.setattr(_buffers, "FAST_MIN", 1)
+    monkeypatch.setattr(_assembler, "_THREAD_MIN", 1)
+    monkeypatch.setattr(_assembler, "_HASH_PIECE", 100)
+    pool = wire.AssemblyPool()
+    chunking = wire.Chunking("result_chunk", 9000)
+
+    def assemble_repeatedly(seed: int) -> None:
+        value = {"w": torch.arange(seed, seed + 20_000, dtype=torch.float32)}
+        chunks = [bytes(c) for c in wire.iter_chunks(value, chunking)]
+        for _ in range(20):
+            asm = wire.ChunkAssembler(kind="result_chunk", pool=pool)
+            for chunk in chunks:
+                asm.add(chunk)
+            assert torch.equal(asm.value()["w"], value["w"])
+
+    with ThreadPoolExecutor(4) as threads:
+        for done in [threads.submit(assemble_repeatedly, seed) for seed in range(4)]:
+            done.result()

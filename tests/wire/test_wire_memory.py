@@ -24,8 +24,8 @@ KIB = 1024
 MIB = 1024 * KIB
 PAYLOAD = 64 * KIB
 HELPER_SPACE = 2 * 80 * MIB
-"""Address space the assemblers' shared helper threads (at most two) may take once per
-process: a stack and a malloc arena each."""
+"""Address space the helper threads of the receiver's pool (at most two) may take once:
+a stack and a malloc arena each."""
 
 
 def _status(field: str) -> int:
@@ -53,10 +53,12 @@ def _chunk(declared: int, payload: int, idx: int = 0, group: str = "g") -> bytes
 
 
 def _feed(chunks: list[bytes | bytearray]) -> list[ChunkAssembler]:
-    """One assembler per chunk (each an abandoned group), kept alive."""
+    """One assembler per chunk (each an abandoned group), kept alive; all draw on one pool,
+    as a receiver's open groups do."""
+    pool = wire.AssemblyPool()
     held = []
     for chunk in chunks:
-        asm = ChunkAssembler(kind="request_chunk")
+        asm = ChunkAssembler(kind="request_chunk", pool=pool)
         asm.add(chunk)
         assert not asm.complete
         held.append(asm)
@@ -83,7 +85,7 @@ def test_a_16_gib_promise_maps_no_address_space(idx: int) -> None:
     before = _status("VmSize")
     held = _feed(chunks)
     grown = _status("VmSize") - before
-    # The helper threads all assemblers share may start meanwhile, once per process.
+    # The helper threads of the pool they share may start meanwhile, once.
     assert grown < sent + HELPER_SPACE, f"address space grew {grown / MIB:.0f} MiB"
     assert _assembler._HELPER_THREADS <= 2
     assert held[0].missing()[:3] == [i for i in range(4) if i != idx][:3]
@@ -114,30 +116,53 @@ def address(buf: object) -> int:
     return int(np.frombuffer(buf, dtype=np.uint8).__array_interface__["data"][0])  # type: ignore[call-overload]
 
 
-def _assemble(value: dict[str, torch.Tensor]) -> ChunkAssembler:
+def _assemble(value: dict[str, torch.Tensor], pool: wire.AssemblyPool | None) -> ChunkAssembler:
     chunking = wire.Chunking("result_chunk", wire.CHUNK_HEADROOM + MIB)
-    asm = ChunkAssembler(kind="result_chunk")
+    asm = ChunkAssembler(kind="result_chunk", pool=pool)
     for chunk in wire.iter_chunks(value, chunking):
         asm.add(chunk.data)
     assert asm.complete
     return asm
 
 
-def test_a_released_frame_lends_its_pages_to_the_next_and_a_viewed_one_never_does(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_buffers, "_spares", _buffers._Spares())
+def test_a_released_frame_lends_its_pages_to_the_next_and_a_viewed_one_never_does() -> None:
+    pool = wire.AssemblyPool()
     first = {"w": torch.arange(2 * MIB, dtype=torch.float32)}  # an 8 MiB frame
     second = {"w": torch.arange(2 * MIB, dtype=torch.float32).flip(0)}
-    asm = _assemble(first)
+    asm = _assemble(first, pool)
     kept = asm.value()
     used = address(asm.buffer)
     del asm
-    while_viewed = _assemble(second)
+    while_viewed = _assemble(second, pool)
     assert address(while_viewed.buffer) != used  # the first frame is still viewed
     assert torch.equal(kept["w"], first["w"])
     assert torch.equal(while_viewed.value()["w"], second["w"])
     del kept, while_viewed
-    after = _assemble(second)
+    after = _assemble(second, pool)
     assert address(after.buffer) == used  # released: its mapping is taken again
     assert torch.equal(after.value()["w"], second["w"])
+
+
+def test_a_released_frame_lends_its_pages_only_to_its_own_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client and a mock in one process each hold a pool: neither takes the other's
+    released memory, and an assembler given none maps its own."""
+    mapped: list[int] = []
+    real_map = _buffers.new_map
+    monkeypatch.setattr(_buffers, "new_map", lambda size: mapped.append(size) or real_map(size))
+    mine, other = wire.AssemblyPool(), wire.AssemblyPool()
+    value = {"w": torch.arange(2 * MIB, dtype=torch.float32)}  # an 8 MiB frame
+    released = _assemble(value, mine)
+    used = address(released.buffer)
+    del released
+    assert mapped
+    for pool in (other, None):
+        mapped.clear()
+        elsewhere = _assemble(value, pool)
+        assert mapped and address(elsewhere.buffer) != used  # a mapping of its own
+        assert torch.equal(elsewhere.value()["w"], value["w"])
+    mapped.clear()
+    again = _assemble(value, mine)
+    assert not mapped and address(again.buffer) == used  # its own pool's released one
+    assert torch.equal(again.value()["w"], value["w"])

@@ -22,7 +22,6 @@ their value in a form that may also be awaited.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Coroutine, Generator, Mapping
 from typing import Any, TypeVar
 
@@ -224,13 +223,6 @@ def _plain_fields(obj: Any) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if isinstance(v, str | int | float | bool | type(None))}
 
 
-@functools.cache
-def _settling_loop() -> IOLoop:
-    """One loop for every settled call, which may come from inside a running loop: started
-    once, not a loop (and a thread) per call."""
-    return IOLoop("arctic-rl-settle")
-
-
 class _Answer(dict[str, Any]):
     """A finished answer (a dict) that may also be awaited."""
 
@@ -261,9 +253,9 @@ class _Settled(Coroutine[Any, Any, T]):
 
 
 def _settled(name: str) -> Callable[..., Any]:
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(self: _ForkEraCalls, *args: Any, **kwargs: Any) -> Any:
         coro = getattr(_CortexBackend, name)(self, *args, **kwargs)
-        value = _settling_loop().run(coro)
+        value = self._settling.run(coro)
         return _Answer(value) if isinstance(value, dict) else _Settled(value)
 
     call.__name__ = name
@@ -272,7 +264,13 @@ def _settled(name: str) -> Callable[..., Any]:
 
 
 class _ForkEraCalls:
-    """The calls the fork-era worker and trainer make without `await`."""
+    """The calls the fork-era worker and trainer make without `await`, each run to its end
+    on the backend's settling loop, which may be called from inside a running loop: one
+    loop (and thread) per backend, started on its first call, not one per call."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._settling = IOLoop("arctic-rl-settle")
 
     compute_log_prob = _settled("compute_log_prob")
     update_actor = _settled("update_actor")

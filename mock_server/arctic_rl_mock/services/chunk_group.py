@@ -113,9 +113,7 @@ class OpenGroup:
 
     binding: tuple[int, str, int, str]
     created_at: float
-    assembler: wire.ChunkAssembler = field(
-        default_factory=lambda: wire.ChunkAssembler(kind="request_chunk")
-    )
+    assembler: wire.ChunkAssembler
     have: bytearray = field(default_factory=bytearray)
     received: int = 0
     writing: asyncio.Future[None] | None = None

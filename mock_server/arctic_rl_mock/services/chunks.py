@@ -65,6 +65,8 @@ class ChunkGroups:
         self.storage_faults = storage_faults
         self._submit_group = submit_group
         self._open: dict[GroupKey, OpenGroup] = {}
+        # The groups' assemblies share released frame buffers and hashing threads.
+        self._assembly = wire.AssemblyPool()
         self._locks: KeyedLocks[GroupKey] = KeyedLocks()
         self._swept_at = 0.0
         # Groups a full disk dropped (oldest first, at most DROPPED_KEPT), see _still_full.
@@ -219,7 +221,7 @@ class ChunkGroups:
         if self._expired(row["created_at"]):
             await self._drop(chunk.key)
             raise chunk.restart_required("expired")
-        group = OpenGroup(chunk.binding, row["created_at"])
+        group = self._new_group(chunk, row["created_at"])
         try:
             await asyncio.to_thread(self._refill, chunk, group, sorted(row["chunks"]))
         except (OSError, wire.WireError) as exc:
@@ -227,6 +229,11 @@ class ChunkGroups:
             raise chunk.restart_required(f"could not be restored ({exc})") from exc
         self._open[chunk.key] = group
         return group
+
+    def _new_group(self, chunk: Chunk, created_at: float) -> OpenGroup:
+        """An empty group for ``chunk``'s frame, its assembler drawing on the shared pool."""
+        assembler = wire.ChunkAssembler(kind="request_chunk", pool=self._assembly)
+        return OpenGroup(chunk.binding, created_at, assembler)
 
     def _stored_group(self, key: GroupKey) -> dict[str, Any] | None:
         """Store thread: the group's row, else (``pruned``) the pruned request it became."""
@@ -277,7 +284,7 @@ class ChunkGroups:
                 f" wait until it expires ({self.settings.chunk_group_ttl_s:g} s after its"
                 " first chunk)",
             )
-        group = OpenGroup(chunk.binding, time.time())
+        group = self._new_group(chunk, time.time())
         self._open[chunk.key] = group
         return group
 

@@ -20,6 +20,7 @@ import gc
 import json
 import logging
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -160,6 +161,8 @@ def probe_drive(base_url: str, pat_env: str) -> dict[str, Any]:
         out["closed"] = backend._client is None and worker._client is None
         del worker, backend
         gc.collect()
+        # Each backend's settling loop (fork-era calls) ends with the backend.
+        out["settle_threads"] = [t.name for t in threading.enumerate() if "settle" in t.name]
     out["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
     out["log"] = log
     return out
