@@ -94,8 +94,10 @@ async def test_request_over_body_limit_is_typed(live_mock_factory, monkeypatch):
         batch = {**train_tensors(), "extra": torch.zeros(256, 1024)}
         with pytest.raises(PayloadTooLargeError):
             await client.fwd_bwd(batch, processing=PROCESSING)
-        # Within the limit the same batch goes through in several chunks.
-        client.service.chunk_bytes = 256 * 1024
+    # Within the limit the same batch goes through in several chunks.
+    async with await AsyncArcticRLClient.connect(
+        _cfg(mock.base_url, chunk_bytes=256 * 1024, max_retries=1)
+    ) as client:
         assert (await client.fwd_bwd(batch, processing=PROCESSING))["avg_loss"] is not None
 
 
