@@ -35,7 +35,7 @@ TABLE_COLUMNS = (
     "upload_ms",
     "queue_ms",
     "compute_ms",
-    "wait_ms",
+    "latency_ms",
     "download_ms",
     "overhead_ms",
     "overhead_RTTs",
