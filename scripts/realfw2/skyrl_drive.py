@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from skyrl_resume import auth_headers, resume_scenario  # R1-R5
+
 HERE = Path(__file__).resolve().parent
 RESULTS = []
 ITERATIONS = 20  # trainer.epochs over a 2-prompt dataset at train_batch_size 2: one step each
@@ -149,7 +151,7 @@ def read_trace(path: Path):
 def job_state(url: str, token: str, job_id: str):
     import httpx
 
-    r = httpx.get(f"{url}/{job_id}", headers=_auth(token), timeout=10)
+    r = httpx.get(f"{url}/{job_id}", headers=auth_headers(token), timeout=10)
     body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
     return r.status_code, body.get("status") or body.get("state")
 
@@ -193,16 +195,9 @@ def ray_ips(ray_dir: Path):
 def job_count(url, token):
     import httpx
 
-    r = httpx.get(url, headers=_auth(token), timeout=10)
+    r = httpx.get(url, headers=auth_headers(token), timeout=10)
     r.raise_for_status()
     return len(r.json()["jobs"])
-
-
-def _auth(token):
-    return {
-        "Authorization": f"Bearer {token}",
-        "X-Snowflake-Authorization-Token-Type": "PROGRAMMATIC_ACCESS_TOKEN",
-    }
 
 
 def driver_env(run, tag, extra_env):
@@ -383,8 +378,6 @@ def main():
             f"GET job -> {code} status={state}",
         )
     negative_pat_name(run, cortex_file, url, token)
-    from skyrl_resume import resume_scenario  # R1-R5
-
     resume_scenario(url, token, run, cortex_file, record, run_driver)
     print("\n==== SUMMARY (skyrl) ====")
     for name, ok, _ in RESULTS:

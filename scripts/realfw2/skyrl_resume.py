@@ -9,12 +9,18 @@ import shutil
 import signal
 from pathlib import Path
 
-from skyrl_drive import _auth
-
 RESUME_EPOCHS = 3  # two steps each: one prompt a step
 RESUME_STEPS = 6
 RESUME_KILL_AFTER = 3  # the save after which the interrupted run is killed: mid-epoch
 RESUME_KEEP = 2
+
+
+def auth_headers(token):
+    """The headers of a call with the mock's PAT."""
+    return {
+        "Authorization": f"Bearer {token}",
+        "X-Snowflake-Authorization-Token-Type": "PROGRAMMATIC_ACCESS_TOKEN",
+    }
 
 
 def resume_recipe(run: Path, name: str):
@@ -72,7 +78,9 @@ def final_checkpoint(url, token, ckpt: Path):
         (ckpt / f"global_step_{last}" / "policy" / "cortex_checkpoint.json").read_text()
     )
     job, checkpoint = identity["job_id"], identity["checkpoint_id"]
-    r = httpx.post(f"{url}/{job}/checkpoints/{checkpoint}:export", headers=_auth(token), timeout=30)
+    r = httpx.post(
+        f"{url}/{job}/checkpoints/{checkpoint}:export", headers=auth_headers(token), timeout=30
+    )
     r.raise_for_status()
     digests = {}
     for f in r.json()["files"]:
@@ -90,7 +98,7 @@ def final_checkpoint(url, token, ckpt: Path):
 def listed(url, token, job_id):
     import httpx
 
-    r = httpx.get(f"{url}/{job_id}/checkpoints", headers=_auth(token), timeout=10)
+    r = httpx.get(f"{url}/{job_id}/checkpoints", headers=auth_headers(token), timeout=10)
     r.raise_for_status()
     return sorted(c["checkpoint_id"] for c in r.json()["checkpoints"])
 
