@@ -14,6 +14,7 @@ import httpx
 import yaml
 
 from devtools.live_mock import LiveMock
+from devtools.mock_process import TRAINING_JOB as MOCK_PROCESS_JOB
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi" / "cortex_gs.yaml"
@@ -21,16 +22,7 @@ HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 TERMINAL = ("done", "failed", "cancelled")
 TRAINING_JOB: dict[str, Any] = {
     "sub_job_configs": [
-        {
-            "job_type": "training",
-            "model_name": "tiny-byte-lm",
-            "training_config": {
-                "optimizer": {"name": "AdamW", "lr": 1e-3},
-                "max_seq_len": 64,
-                "train_batch_size": 2,
-                "n_gpus": 1,
-            },
-        },
+        *MOCK_PROCESS_JOB["sub_job_configs"],
         {
             "job_type": "sampling",
             "model_name": "tiny-byte-lm",
@@ -38,6 +30,7 @@ TRAINING_JOB: dict[str, Any] = {
         },
     ]
 }
+"""The mock processes' training job, with a sampling sub-job to abuse as well."""
 
 
 @functools.cache
