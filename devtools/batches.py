@@ -35,6 +35,29 @@ def train_tensors(prompt_len: int = 8, response_len: int = 8) -> dict[str, torch
     }
 
 
+def skyrl_repack(prompts: list[list[int]], responses: list[list[int]]) -> dict[str, torch.Tensor]:
+    """SkyRL's repack of token ids: prompts left-padded to the longest, responses
+    right-padded to theirs (pad id 0), advantages spread over the response tokens."""
+    width_p, width_r = max(map(len, prompts)), max(map(len, responses))
+    rows = len(prompts)
+    ids = torch.zeros(rows, width_p + width_r, dtype=torch.long)
+    attention = torch.zeros_like(ids)
+    response_mask = torch.zeros_like(ids)
+    for i, (p, r) in enumerate(zip(prompts, responses, strict=True)):
+        ids[i, width_p - len(p) : width_p] = torch.tensor(p)
+        ids[i, width_p : width_p + len(r)] = torch.tensor(r)
+        attention[i, width_p - len(p) : width_p + len(r)] = 1
+        response_mask[i, width_p : width_p + len(r)] = 1
+    return {
+        "input_ids": ids,
+        "attention_mask": attention,
+        "position_ids": (attention.cumsum(1) - 1).clamp(min=0),
+        "response_mask": response_mask,
+        "loss_mask": response_mask.clone(),
+        "advantages": torch.linspace(-1, 1, rows)[:, None] * response_mask,
+    }
+
+
 # Per-token outputs (logprobs, entropy) come back in the roll layout: the input's [B, T].
 OUTPUT_SHAPE = (len(PROMPTS), 16)
 

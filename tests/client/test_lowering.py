@@ -21,8 +21,8 @@ from arctic_rl._errors import NotServedError
 from arctic_rl._layout import SKYRL, VERL
 from arctic_rl._lowering import Notes, answered, lower_forward, lower_forward_backward
 from arctic_rl._requests import forward_request
+from devtools.batches import skyrl_repack
 
-PAD = 0
 PROMPTS = [[5, 6, 7], [8, 9], [3]]
 RESPONSES = [[11, 12], [13, 14, 15], [16]]
 
@@ -39,25 +39,8 @@ def service_forward(ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
 
 
 def skyrl_batch() -> dict[str, torch.Tensor]:
-    """SkyRL's repack: prompts left-padded to P, responses right-padded to R."""
-    width_p, width_r = max(map(len, PROMPTS)), max(map(len, RESPONSES))
-    rows = len(PROMPTS)
-    ids = torch.full((rows, width_p + width_r), PAD, dtype=torch.long)
-    attention = torch.zeros_like(ids)
-    response_mask = torch.zeros(rows, width_p + width_r, dtype=torch.long)
-    for i, (p, r) in enumerate(zip(PROMPTS, RESPONSES, strict=True)):
-        ids[i, width_p - len(p) : width_p] = torch.tensor(p)
-        ids[i, width_p : width_p + len(r)] = torch.tensor(r)
-        attention[i, width_p - len(p) : width_p + len(r)] = 1
-        response_mask[i, width_p : width_p + len(r)] = 1
-    return {
-        "input_ids": ids,
-        "attention_mask": attention,
-        "position_ids": (attention.cumsum(1) - 1).clamp(min=0),
-        "response_mask": response_mask,
-        "loss_mask": response_mask.clone(),
-        "advantages": torch.linspace(-1, 1, rows)[:, None] * response_mask,
-    }
+    """SkyRL's repack of PROMPTS and RESPONSES."""
+    return skyrl_repack(PROMPTS, RESPONSES)
 
 
 def forward_answer(batch: dict[str, Any], notes: Notes, restore: Callable | None = None) -> Any:

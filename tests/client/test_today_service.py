@@ -26,6 +26,7 @@ from arctic_rl import (
     wire,
 )
 from arctic_rl._forward_op import JSON_CAP
+from devtools.batches import skyrl_repack
 
 from .conftest import PAT_ENV
 
@@ -75,27 +76,6 @@ def legacy_client(mock: Any, recorder: Recorder, gpus: int) -> LegacyCortexClien
     return LegacyCortexClient(config, client=ArcticRLClient(config, service=service))
 
 
-def skyrl_batch(prompts: list[list[int]], responses: list[list[int]]) -> dict[str, Any]:
-    width_p, width_r = max(map(len, prompts)), max(map(len, responses))
-    rows = len(prompts)
-    ids = torch.zeros(rows, width_p + width_r, dtype=torch.long)
-    attention = torch.zeros_like(ids)
-    mask = torch.zeros_like(ids)
-    for i, (p, r) in enumerate(zip(prompts, responses, strict=True)):
-        ids[i, width_p - len(p) : width_p] = torch.tensor(p)
-        ids[i, width_p : width_p + len(r)] = torch.tensor(r)
-        attention[i, width_p - len(p) : width_p + len(r)] = 1
-        mask[i, width_p : width_p + len(r)] = 1
-    return {
-        "input_ids": ids,
-        "attention_mask": attention,
-        "position_ids": (attention.cumsum(1) - 1).clamp(min=0),
-        "response_mask": mask,
-        "loss_mask": mask,
-        "advantages": torch.linspace(-1, 1, rows)[:, None] * mask,
-    }
-
-
 @pytest.fixture
 def today_mock(live_mock_factory: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     mock = live_mock_factory("reference")
@@ -126,7 +106,7 @@ def test_a_skyrl_step_reaches_today_as_it_runs_and_pi_old_is_its_own_forward(
         sampled = [o["logprobs"] for o in outputs]  # read by id from today's dicts
         assert all(len(lp) == len(r) for lp, r in zip(sampled, responses, strict=True))
 
-        batch = skyrl_batch(prompts, responses)
+        batch = skyrl_repack(prompts, responses)
         forward = {k: batch[k] for k in ("input_ids", "attention_mask", "position_ids")}
         meta = {"temperature": 1.0, "dp_size": 2}
         processing = {"post": ["compute_entropy_and_logprobs"], "loss_fn": None}
