@@ -89,7 +89,6 @@ def create_app(
     app.state.settings = settings
     app.state.hooks = hooks
     app.state.body_reader = BodyReader()
-    app.state.storage_faults = storage_faults
     install_error_handlers(app)
     app.add_middleware(
         RequestGuard, settings=settings, server=server, storage_faults=storage_faults

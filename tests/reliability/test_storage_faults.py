@@ -319,7 +319,8 @@ def test_each_app_logs_its_own_storage_faults_at_its_own_interval(
         serving_in_process(tmp_path / "a", every, test_hooks=True) as first,
         serving_in_process(tmp_path / "b", test_hooks=True) as second,
     ):
-        assert first.app.state.storage_faults is not second.app.state.storage_faults
+        faults = [live.app.state.service.chunks.storage_faults for live in (first, second)]
+        assert faults[0] is not faults[1]
         for live, groups in ((first, ("a-1", "a-2")), (second, ("b-1",))):
             api = MockApi(live)
             job_id = api.create_job()

@@ -6,8 +6,8 @@ one of those writes fails because the disk (or a quota) is full, or because the 
 fails, nothing of the write stays half-done: the file is removed, the transaction rolls
 back, an unfinished chunk group is freed with all its chunks. What the client gets is
 the answer :meth:`StorageFaults.answer` builds here; the same retry succeeds once space
-returns. Each app owns one :class:`StorageFaults` (``app.state.storage_faults``), so its
-log throttle is that app's alone.
+returns. Each app builds one :class:`StorageFaults` for its request guard and chunk
+groups, so its log throttle is that app's alone.
 """
 
 from __future__ import annotations
